@@ -1,0 +1,726 @@
+"""Golden SIMT reference model, written from docs/isa.md (never from RTL behaviour).
+
+Two ways to use it:
+
+* **Lockstep**: ``start_block(b, sm)`` when the RTL dispatches block ``b``; ``step(b, w)`` each time the
+  RTL retires a warp-instruction of warp ``w`` of block ``b``. ``step`` executes exactly one
+  warp-instruction of that warp and returns its ``Retire`` record. The RTL decides the interleaving.
+* **Run to completion**: ``run()`` schedules every block itself and returns a ``RunResult`` with the
+  final memories and the exact event counts (docs/isa.md section 11).
+
+Lanes of a warp are numpy-vectorised; per-warp bookkeeping (masks, stack) uses Python ints.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import isa
+from .config import GpuConfig
+from .image import LaunchImage
+
+U32 = np.uint32
+I32 = np.int32
+
+DEFAULT_BUDGET = 1_000_000  # warp-instructions per warp before INSTRUCTION_BUDGET
+
+
+class ErrorKind(enum.Enum):
+    ILLEGAL_INSTRUCTION = "illegal instruction"
+    PC_OUT_OF_RANGE = "pc out of range"
+    BAD_REGISTER = "register out of range"
+    BAD_PARAM = "parameter not supplied"
+    SHARED_OUT_OF_RANGE = "shared address out of range"
+    CONST_OUT_OF_RANGE = "constant address out of range"
+    GLOBAL_OUT_OF_RANGE = "global address out of range"
+    STACK_OVERFLOW = "divergence stack overflow"
+    DIVERGENT_WITHOUT_SSY = "divergent branch without SSY"
+    BARRIER_DIVERGENCE = "BAR under divergence"
+    INSTRUCTION_BUDGET = "instruction budget exceeded"
+    RACE = "unordered conflicting accesses (race)"
+
+
+class KernelError(Exception):
+    """A kernel error (docs/isa.md section 7), naming where it happened."""
+
+    def __init__(
+        self, kind: ErrorKind, message: str, *, block: int, warp: int, pc: int, lane: int | None = None
+    ) -> None:
+        self.kind, self.block, self.warp, self.pc, self.lane = kind, block, warp, pc, lane
+        self.detail = message
+        where = f"block {block} warp {warp} pc {pc}" + (f" lane {lane}" if lane is not None else "")
+        super().__init__(f"{kind.name}: {message} ({where})")
+
+
+class StepError(RuntimeError):
+    """The caller asked the model to step a warp that cannot execute (not started, waiting, done)."""
+
+
+class WarpState(enum.Enum):
+    READY = "ready"
+    WAITING = "waiting at barrier"
+    DONE = "done"
+
+
+SYNC, DIV = "SYNC", "DIV"
+
+
+@dataclass(slots=True, frozen=True)
+class StackEvent:
+    action: str  # "push" | "pop" | "merge"
+    kind: str  # SYNC | DIV
+    pc: int  # rpc of a SYNC, path pc of a DIV
+    mask: int  # the entry's mask after the event
+    depth: int  # stack depth after the event
+
+
+@dataclass(slots=True, frozen=True)
+class Transaction:
+    """One global-memory transaction: an aligned segment, its word mask and (stores) data."""
+
+    base: int
+    mask: int
+    store: bool
+    data: tuple[int, ...] | None = None  # SEG_WORDS words for stores; 0 where not masked
+
+
+@dataclass(slots=True)
+class MemAccess:
+    space: str  # "shared" | "const" | "global"
+    store: bool
+    addrs: np.ndarray  # per lane (only active lanes meaningful)
+    data: np.ndarray | None = None  # store data per lane
+    passes: int = 0  # shared: serialized passes (docs/isa.md 6.1)
+    transactions: tuple[Transaction, ...] = ()  # global: in issue order (docs/isa.md 6.3)
+
+
+@dataclass(slots=True)
+class Retire:
+    """One retired warp-instruction (docs/isa.md section 10)."""
+
+    block: int
+    warp: int
+    pc: int
+    word: int
+    mask: int
+    rd: int | None = None
+    values: np.ndarray | None = None  # the destination register of every lane after the write
+    mem: MemAccess | None = None
+    stack: tuple[StackEvent, ...] = ()
+    next_pc: int = 0
+    next_mask: int = 0
+    barrier: bool = False  # the warp arrived at a barrier
+    released: bool = False  # this instruction released its block's barrier
+    done: bool = False  # the warp finished
+    block_done: bool = False  # the block finished
+
+    @property
+    def mnemonic(self) -> str:
+        try:
+            return isa.lookup(self.word).mnemonic
+        except isa.IllegalInstruction:
+            return "<illegal>"
+
+
+CLASSES = tuple(u.value for u in isa.Unit)
+
+
+@dataclass
+class Counters:
+    """Exact event counts of a launch (docs/isa.md section 11)."""
+
+    warp_instrs: int = 0
+    thread_instrs: int = 0
+    warp_by_class: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
+    thread_by_class: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
+    divergent_branches: int = 0
+    stack_pushes: int = 0
+    stack_pops: int = 0
+    max_stack_depth: int = 0
+    shared_accesses: int = 0
+    shared_passes: int = 0
+    global_accesses: int = 0
+    global_transactions: int = 0
+    barrier_arrivals: int = 0
+    barrier_releases: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if not isinstance(v, dict)}
+        for cls in CLASSES:
+            d[f"warp_{cls}"] = self.warp_by_class[cls]
+            d[f"thread_{cls}"] = self.thread_by_class[cls]
+        return d
+
+
+@dataclass
+class RunResult:
+    gmem: np.ndarray
+    shared: dict[int, np.ndarray]  # final shared memory of each block
+    counters: Counters
+    retires: int
+
+
+class Block:
+    __slots__ = ("bid", "ctaid", "sm", "warps", "shared", "regs", "epoch", "done")
+
+    def __init__(self, bid: int, ctaid: tuple[int, int, int], sm: int, shared_words: int) -> None:
+        self.bid, self.ctaid, self.sm = bid, ctaid, sm
+        self.warps: list[Warp] = []
+        self.shared = np.zeros(shared_words, U32)
+        self.regs: np.ndarray = np.zeros(0, U32)
+        self.epoch = 0  # barrier generation, for race checking
+        self.done = False
+
+
+class Warp:
+    __slots__ = ("block", "wid", "pc", "mask", "exited", "valid", "stack", "state", "regs", "sregs",
+                 "count")  # fmt: skip
+
+    def __init__(self, block: Block, wid: int, valid: int, regs: np.ndarray, sregs: np.ndarray) -> None:
+        self.block, self.wid = block, wid
+        self.pc = 0
+        self.valid = valid
+        self.mask = valid
+        self.exited = 0
+        self.stack: list[list[Any]] = []  # [kind, pc, mask]
+        self.state = WarpState.READY
+        self.regs = regs  # (R, W) view into the block's register array
+        self.sregs = sregs  # (32, W) special-register values
+        self.count = 0
+
+    @property
+    def live(self) -> int:
+        return self.valid & ~self.exited
+
+    def innermost_rpc(self) -> int | None:
+        for entry in reversed(self.stack):
+            if entry[0] is SYNC:
+                return entry[1]
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# ALU: every operation on whole uint32 lane vectors (docs/isa.md 3.1)
+# ---------------------------------------------------------------------------------------------
+def _shl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(b < 32, a << (b & U32(31)), U32(0))
+
+
+def _shr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where(b < 32, a >> (b & U32(31)), U32(0))
+
+
+def _sra(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a.view(I32) >> np.minimum(b, U32(31)).astype(I32)).view(U32)
+
+
+def _b(x: np.ndarray) -> np.ndarray:
+    return x.astype(U32)
+
+
+ALU_FN: dict[str, Any] = {
+    "NOP": None,
+    "MAD": lambda a, b, c: a * b + c,
+    "MUL": lambda a, b, c: a * b,
+    "ADD": lambda a, b, c: a + b,
+    "SUB": lambda a, b, c: a - b,
+    "SLT": lambda a, b, c: _b(a.view(I32) < b.view(I32)),
+    "SGT": lambda a, b, c: _b(a.view(I32) > b.view(I32)),
+    "SHR": lambda a, b, c: _shr(a, b),
+    "SHL": lambda a, b, c: _shl(a, b),
+    "NOT": lambda a, b, c: ~a,
+    "AND": lambda a, b, c: a & b,
+    "OR": lambda a, b, c: a | b,
+    "XOR": lambda a, b, c: a ^ b,
+    "SLTU": lambda a, b, c: _b(a < b),
+    "SGTU": lambda a, b, c: _b(a > b),
+    "SEQ": lambda a, b, c: _b(a == b),
+    "SNE": lambda a, b, c: _b(a != b),
+    "MIN": lambda a, b, c: np.minimum(a.view(I32), b.view(I32)).view(U32),
+    "MAX": lambda a, b, c: np.maximum(a.view(I32), b.view(I32)).view(U32),
+    "MINU": lambda a, b, c: np.minimum(a, b),
+    "MAXU": lambda a, b, c: np.maximum(a, b),
+    "SRA": lambda a, b, c: _sra(a, b),
+    "MULHU": lambda a, b, c: ((a.astype(np.uint64) * b.astype(np.uint64)) >> np.uint64(32)).astype(U32),
+    "MV": lambda a, b, c: a,
+}
+assert set(isa.ALU_FUNCS) | {"MV"} == set(ALU_FN)
+
+# Operand sources per format: (a, b, c) each a register field name, "imm" or None.
+OPERANDS: dict[isa.Fmt, tuple[str | None, str | None, str | None]] = {
+    isa.Fmt.NONE: (None, None, None),
+    isa.Fmt.R3: ("f1", "f2", None),
+    isa.Fmt.RMUL: ("f2", "f3", None),
+    isa.Fmt.RMAD: ("f2", "f3", "f1"),
+    isa.Fmt.RNOT: ("f2", None, None),
+    isa.Fmt.MV: ("f1", None, None),
+    isa.Fmt.IMM: ("imm", None, None),
+    isa.Fmt.RI: ("f1", "imm", None),
+    isa.Fmt.LOAD: ("f1", "imm", None),
+    isa.Fmt.SREG: ("f1", None, None),  # f1 is the special-register index, not a register
+    isa.Fmt.BRANCH: ("f1", None, None),
+    isa.Fmt.STORE: ("f1", "imm", "f2"),
+    isa.Fmt.TARGET: (None, None, None),
+    isa.Fmt.CTRL: (None, None, None),
+}
+
+REG_FIELDS = ("rd", "f1", "f2", "f3")
+
+
+class _Instr:
+    """A predecoded instruction: everything step() needs, computed once per launch."""
+
+    __slots__ = ("pc", "word", "op", "kind", "rd", "a", "b", "c", "imm", "immv", "fn", "unit",
+                 "error", "target")  # fmt: skip
+
+    def __init__(self, pc: int, word: int, regs: int, width: int) -> None:
+        self.pc, self.word = pc, word
+        self.error: tuple[ErrorKind, str] | None = None
+        self.op: isa.Op | None = None
+        self.kind = "illegal"
+        self.rd = self.a = self.b = self.c = None
+        self.imm, self.immv, self.fn, self.unit, self.target = 0, None, None, "alu", 0
+        try:
+            d = isa.decode(word)
+        except isa.IllegalInstruction as exc:
+            self.error = (ErrorKind.ILLEGAL_INSTRUCTION, str(exc))
+            return
+        op = self.op = d.op
+        self.unit = op.unit.value
+        fields = {"rd": d.rd, "f1": d.f1, "f2": d.f2, "f3": d.f3}
+        for name in REG_FIELDS:
+            if op.fmt is isa.Fmt.SREG and name == "f1":
+                continue
+            if name in op.fmt.fields and fields[name] >= regs:
+                self.error = (ErrorKind.BAD_REGISTER, f"{op.mnemonic} uses r{fields[name]} but the "
+                              f"launch gives {regs} registers per thread")  # fmt: skip
+                return
+        self.imm = d.imm
+        self.immv = np.full(width, isa.imm_operand(op, d.imm), U32)
+        src = OPERANDS[op.fmt]
+        self.a, self.b, self.c = (fields[s] if s in fields else s for s in src)
+        self.rd = d.rd if op.writes_rd else None
+        self.target = d.imm
+        if op.unit is isa.Unit.ALU:
+            self.kind = "alu"
+            self.fn = ALU_FN[op.alu or "NOP"]
+        elif op.opcode in (isa.OP_LD, isa.OP_LDC, isa.OP_LDG):
+            self.kind = "load"
+        elif op.opcode in (isa.OP_ST, isa.OP_STG):
+            self.kind = "store"
+        else:
+            self.kind = op.mnemonic.lower()  # lds, beq, bne, bra, ssy, bar, exit
+
+
+class Model:
+    """The golden model of one launch on one machine configuration."""
+
+    def __init__(
+        self,
+        cfg: GpuConfig,
+        image: LaunchImage,
+        *,
+        budget: int = DEFAULT_BUDGET,
+        detect_races: bool = False,
+    ) -> None:
+        self.cfg = cfg
+        self.image = image.check(cfg)
+        self.budget = budget
+        self.W = cfg.warp_size
+        self.full = cfg.full_mask
+        self.lanes = np.arange(self.W, dtype=np.uint64)
+        self.code = [_Instr(pc, w, image.regs, self.W) for pc, w in enumerate(image.code)]
+        self.consts = np.array(image.consts, dtype=U32)
+        self.gmem = np.zeros(cfg.global_words, U32)
+        for base, words in image.data:
+            self.gmem[base : base + len(words)] = np.array(words, dtype=np.uint64).astype(U32)
+        self.params = [p & isa.WORD_MASK for p in image.params]
+        self.blocks: dict[int, Block] = {}
+        self.counters = Counters()
+        self.retires = 0
+        self._bits: dict[int, np.ndarray] = {}
+        self._races: dict[str, dict[Any, Any]] | None = {"w": {}, "r": {}} if detect_races else None
+
+    # ---- block lifecycle -------------------------------------------------------------------------
+    def ctaid(self, bid: int) -> tuple[int, int, int]:
+        gx, gy, _ = self.image.grid
+        return bid % gx, (bid // gx) % gy, bid // (gx * gy)
+
+    def start_block(self, bid: int, sm: int | None = None) -> Block:
+        """Create block ``bid`` (flat index) on SM ``sm`` (default: bid % NUM_SMS)."""
+        if not 0 <= bid < self.image.num_blocks:
+            raise StepError(f"block {bid} does not exist (grid has {self.image.num_blocks} blocks)")
+        if bid in self.blocks:
+            raise StepError(f"block {bid} was already started")
+        img, W = self.image, self.W
+        block = Block(bid, self.ctaid(bid), bid % self.cfg.num_sms if sm is None else sm, img.shared_words)
+        nthreads = img.threads_per_block
+        nwarps = img.warps_per_block(W)
+        block.regs = np.zeros((nwarps, img.regs, W), U32)
+        bx, by, _ = img.block
+        base_sregs = np.zeros((isa.SREG_PARAM_BASE, W), np.int64)
+        for wid in range(nwarps):
+            tid = np.arange(wid * W, wid * W + W, dtype=np.int64)
+            s = base_sregs.copy()
+            s[0], s[1], s[2] = tid % bx, (tid // bx) % by, tid // (bx * by)
+            s[3:6] = np.array(img.block)[:, None]
+            s[6:9] = np.array(block.ctaid)[:, None]
+            s[9:12] = np.array(img.grid)[:, None]
+            s[12], s[13], s[14], s[15] = tid, tid % W, wid, block.sm
+            sregs = np.zeros((32, W), U32)
+            sregs[: isa.SREG_PARAM_BASE] = s.astype(U32)
+            for k, p in enumerate(self.params):
+                sregs[isa.SREG_PARAM_BASE + k] = p
+            valid_threads = max(0, min(W, nthreads - wid * W))
+            block.warps.append(Warp(block, wid, (1 << valid_threads) - 1, block.regs[wid], sregs))
+        self.blocks[bid] = block
+        return block
+
+    def warp(self, bid: int, wid: int) -> Warp:
+        try:
+            return self.blocks[bid].warps[wid]
+        except (KeyError, IndexError):
+            raise StepError(f"block {bid} warp {wid} does not exist or its block was not started") from None
+
+    def ready_warps(self) -> list[tuple[int, int]]:
+        return [(b.bid, w.wid) for b in self.blocks.values() for w in b.warps if w.state is WarpState.READY]
+
+    def _mask_bits(self, mask: int) -> np.ndarray:
+        bits = self._bits.get(mask)
+        if bits is None:
+            bits = ((np.uint64(mask) >> self.lanes) & np.uint64(1)).astype(bool)
+            if len(self._bits) < 4096:
+                self._bits[mask] = bits
+        return bits
+
+    def _err(self, w: Warp, kind: ErrorKind, msg: str, lane: int | None = None) -> KernelError:
+        return KernelError(kind, msg, block=w.block.bid, warp=w.wid, pc=w.pc, lane=lane)
+
+    # ---- stepping --------------------------------------------------------------------------------
+    def step(self, bid: int, wid: int) -> Retire:
+        """Execute one warp-instruction of warp ``wid`` of block ``bid``; return its retire record."""
+        w = self.warp(bid, wid)
+        if w.state is not WarpState.READY:
+            raise StepError(f"block {bid} warp {wid} cannot execute: it is {w.state.value} (pc {w.pc})")
+        pc = w.pc
+        if pc >= len(self.code):
+            raise self._err(w, ErrorKind.PC_OUT_OF_RANGE, f"fetch at pc {pc}; the program has "
+                            f"{len(self.code)} instructions")  # fmt: skip
+        ins = self.code[pc]
+        if ins.error is not None:
+            raise self._err(w, *ins.error)
+        w.count += 1
+        if w.count > self.budget:
+            raise self._err(w, ErrorKind.INSTRUCTION_BUDGET, f"more than {self.budget} warp-instructions; "
+                            "is the kernel looping forever?")  # fmt: skip
+        mask = w.mask
+        bits = self._mask_bits(mask)
+        regs = w.regs
+        rec = Retire(bid, wid, pc, ins.word, mask)
+        events: list[StackEvent] = []
+        next_pc = pc + 1
+        kind = ins.kind
+        c = self.counters
+        nthreads = mask.bit_count()
+        c.warp_instrs += 1
+        c.thread_instrs += nthreads
+        c.warp_by_class[ins.unit] += 1
+        c.thread_by_class[ins.unit] += nthreads
+
+        if kind == "alu":
+            fn = ins.fn
+            if fn is not None:
+                a = ins.immv if ins.a == "imm" else regs[ins.a]
+                b = ins.immv if ins.b == "imm" else (None if ins.b is None else regs[ins.b])
+                c3 = None if ins.c is None else regs[ins.c]
+                self._write(rec, regs, ins.rd, fn(a, b, c3), mask, bits)
+        elif kind == "load":
+            self._load(w, ins, rec, bits)
+        elif kind == "store":
+            self._store(w, ins, rec, bits)
+        elif kind == "lds":
+            idx = ins.a
+            if idx >= isa.SREG_PARAM_BASE + len(self.params):
+                raise self._err(w, ErrorKind.BAD_PARAM, f"%{isa.SREG_NAMES[idx]} read but the launch "
+                                f"supplies {len(self.params)} parameters")  # fmt: skip
+            self._write(rec, regs, ins.rd, w.sregs[idx], mask, bits)
+        elif kind in ("beq", "bne"):
+            nz = regs[ins.a] != 0
+            taken_bits = (nz if kind == "bne" else ~nz) & bits
+            taken = int.from_bytes(np.packbits(taken_bits, bitorder="little").tobytes(), "little")
+            next_pc = self._branch(w, taken, ins.target, events)
+        elif kind == "bra":
+            next_pc = ins.target
+        elif kind == "ssy":
+            if len(w.stack) >= self.cfg.stack_depth:
+                raise self._err(w, ErrorKind.STACK_OVERFLOW, f"SSY onto a full stack ({self.cfg.stack_depth})")
+            w.stack.append([SYNC, ins.target, mask])
+            c.stack_pushes += 1
+            events.append(StackEvent("push", SYNC, ins.target, mask, len(w.stack)))
+        elif kind == "bar":
+            if mask != w.live:
+                raise self._err(w, ErrorKind.BARRIER_DIVERGENCE, f"BAR with active mask 0x{mask:x} but "
+                                f"live threads 0x{w.live:x}")  # fmt: skip
+            rec.barrier = True
+            c.barrier_arrivals += 1
+        elif kind == "exit":
+            w.exited |= mask
+            w.mask = 0
+
+        # ---- next pc, reconvergence (docs/isa.md 4.2 rule 3/4) -----------------------------------
+        w.pc = next_pc
+        if kind == "exit" and w.live == 0:
+            w.state = WarpState.DONE
+            w.stack.clear()
+            rec.done = True
+        elif w.stack or not w.mask:
+            self._reconverge(w, events)
+        if events:
+            rec.stack = tuple(events)
+            depth = len(w.stack)
+            if depth > c.max_stack_depth:
+                c.max_stack_depth = depth
+        if rec.barrier:
+            w.state = WarpState.WAITING
+        if rec.barrier or rec.done:
+            rec.released = self._barrier_check(w.block)
+            if rec.done and all(x.state is WarpState.DONE for x in w.block.warps):
+                w.block.done = rec.block_done = True
+        rec.next_pc, rec.next_mask = w.pc, w.mask
+        self.retires += 1
+        return rec
+
+    def _write(self, rec: Retire, regs: np.ndarray, rd: int, value: np.ndarray, mask: int,
+               bits: np.ndarray) -> None:  # fmt: skip
+        row = regs[rd]
+        if mask == self.full:
+            row[:] = value
+        else:
+            np.copyto(row, value, where=bits)
+        rec.rd = rd
+        rec.values = row.copy()
+
+    # ---- branches and the divergence stack -------------------------------------------------------
+    def _branch(self, w: Warp, taken: int, target: int, events: list[StackEvent]) -> int:
+        mask, npc = w.mask, w.pc + 1
+        not_taken = mask & ~taken
+        if target == npc or not not_taken:
+            return target
+        if not taken:
+            return npc
+        self.counters.divergent_branches += 1
+        rpc = w.innermost_rpc()
+        if rpc is None:
+            raise self._err(w, ErrorKind.DIVERGENT_WITHOUT_SSY, f"threads 0x{taken:x} take the branch to "
+                            f"{target}, threads 0x{not_taken:x} do not, and no SSY is in effect")  # fmt: skip
+        if target == rpc:
+            w.mask = not_taken
+            return npc
+        if npc == rpc:
+            w.mask = taken
+            return target
+        stack = w.stack
+        top = stack[-1] if stack else None
+        if top is not None and top[0] is DIV and top[1] == npc:
+            top[2] |= not_taken
+            events.append(StackEvent("merge", DIV, npc, top[2], len(stack)))
+        else:
+            if len(stack) >= self.cfg.stack_depth:
+                raise self._err(w, ErrorKind.STACK_OVERFLOW, f"divergent branch onto a full stack "
+                                f"({self.cfg.stack_depth})")  # fmt: skip
+            stack.append([DIV, npc, not_taken])
+            self.counters.stack_pushes += 1
+            events.append(StackEvent("push", DIV, npc, not_taken, len(stack)))
+        w.mask = taken
+        return target
+
+    def _reconverge(self, w: Warp, events: list[StackEvent]) -> None:
+        stack = w.stack
+        while stack:
+            if w.mask:
+                rpc = w.innermost_rpc()
+                if rpc is None or w.pc != rpc:
+                    return
+            kind, pc, mask = stack.pop()
+            self.counters.stack_pops += 1
+            w.pc, w.mask = pc, mask & ~w.exited
+            events.append(StackEvent("pop", kind, pc, mask, len(stack)))
+        if not w.mask:  # a live thread is always active or on the stack (docs/isa.md 4.2 rule 4)
+            raise AssertionError(f"model invariant broken: block {w.block.bid} warp {w.wid} lost threads")
+
+    def _barrier_check(self, block: Block) -> bool:
+        warps = block.warps
+        if any(x.state is WarpState.WAITING for x in warps) and all(
+            x.state is not WarpState.READY for x in warps
+        ):
+            for x in warps:
+                if x.state is WarpState.WAITING:
+                    x.state = WarpState.READY
+            block.epoch += 1
+            self.counters.barrier_releases += 1
+            return True
+        return False
+
+    # ---- memory ----------------------------------------------------------------------------------
+    def _addresses(self, w: Warp, ins: _Instr, bits: np.ndarray, size: int, kind: ErrorKind,
+                   space: str) -> np.ndarray:  # fmt: skip
+        addrs = w.regs[ins.a] + ins.immv
+        bad = (addrs >= size) & bits
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise self._err(w, kind, f"{space} address {int(addrs[lane])} (size {size})", lane)
+        return addrs
+
+    def _load(self, w: Warp, ins: _Instr, rec: Retire, bits: np.ndarray) -> None:
+        unit, mask = ins.unit, w.mask
+        if unit == "shared":
+            mem = w.block.shared
+            addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.SHARED_OUT_OF_RANGE, "shared")
+            rec.mem = MemAccess("shared", False, addrs, passes=self._passes(addrs, mask))
+            self.counters.shared_accesses += 1
+            self.counters.shared_passes += rec.mem.passes
+        elif unit == "const":
+            mem = self.consts
+            addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.CONST_OUT_OF_RANGE, "constant")
+            rec.mem = MemAccess("const", False, addrs)
+        else:
+            mem = self.gmem
+            addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.GLOBAL_OUT_OF_RANGE, "global")
+            rec.mem = MemAccess("global", False, addrs, transactions=self._coalesce(addrs, mask, None))
+            self.counters.global_accesses += 1
+            self.counters.global_transactions += len(rec.mem.transactions)
+        if self._races is not None and unit != "const":
+            self._race_check(w, unit, addrs, mask, write=False)
+        safe = np.where(bits, addrs, U32(0)) if len(mem) else addrs
+        value = mem[safe] if len(mem) else np.zeros(self.W, U32)
+        self._write(rec, w.regs, ins.rd, value, mask, bits)
+
+    def _store(self, w: Warp, ins: _Instr, rec: Retire, bits: np.ndarray) -> None:
+        mask = w.mask
+        data = w.regs[ins.c].copy()
+        if ins.unit == "shared":
+            mem = w.block.shared
+            addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.SHARED_OUT_OF_RANGE, "shared")
+            rec.mem = MemAccess("shared", True, addrs, data, passes=self._passes(addrs, mask))
+            self.counters.shared_accesses += 1
+            self.counters.shared_passes += rec.mem.passes
+        else:
+            mem = self.gmem
+            addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.GLOBAL_OUT_OF_RANGE, "global")
+            rec.mem = MemAccess("global", True, addrs, data, transactions=self._coalesce(addrs, mask, data))
+            self.counters.global_accesses += 1
+            self.counters.global_transactions += len(rec.mem.transactions)
+        if self._races is not None:
+            self._race_check(w, ins.unit, addrs, mask, write=True)
+        act_a, act_d = addrs[bits], data[bits]
+        if len(act_a) > 1 and len(np.unique(act_a)) != len(act_a):
+            # Several lanes store to one word: the highest lane wins (docs/isa.md 3.3).
+            _, first_rev = np.unique(act_a[::-1], return_index=True)
+            keep = len(act_a) - 1 - first_rev
+            act_a, act_d = act_a[keep], act_d[keep]
+        mem[act_a] = act_d
+
+    def _passes(self, addrs: np.ndarray, mask: int) -> int:
+        """Serialized shared-memory passes of one access (docs/isa.md 6.1)."""
+        L, nb = self.cfg.num_lanes, self.cfg.num_banks
+        row_mask = (1 << L) - 1
+        al = addrs.tolist()
+        total = 0
+        for lo in range(0, self.W, L):
+            rm = (mask >> lo) & row_mask
+            if not rm:
+                continue
+            per_bank: dict[int, set[int]] = {}
+            for i in range(L):
+                if rm >> i & 1:
+                    a = al[lo + i]
+                    per_bank.setdefault(a % nb, set()).add(a)
+            total += max(len(s) for s in per_bank.values())
+        return total
+
+    def _coalesce(self, addrs: np.ndarray, mask: int, data: np.ndarray | None) -> tuple[Transaction, ...]:
+        """Global transactions of one access, in order of each segment's lowest lane (docs/isa.md 6.3)."""
+        seg = self.cfg.seg_words
+        al = addrs.tolist()
+        dl = data.tolist() if data is not None else None
+        order: dict[int, list[Any]] = {}
+        for lane in range(self.W):
+            if mask >> lane & 1:
+                a = al[lane]
+                base = a - a % seg
+                t = order.get(base)
+                if t is None:
+                    t = order[base] = [0, [0] * seg]
+                t[0] |= 1 << (a - base)
+                if dl is not None:
+                    t[1][a - base] = dl[lane]  # later (higher) lanes overwrite: the highest wins
+        return tuple(
+            Transaction(base, m, data is not None, tuple(d) if data is not None else None)
+            for base, (m, d) in order.items()
+        )
+
+    def _race_check(self, w: Warp, space: str, addrs: np.ndarray, mask: int, write: bool) -> None:
+        """Report two warps touching a word, one writing, with no barrier between (docs/isa.md 6.4)."""
+        assert self._races is not None
+        me = (w.block.bid, w.wid)
+        epoch = w.block.epoch
+        scope = w.block.bid if space == "shared" else None
+        writes, reads = self._races["w"], self._races["r"]
+
+        def ordered(other: tuple[int, int], other_epoch: int) -> bool:
+            return other == me or (other[0] == me[0] and other_epoch < epoch)
+
+        for lane in range(self.W):
+            if not mask >> lane & 1:
+                continue
+            key = (space, scope, int(addrs[lane]))
+            last = writes.get(key)
+            if last is not None and not ordered(*last):
+                raise self._err(w, ErrorKind.RACE, f"{space} word {key[2]} written by block {last[0][0]} "
+                                f"warp {last[0][1]} and {'written' if write else 'read'} here without a "
+                                "barrier between", lane)  # fmt: skip
+            if write:
+                for other, other_epoch in reads.get(key, {}).items():
+                    if not ordered(other, other_epoch):
+                        raise self._err(w, ErrorKind.RACE, f"{space} word {key[2]} read by block "
+                                        f"{other[0]} warp {other[1]} and written here without a barrier "
+                                        "between", lane)  # fmt: skip
+                writes[key] = (me, epoch)
+            else:
+                reads.setdefault(key, {})[me] = epoch
+
+    # ---- run to completion -----------------------------------------------------------------------
+    def run(self) -> RunResult:
+        """Run every block to completion (round-robin over the ready warps of resident blocks)."""
+        cfg, img = self.cfg, self.image
+        capacity = cfg.num_sms * min(cfg.num_blocks, cfg.num_warps // img.warps_per_block(self.W))
+        pending = [b for b in range(img.num_blocks) if b not in self.blocks]
+        resident = [b for b in self.blocks.values() if not b.done]
+        pending.reverse()
+        while pending or resident:
+            while pending and len(resident) < max(1, capacity):
+                resident.append(self.start_block(pending.pop()))
+            progressed = False
+            for block in resident:
+                for w in block.warps:
+                    if w.state is WarpState.READY:
+                        self.step(block.bid, w.wid)
+                        progressed = True
+            resident = [b for b in resident if not b.done]
+            if not progressed and resident:
+                raise AssertionError("model deadlock: no warp is ready")  # barriers cannot deadlock
+        return RunResult(
+            gmem=self.gmem,
+            shared={bid: b.shared for bid, b in self.blocks.items()},
+            counters=self.counters,
+            retires=self.retires,
+        )
+
+
+def run(cfg: GpuConfig, image: LaunchImage, **kw: Any) -> RunResult:
+    """Convenience: build a Model and run the launch to completion."""
+    return Model(cfg, image, **kw).run()
