@@ -103,6 +103,10 @@ def targets() -> list[tuple[Path, str]]:
     return [(HEADER, render_header()), (DOC, render_doc(DOC.read_text()))]
 
 
+def _show(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def stale() -> list[Path]:
     return [path for path, text in targets() if not path.exists() or path.read_text() != text]
 
@@ -114,13 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         bad = stale()
         for path in bad:
-            print(f"{path.relative_to(ROOT)} is stale: run `python -m tb.reference.gen`", file=sys.stderr)
+            print(f"{_show(path)} is stale: run `python -m tb.reference.gen`", file=sys.stderr)
         return 1 if bad else 0
     for path, text in targets():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
-            print(f"wrote {path.relative_to(ROOT)}")
+            print(f"wrote {_show(path)}")
     return 0
 
 

@@ -1,0 +1,77 @@
+"""The Verilog header and the opcode table in docs/isa.md are generated from tb/reference/isa.py.
+
+A stale copy fails here (and `make model` fails), telling the user to run `python -m tb.reference.gen`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tb.reference import gen, isa
+
+
+def test_committed_generated_files_are_current() -> None:
+    stale = gen.stale()
+    assert not stale, f"stale generated files {stale}: run `python -m tb.reference.gen` and commit"
+
+
+def test_check_detects_a_stale_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    header = tmp_path / "simt_isa.vh"
+    header.write_text(gen.render_header().replace("6'h3f", "6'h3e"))  # EXIT's opcode corrupted
+    monkeypatch.setattr(gen, "HEADER", header)
+    assert gen.stale() == [header]
+    assert gen.main(["--check"]) == 1
+    assert gen.main([]) == 0  # regenerating repairs it
+    assert gen.stale() == []
+
+
+def test_check_detects_a_stale_doc_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = tmp_path / "isa.md"
+    doc.write_text(gen.DOC.read_text().replace("| EXIT | 0x3f |", "| EXIT | 0x3e |"))
+    monkeypatch.setattr(gen, "DOC", doc)
+    assert gen.stale() == [doc]
+
+
+def test_header_defines_every_opcode_and_function_code() -> None:
+    text = gen.render_header()
+    defines = dict(re.findall(r"`define (\S+)\s+(\S+)", text))
+    for op in isa.OPS:
+        if op.func is not None:
+            assert defines[f"SIMT_FN_{op.mnemonic}"] == f"6'h{op.func:02x}"
+        elif op.fmt is isa.Fmt.RI:
+            base = int(defines["SIMT_OP_IMM_BASE"].split("'h")[1], 16)
+            assert base | isa.ALU_FUNCS[op.alu or ""] == op.opcode
+        else:
+            assert defines[f"SIMT_OP_{op.mnemonic}"] == f"6'h{op.opcode:02x}"
+
+
+def test_doc_table_lists_every_instruction() -> None:
+    table = gen.render_doc_table()
+    for op in isa.OPS:
+        assert f"| {op.mnemonic} | 0x{op.opcode:02x} |" in table
+
+
+def test_baseline_encodings_match_seed_table_4_1() -> None:
+    """Seed 000 Table 4.1, opcode and function code bits, transcribed from the seed text."""
+    table = {
+        "NOP": "000000-000000", "MAD": "000000-000001", "MUL": "000000-000010", "ADD": "000000-000011",
+        "SUB": "000000-000100", "SLT": "000000-000101", "SGT": "000000-000110", "SHR": "000000-000111",
+        "SHL": "000000-001000", "NOT": "000000-001001", "AND": "000000-001010", "OR": "000000-001011",
+        "XOR": "000000-001100", "MV": "000001", "MVI": "000010", "LD": "000011", "LDC": "000100",
+        "LDS": "000101", "BEQ": "000110", "BNE": "000111", "ST": "001000", "SSY": "111101",
+        "BAR": "111110", "EXIT": "111111",
+    }  # fmt: skip
+    assert set(table) == isa.BASELINE
+    for name, bits in table.items():
+        op = isa.BY_MNEMONIC[name]
+        opcode, _, func = bits.partition("-")
+        assert op.opcode == int(opcode, 2), name
+        if func:
+            assert op.func == int(func, 2), name
+    # Operand fields as Table 4.1 places them: MAD d-1-2-3, MUL d-x-2-3, NOT d-x-2, ST x-1-2.
+    assert isa.Fmt.RMAD.fields == ("op", "rd", "f1", "f2", "f3", "func")
+    assert "f1" not in isa.Fmt.RMUL.fields and "f1" not in isa.Fmt.RNOT.fields
+    assert isa.BY_MNEMONIC["ST"].fmt.fields[:3] == ("op", "f1", "f2")
