@@ -446,6 +446,10 @@ def imm_range(op: Op) -> tuple[int, int]:
 
 
 def encode_imm(op: Op, imm: int) -> int:
+    if "imm11" not in op.fmt.fields and "imm16" not in op.fmt.fields:
+        if imm:
+            raise ValueError(f"{op.mnemonic} has no immediate field")
+        return 0
     lo, hi = imm_range(op)
     if not lo <= imm <= hi:
         raise ValueError(f"{op.mnemonic}: immediate {imm} outside [{lo}, {hi}]")
