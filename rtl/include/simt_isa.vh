@@ -65,6 +65,31 @@
 `define SIMT_FN_MAXU                 6'h14                   // rd = unsigned maximum of ra, rb
 `define SIMT_FN_SRA                  6'h15                   // rd = ra >> rb arithmetic; sign fill when rb >= 32
 `define SIMT_FN_MULHU                6'h16                   // rd = high 32 bits of the unsigned 64-bit product ra * rb
+`define SIMT_FN_MV                   6'h3f                   // internal: y = a (MV, MVI, LUI); not encodable
+
+// Instruction classes (decoder `cls`, per-class counters)
+`define SIMT_CLS_ALU                 3'd0
+`define SIMT_CLS_SREG                3'd1
+`define SIMT_CLS_SHARED              3'd2
+`define SIMT_CLS_CONST               3'd3
+`define SIMT_CLS_GLOBAL              3'd4
+`define SIMT_CLS_BRANCH              3'd5
+`define SIMT_CLS_SYNC                3'd6
+`define SIMT_CLS_EXIT                3'd7
+
+// Error status codes (docs/isa.md section 7); 0 = no error
+`define SIMT_ERR_ILLEGAL_INSTRUCTION 4'd1                    // illegal instruction
+`define SIMT_ERR_PC_OUT_OF_RANGE     4'd2                    // pc out of range
+`define SIMT_ERR_BAD_REGISTER        4'd3                    // register out of range
+`define SIMT_ERR_BAD_PARAM           4'd4                    // parameter not supplied
+`define SIMT_ERR_SHARED_OUT_OF_RANGE 4'd5                    // shared address out of range
+`define SIMT_ERR_CONST_OUT_OF_RANGE  4'd6                    // constant address out of range
+`define SIMT_ERR_GLOBAL_OUT_OF_RANGE 4'd7                    // global address out of range
+`define SIMT_ERR_STACK_OVERFLOW      4'd8                    // divergence stack overflow
+`define SIMT_ERR_DIVERGENT_WITHOUT_SSY 4'd9                  // divergent branch without SSY
+`define SIMT_ERR_BARRIER_DIVERGENCE  4'd10                   // BAR under divergence
+`define SIMT_ERR_INSTRUCTION_BUDGET  4'd11                   // instruction budget exceeded
+`define SIMT_ERR_RACE                4'd12                   // unordered conflicting accesses (race)
 
 // ALU operations that have an immediate form (1) and how the immediate is extended
 `define SIMT_IMM_OK_NOP              1'b0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import isa
 from .image import MAGIC, VERSION, Tag
+from .model import ERROR_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "rtl" / "include" / "simt_isa.vh"
@@ -51,6 +52,13 @@ def render_header() -> str:
     out += ["", "// Function codes of the register ALU forms (6 bits)"]
     for name, func in isa.ALU_FUNCS.items():
         out.append(_define(f"SIMT_FN_{name}", f"6'h{func:02x}", isa.ALU_SUMMARY[name]))
+    out.append(_define("SIMT_FN_MV", f"6'h{isa.ALU_FN_MV:02x}", "internal: y = a (MV, MVI, LUI); not encodable"))
+    out += ["", "// Instruction classes (decoder `cls`, per-class counters)"]
+    for name, code in isa.CLASS_CODES.items():
+        out.append(_define(f"SIMT_CLS_{name}", f"3'd{code}"))
+    out += ["", "// Error status codes (docs/isa.md section 7); 0 = no error"]
+    for kind, code in ERROR_CODES.items():
+        out.append(_define(f"SIMT_ERR_{kind.name}", f"4'd{code}", kind.value))
     out += ["", "// ALU operations that have an immediate form (1) and how the immediate is extended"]
     for name in isa.ALU_FUNCS:
         ext = isa.IMM_FORMS.get(name)

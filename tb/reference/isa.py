@@ -261,6 +261,14 @@ IMM_FORMS: dict[str, Ext] = {
     "MULHU": Ext.SIGN,
 }
 
+# ALU operation code the decoder emits for MV/MVI/LUI (result = operand a). It is internal to the RTL:
+# 0x3F is not an assigned function code, so a register-form word carrying it stays illegal.
+ALU_FN_MV = 0x3F
+assert ALU_FN_MV not in ALU_FUNCS.values()
+
+# Instruction-class codes (RTL `cls` field and per-class performance counters), in Unit order.
+CLASS_CODES: dict[str, int] = {}  # filled below, after Unit is defined
+
 BASELINE = {
     "NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR",
     "MV", "MVI", "LD", "LDC", "LDS", "BEQ", "BNE", "ST", "SSY", "BAR", "EXIT",
@@ -307,6 +315,7 @@ def _build_ops() -> tuple[Op, ...]:
 
 
 OPS: tuple[Op, ...] = _build_ops()
+CLASS_CODES.update({u.name: i for i, u in enumerate(Unit)})
 BY_MNEMONIC: dict[str, Op] = {op.mnemonic: op for op in OPS}
 # (opcode, func or None) -> Op. Register ALU forms are keyed with their func; all others with None.
 BY_CODE: dict[tuple[int, int | None], Op] = {(op.opcode, op.func): op for op in OPS}

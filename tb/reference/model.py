@@ -44,6 +44,10 @@ class ErrorKind(enum.Enum):
     RACE = "unordered conflicting accesses (race)"
 
 
+# Error status codes reported by the RTL: 0 = no error, then ErrorKind in declaration order.
+ERROR_CODES: dict[ErrorKind, int] = {kind: i + 1 for i, kind in enumerate(ErrorKind)}
+
+
 class KernelError(Exception):
     """A kernel error (docs/isa.md section 7), naming where it happened."""
 
