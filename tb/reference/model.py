@@ -14,6 +14,7 @@ Lanes of a warp are numpy-vectorised; per-warp bookkeeping (masks, stack) uses P
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,7 +185,7 @@ class Warp:
     __slots__ = ("block", "wid", "pc", "mask", "exited", "valid", "stack", "state", "regs", "sregs",
                  "count")  # fmt: skip
 
-    def __init__(self, block: Block, wid: int, valid: int, regs: np.ndarray, sregs: np.ndarray) -> None:
+    def __init__(self, block: Block | None, wid: int, valid: int, regs: np.ndarray, sregs: np.ndarray) -> None:
         self.block, self.wid = block, wid
         self.pc = 0
         self.valid = valid
@@ -205,6 +206,90 @@ class Warp:
             if entry[0] is SYNC:
                 return entry[1]
         return None
+
+    def error(self, kind: ErrorKind, message: str, lane: int | None = None) -> KernelError:
+        bid = self.block.bid if self.block is not None else -1
+        return KernelError(kind, message, block=bid, warp=self.wid, pc=self.pc, lane=lane)
+
+    # ---- control flow and the divergence stack (docs/isa.md section 4) ---------------------------
+    def control(
+        self, op: str, depth_limit: int, *, npc: int = 0, target: int = 0, taken: int = 0
+    ) -> tuple[list[StackEvent], bool, bool]:
+        """Apply rules 1-4 of docs/isa.md 4.2 for one warp-instruction of this warp.
+
+        ``op``: "next" (pc <- npc: any non-control instruction with npc = pc + 1, or BRA with its
+        target), "ssy" (push SYNC(target)), "branch" (BEQ/BNE; ``taken`` = lanes taking it) or
+        "exit". Returns (stack events, divergent branch, warp finished). The RTL's divergence unit is
+        checked against this very method.
+        """
+        events: list[StackEvent] = []
+        divergent = False
+        if op == "next":
+            self.pc = npc
+        elif op == "branch":
+            self.pc, divergent = self._branch(taken, target, depth_limit, events)
+        elif op == "ssy":
+            if len(self.stack) >= depth_limit:
+                raise self.error(ErrorKind.STACK_OVERFLOW, f"SSY onto a full stack ({depth_limit})")
+            self.stack.append([SYNC, target, self.mask])
+            events.append(StackEvent("push", SYNC, target, self.mask, len(self.stack)))
+            self.pc += 1
+        elif op == "exit":
+            self.exited |= self.mask
+            self.mask = 0
+            self.pc += 1
+            if not self.live:
+                self.stack.clear()  # a finished warp's stack is discarded, not popped
+                return events, False, True
+        else:
+            raise ValueError(f"unknown control op {op!r}")
+        if self.stack or not self.mask:
+            self._reconverge(events)
+        return events, divergent, False
+
+    def _branch(self, taken: int, target: int, depth_limit: int, events: list[StackEvent]) -> tuple[int, bool]:
+        mask, npc = self.mask, self.pc + 1
+        taken &= mask
+        not_taken = mask & ~taken
+        if target == npc or not not_taken:
+            return target, False
+        if not taken:
+            return npc, False
+        rpc = self.innermost_rpc()
+        if rpc is None:
+            raise self.error(ErrorKind.DIVERGENT_WITHOUT_SSY, f"threads 0x{taken:x} take the branch to "
+                             f"{target}, threads 0x{not_taken:x} do not, and no SSY is in effect")  # fmt: skip
+        if target == rpc:  # the taken threads reached the reconvergence point: they wait there
+            self.mask = not_taken
+            return npc, True
+        if npc == rpc:  # the not-taken threads reached it
+            self.mask = taken
+            return target, True
+        stack = self.stack
+        top = stack[-1] if stack else None
+        if top is not None and top[0] is DIV and top[1] == npc:
+            top[2] |= not_taken
+            events.append(StackEvent("merge", DIV, npc, top[2], len(stack)))
+        else:
+            if len(stack) >= depth_limit:
+                raise self.error(ErrorKind.STACK_OVERFLOW, f"divergent branch onto a full stack ({depth_limit})")
+            stack.append([DIV, npc, not_taken])
+            events.append(StackEvent("push", DIV, npc, not_taken, len(stack)))
+        self.mask = taken
+        return target, True
+
+    def _reconverge(self, events: list[StackEvent]) -> None:
+        stack = self.stack
+        while stack:
+            if self.mask:
+                rpc = self.innermost_rpc()
+                if rpc is None or self.pc != rpc:
+                    return
+            kind, pc, mask = stack.pop()
+            self.pc, self.mask = pc, mask & ~self.exited
+            events.append(StackEvent("pop", kind, pc, mask, len(stack)))
+        if not self.mask:  # a live thread is always active or on the stack (docs/isa.md 4.2 rule 4)
+            raise AssertionError(f"model invariant broken: warp {self.wid} lost live threads")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,7 +487,7 @@ class Model:
         return bits
 
     def _err(self, w: Warp, kind: ErrorKind, msg: str, lane: int | None = None) -> KernelError:
-        return KernelError(kind, msg, block=w.block.bid, warp=w.wid, pc=w.pc, lane=lane)
+        return w.error(kind, msg, lane)
 
     # ---- stepping --------------------------------------------------------------------------------
     def step(self, bid: int, wid: int) -> Retire:
@@ -425,8 +510,6 @@ class Model:
         bits = self._mask_bits(mask)
         regs = w.regs
         rec = Retire(bid, wid, pc, ins.word, mask)
-        events: list[StackEvent] = []
-        next_pc = pc + 1
         kind = ins.kind
         c = self.counters
         nthreads = mask.bit_count()
@@ -452,42 +535,39 @@ class Model:
                 raise self._err(w, ErrorKind.BAD_PARAM, f"%{isa.SREG_NAMES[idx]} read but the launch "
                                 f"supplies {len(self.params)} parameters")  # fmt: skip
             self._write(rec, regs, ins.rd, w.sregs[idx], mask, bits)
-        elif kind in ("beq", "bne"):
-            nz = regs[ins.a] != 0
-            taken_bits = (nz if kind == "bne" else ~nz) & bits
-            taken = int.from_bytes(np.packbits(taken_bits, bitorder="little").tobytes(), "little")
-            next_pc = self._branch(w, taken, ins.target, events)
-        elif kind == "bra":
-            next_pc = ins.target
-        elif kind == "ssy":
-            if len(w.stack) >= self.cfg.stack_depth:
-                raise self._err(w, ErrorKind.STACK_OVERFLOW, f"SSY onto a full stack ({self.cfg.stack_depth})")
-            w.stack.append([SYNC, ins.target, mask])
-            c.stack_pushes += 1
-            events.append(StackEvent("push", SYNC, ins.target, mask, len(w.stack)))
         elif kind == "bar":
             if mask != w.live:
                 raise self._err(w, ErrorKind.BARRIER_DIVERGENCE, f"BAR with active mask 0x{mask:x} but "
                                 f"live threads 0x{w.live:x}")  # fmt: skip
             rec.barrier = True
             c.barrier_arrivals += 1
-        elif kind == "exit":
-            w.exited |= mask
-            w.mask = 0
 
-        # ---- next pc, reconvergence (docs/isa.md 4.2 rule 3/4) -----------------------------------
-        w.pc = next_pc
-        if kind == "exit" and w.live == 0:
+        # ---- next pc, divergence stack, reconvergence (docs/isa.md 4.2) ---------------------------
+        depth = self.cfg.stack_depth
+        if kind in ("beq", "bne"):
+            nz = regs[ins.a] != 0
+            taken_bits = (nz if kind == "bne" else ~nz) & bits
+            taken = int.from_bytes(np.packbits(taken_bits, bitorder="little").tobytes(), "little")
+            events, divergent, _ = w.control("branch", depth, target=ins.target, taken=taken)
+            c.divergent_branches += divergent
+        elif kind == "ssy" or kind == "exit":
+            events, _, rec.done = w.control(kind, depth, target=ins.target)
+        elif w.stack:
+            events, _, _ = w.control("next", depth, npc=ins.target if kind == "bra" else pc + 1)
+        else:  # fast path, same result as control("next"): nothing on the stack to reconverge
+            w.pc = ins.target if kind == "bra" else pc + 1
+            events = []
+        if rec.done:
             w.state = WarpState.DONE
-            w.stack.clear()
-            rec.done = True
-        elif w.stack or not w.mask:
-            self._reconverge(w, events)
         if events:
             rec.stack = tuple(events)
-            depth = len(w.stack)
-            if depth > c.max_stack_depth:
-                c.max_stack_depth = depth
+            for e in events:
+                if e.action == "push":
+                    c.stack_pushes += 1
+                    if e.depth > c.max_stack_depth:  # the deepest point is always right after a push
+                        c.max_stack_depth = e.depth
+                elif e.action == "pop":
+                    c.stack_pops += 1
         if rec.barrier:
             w.state = WarpState.WAITING
         if rec.barrier or rec.done:
@@ -507,54 +587,6 @@ class Model:
             np.copyto(row, value, where=bits)
         rec.rd = rd
         rec.values = row.copy()
-
-    # ---- branches and the divergence stack -------------------------------------------------------
-    def _branch(self, w: Warp, taken: int, target: int, events: list[StackEvent]) -> int:
-        mask, npc = w.mask, w.pc + 1
-        not_taken = mask & ~taken
-        if target == npc or not not_taken:
-            return target
-        if not taken:
-            return npc
-        self.counters.divergent_branches += 1
-        rpc = w.innermost_rpc()
-        if rpc is None:
-            raise self._err(w, ErrorKind.DIVERGENT_WITHOUT_SSY, f"threads 0x{taken:x} take the branch to "
-                            f"{target}, threads 0x{not_taken:x} do not, and no SSY is in effect")  # fmt: skip
-        if target == rpc:
-            w.mask = not_taken
-            return npc
-        if npc == rpc:
-            w.mask = taken
-            return target
-        stack = w.stack
-        top = stack[-1] if stack else None
-        if top is not None and top[0] is DIV and top[1] == npc:
-            top[2] |= not_taken
-            events.append(StackEvent("merge", DIV, npc, top[2], len(stack)))
-        else:
-            if len(stack) >= self.cfg.stack_depth:
-                raise self._err(w, ErrorKind.STACK_OVERFLOW, f"divergent branch onto a full stack "
-                                f"({self.cfg.stack_depth})")  # fmt: skip
-            stack.append([DIV, npc, not_taken])
-            self.counters.stack_pushes += 1
-            events.append(StackEvent("push", DIV, npc, not_taken, len(stack)))
-        w.mask = taken
-        return target
-
-    def _reconverge(self, w: Warp, events: list[StackEvent]) -> None:
-        stack = w.stack
-        while stack:
-            if w.mask:
-                rpc = w.innermost_rpc()
-                if rpc is None or w.pc != rpc:
-                    return
-            kind, pc, mask = stack.pop()
-            self.counters.stack_pops += 1
-            w.pc, w.mask = pc, mask & ~w.exited
-            events.append(StackEvent("pop", kind, pc, mask, len(stack)))
-        if not w.mask:  # a live thread is always active or on the stack (docs/isa.md 4.2 rule 4)
-            raise AssertionError(f"model invariant broken: block {w.block.bid} warp {w.wid} lost threads")
 
     def _barrier_check(self, block: Block) -> bool:
         warps = block.warps
@@ -629,43 +661,11 @@ class Model:
         mem[act_a] = act_d
 
     def _passes(self, addrs: np.ndarray, mask: int) -> int:
-        """Serialized shared-memory passes of one access (docs/isa.md 6.1)."""
-        L, nb = self.cfg.num_lanes, self.cfg.num_banks
-        row_mask = (1 << L) - 1
-        al = addrs.tolist()
-        total = 0
-        for lo in range(0, self.W, L):
-            rm = (mask >> lo) & row_mask
-            if not rm:
-                continue
-            per_bank: dict[int, set[int]] = {}
-            for i in range(L):
-                if rm >> i & 1:
-                    a = al[lo + i]
-                    per_bank.setdefault(a % nb, set()).add(a)
-            total += max(len(s) for s in per_bank.values())
-        return total
+        cfg = self.cfg
+        return shared_passes(addrs.tolist(), mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks)
 
     def _coalesce(self, addrs: np.ndarray, mask: int, data: np.ndarray | None) -> tuple[Transaction, ...]:
-        """Global transactions of one access, in order of each segment's lowest lane (docs/isa.md 6.3)."""
-        seg = self.cfg.seg_words
-        al = addrs.tolist()
-        dl = data.tolist() if data is not None else None
-        order: dict[int, list[Any]] = {}
-        for lane in range(self.W):
-            if mask >> lane & 1:
-                a = al[lane]
-                base = a - a % seg
-                t = order.get(base)
-                if t is None:
-                    t = order[base] = [0, [0] * seg]
-                t[0] |= 1 << (a - base)
-                if dl is not None:
-                    t[1][a - base] = dl[lane]  # later (higher) lanes overwrite: the highest wins
-        return tuple(
-            Transaction(base, m, data is not None, tuple(d) if data is not None else None)
-            for base, (m, d) in order.items()
-        )
+        return coalesce(addrs.tolist(), mask, None if data is None else data.tolist(), self.W, self.cfg.seg_words)
 
     def _race_check(self, w: Warp, space: str, addrs: np.ndarray, mask: int, write: bool) -> None:
         """Report two warps touching a word, one writing, with no barrier between (docs/isa.md 6.4)."""
@@ -723,6 +723,46 @@ class Model:
             counters=self.counters,
             retires=self.retires,
         )
+
+
+def shared_passes(addrs: Sequence[int], mask: int, warp_size: int, num_lanes: int, num_banks: int) -> int:
+    """Serialized passes of one shared-memory access (docs/isa.md 6.1): per row of ``num_lanes``
+    lanes, the largest number of distinct addresses any bank receives from the row's active lanes."""
+    row_mask = (1 << num_lanes) - 1
+    total = 0
+    for lo in range(0, warp_size, num_lanes):
+        rm = (mask >> lo) & row_mask
+        if not rm:
+            continue
+        per_bank: dict[int, set[int]] = {}
+        for i in range(num_lanes):
+            if rm >> i & 1:
+                a = addrs[lo + i]
+                per_bank.setdefault(a % num_banks, set()).add(a)
+        total += max(len(s) for s in per_bank.values())
+    return total
+
+
+def coalesce(
+    addrs: Sequence[int], mask: int, data: Sequence[int] | None, warp_size: int, seg_words: int
+) -> tuple[Transaction, ...]:
+    """Global transactions of one access (docs/isa.md 6.3): one per distinct segment, in the order of
+    each segment's lowest active lane; stores carry, per word, the data of the highest lane."""
+    order: dict[int, list[Any]] = {}
+    for lane in range(warp_size):
+        if mask >> lane & 1:
+            a = addrs[lane]
+            base = a - a % seg_words
+            t = order.get(base)
+            if t is None:
+                t = order[base] = [0, [0] * seg_words]
+            t[0] |= 1 << (a - base)
+            if data is not None:
+                t[1][a - base] = data[lane]  # later (higher) lanes overwrite: the highest wins
+    return tuple(
+        Transaction(base, m, data is not None, tuple(d) if data is not None else None)
+        for base, (m, d) in order.items()
+    )
 
 
 def run(cfg: GpuConfig, image: LaunchImage, **kw: Any) -> RunResult:

@@ -1,0 +1,103 @@
+"""Build and run one cocotb testbench on the selected simulator (SIM=icarus|verilator).
+
+Every RTL bench's pytest launcher calls :func:`run`, so the build flags, build folders, waves and
+result checking are defined once::
+
+    def test_alu():
+        rtlsim.run("simt_alu", ["sm/simt_alu.v"], __name__, parameters={})
+
+``sources`` are paths relative to ``rtl/``. Each (toplevel, simulator, parameter set) gets its own
+build folder under ``build/sim/`` so configurations never reuse each other's binaries. ``WAVES=1``
+dumps an FST next to the build (its path is printed). ``SEED=n`` fixes cocotb's random seed
+(``cocotb.RANDOM_SEED``) so a failing run can be repeated exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from cocotb_tools.runner import get_runner
+
+from tb import simenv
+
+ROOT = Path(__file__).resolve().parent.parent
+RTL = ROOT / "rtl"
+BUILD = ROOT / "build" / "sim"
+
+
+def build_dir(toplevel: str, sim: str, parameters: Mapping[str, object], tag: str = "") -> Path:
+    key = json.dumps({k: parameters[k] for k in sorted(parameters)}, default=str)
+    digest = hashlib.sha1(key.encode()).hexdigest()[:10]
+    return BUILD / toplevel / f"{sim}-{tag + '-' if tag else ''}{digest}"
+
+
+def run(
+    toplevel: str,
+    sources: Sequence[str | Path],
+    test_module: str,
+    *,
+    parameters: Mapping[str, object] | None = None,
+    testcase: str | Sequence[str] | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    tag: str = "",
+) -> Path:
+    """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
+
+    Raises (failing the calling pytest test) when the build fails or any cocotb test fails.
+    Returns the results.xml path.
+    """
+    sim = simenv.sim_from_env()
+    simenv.apply([sim])
+    waves = simenv.waves_from_env()
+    params = dict(parameters or {})
+    bdir = build_dir(toplevel, sim, params, tag)
+    srcs = [p if Path(p).is_absolute() else RTL / p for p in sources]
+    build_args: list[str] = []
+    if sim == "verilator":
+        build_args += ["-Wno-fatal"] if os.environ.get("SIMT_VERILATOR_NOFATAL") else []
+        if waves:
+            build_args += ["--trace-fst", "--trace-structs"]
+    runner = get_runner(sim)
+    runner.build(
+        sources=srcs,
+        includes=[RTL / "include"],
+        hdl_toplevel=toplevel,
+        parameters=params,
+        build_dir=bdir,
+        timescale=("1ns", "1ps"),
+        build_args=build_args,
+        waves=waves,
+        always=sim == "icarus",  # Icarus only rebuilds on newer sources; parameters need a rebuild
+    )
+    env = dict(extra_env or {})
+    seed = os.environ.get("SEED")
+    if seed:
+        env["COCOTB_RANDOM_SEED"] = seed
+    results = runner.test(
+        hdl_toplevel=toplevel,
+        hdl_toplevel_lang="verilog",
+        test_module=test_module,
+        testcase=testcase,
+        build_dir=bdir,
+        waves=waves,
+        extra_env=env,
+    )
+    if waves:
+        print(f"waves: {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
+    _check(Path(results))
+    return Path(results)
+
+
+def _check(results: Path) -> None:
+    """Fail unless results.xml holds at least one test and no failure (the runner can exit 0)."""
+    from cocotb_tools.check_results import get_results
+
+    total, failed = get_results(results)
+    if total == 0:
+        raise AssertionError(f"{results}: no cocotb test ran — a bench that checks nothing is a defect")
+    if failed:
+        raise AssertionError(f"{failed} of {total} cocotb test(s) failed; see {results} and the log above")
