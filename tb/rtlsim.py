@@ -9,14 +9,17 @@ result checking are defined once::
 ``sources`` are paths relative to ``rtl/``. Each (toplevel, simulator, parameter set) gets its own
 build folder under ``build/sim/`` so configurations never reuse each other's binaries. ``WAVES=1``
 dumps an FST next to the build (its path is printed). ``SEED=n`` fixes cocotb's random seed
-(``cocotb.RANDOM_SEED``) so a failing run can be repeated exactly.
+(``cocotb.RANDOM_SEED``) so a failing run can be repeated exactly. Builds are reused while the sources
+are unchanged (both simulators' runners check timestamps).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -35,6 +38,13 @@ def build_dir(toplevel: str, sim: str, parameters: Mapping[str, object], tag: st
     return BUILD / toplevel / f"{sim}-{tag + '-' if tag else ''}{digest}"
 
 
+def _run_name() -> str:
+    """A folder name unique to the calling pytest test (or process)."""
+    current = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", current.split("::")[-1]) if current else "run"
+    return f"{name}-{os.getpid()}"
+
+
 def run(
     toplevel: str,
     sources: Sequence[str | Path],
@@ -47,47 +57,50 @@ def run(
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
-    Raises (failing the calling pytest test) when the build fails or any cocotb test fails.
-    Returns the results.xml path.
+    Safe under ``pytest -n``: one build per (toplevel, simulator, parameters, waves), made under a
+    file lock, and every run gets its own folder and results file. Raises (failing the calling
+    pytest test) when the build fails or any cocotb test fails. Returns the results.xml path.
     """
     sim = simenv.sim_from_env()
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
-    bdir = build_dir(toplevel, sim, params, tag)
+    bdir = build_dir(toplevel, sim, params, tag + ("-waves" if waves else ""))
+    bdir.mkdir(parents=True, exist_ok=True)
     srcs = [p if Path(p).is_absolute() else RTL / p for p in sources]
     build_args: list[str] = []
-    if sim == "verilator":
-        build_args += ["-Wno-fatal"] if os.environ.get("SIMT_VERILATOR_NOFATAL") else []
-        if waves:
-            build_args += ["--trace-fst", "--trace-structs"]
+    if sim == "verilator" and waves:
+        build_args += ["--trace-fst", "--trace-structs"]
     runner = get_runner(sim)
-    runner.build(
-        sources=srcs,
-        includes=[RTL / "include"],
-        hdl_toplevel=toplevel,
-        parameters=params,
-        build_dir=bdir,
-        timescale=("1ns", "1ps"),
-        build_args=build_args,
-        waves=waves,
-        always=sim == "icarus",  # Icarus only rebuilds on newer sources; parameters need a rebuild
-    )
-    env = dict(extra_env or {})
+    with open(bdir / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent tests of one configuration build it once
+        runner.build(
+            sources=srcs,
+            includes=[RTL / "include"],
+            hdl_toplevel=toplevel,
+            parameters=params,
+            build_dir=bdir,
+            timescale=("1ns", "1ps"),
+            build_args=build_args,
+            waves=waves,
+        )
+    run_dir = bdir / "runs" / _run_name()
+    run_dir.mkdir(parents=True, exist_ok=True)
     seed = os.environ.get("SEED")
-    if seed:
-        env["COCOTB_RANDOM_SEED"] = seed
     results = runner.test(
         hdl_toplevel=toplevel,
         hdl_toplevel_lang="verilog",
         test_module=test_module,
         testcase=testcase,
         build_dir=bdir,
+        test_dir=run_dir,
+        results_xml=str(run_dir / "results.xml"),
+        seed=int(seed) if seed else None,
         waves=waves,
-        extra_env=env,
+        extra_env=dict(extra_env or {}),
     )
     if waves:
-        print(f"waves: {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
+        print(f"waves: {run_dir} or {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
     _check(Path(results))
     return Path(results)
 
