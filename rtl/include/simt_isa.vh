@@ -91,6 +91,39 @@
 `define SIMT_ERR_INSTRUCTION_BUDGET  4'd11                   // instruction budget exceeded
 `define SIMT_ERR_RACE                4'd12                   // unordered conflicting accesses (race)
 
+// Performance counters: perf_sel index (tb/reference/model.py PERF_COUNTERS)
+`define SIMT_PERF_CYCLES             5'd0
+`define SIMT_PERF_IDLE_CYCLES        5'd1
+`define SIMT_PERF_WARP_INSTRS        5'd2
+`define SIMT_PERF_THREAD_INSTRS      5'd3
+`define SIMT_PERF_WARP_ALU           5'd4
+`define SIMT_PERF_WARP_SREG          5'd5
+`define SIMT_PERF_WARP_SHARED        5'd6
+`define SIMT_PERF_WARP_CONST         5'd7
+`define SIMT_PERF_WARP_GLOBAL        5'd8
+`define SIMT_PERF_WARP_BRANCH        5'd9
+`define SIMT_PERF_WARP_SYNC          5'd10
+`define SIMT_PERF_WARP_EXIT          5'd11
+`define SIMT_PERF_THREAD_ALU         5'd12
+`define SIMT_PERF_THREAD_SREG        5'd13
+`define SIMT_PERF_THREAD_SHARED      5'd14
+`define SIMT_PERF_THREAD_CONST       5'd15
+`define SIMT_PERF_THREAD_GLOBAL      5'd16
+`define SIMT_PERF_THREAD_BRANCH      5'd17
+`define SIMT_PERF_THREAD_SYNC        5'd18
+`define SIMT_PERF_THREAD_EXIT        5'd19
+`define SIMT_PERF_DIVERGENT_BRANCHES 5'd20
+`define SIMT_PERF_STACK_PUSHES       5'd21
+`define SIMT_PERF_STACK_POPS         5'd22
+`define SIMT_PERF_MAX_STACK_DEPTH    5'd23
+`define SIMT_PERF_SHARED_ACCESSES    5'd24
+`define SIMT_PERF_SHARED_PASSES      5'd25
+`define SIMT_PERF_GLOBAL_ACCESSES    5'd26
+`define SIMT_PERF_GLOBAL_TRANSACTIONS 5'd27
+`define SIMT_PERF_BARRIER_ARRIVALS   5'd28
+`define SIMT_PERF_BARRIER_RELEASES   5'd29
+`define SIMT_NUM_PERF                30
+
 // ALU operations that have an immediate form (1) and how the immediate is extended
 `define SIMT_IMM_OK_NOP              1'b0
 `define SIMT_IMM_OK_MAD              1'b0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import isa
 from .image import MAGIC, VERSION, Tag
-from .model import ERROR_CODES
+from .model import ERROR_CODES, PERF_COUNTERS
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "rtl" / "include" / "simt_isa.vh"
@@ -59,6 +59,10 @@ def render_header() -> str:
     out += ["", "// Error status codes (docs/isa.md section 7); 0 = no error"]
     for kind, code in ERROR_CODES.items():
         out.append(_define(f"SIMT_ERR_{kind.name}", f"4'd{code}", kind.value))
+    out += ["", "// Performance counters: perf_sel index (tb/reference/model.py PERF_COUNTERS)"]
+    for i, name in enumerate(PERF_COUNTERS):
+        out.append(_define(f"SIMT_PERF_{name.upper()}", f"5'd{i}"))
+    out.append(_define("SIMT_NUM_PERF", str(len(PERF_COUNTERS))))
     out += ["", "// ALU operations that have an immediate form (1) and how the immediate is extended"]
     for name in isa.ALU_FUNCS:
         ext = isa.IMM_FORMS.get(name)

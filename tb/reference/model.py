@@ -161,6 +161,19 @@ class Counters:
         return d
 
 
+# Performance counters the RTL exposes (perf_sel index = position). Those also in Counters.as_dict()
+# are exact event counts the RTL must equal; "cycles" and "idle_cycles" depend on timing.
+PERF_COUNTERS: tuple[str, ...] = (
+    "cycles", "idle_cycles", "warp_instrs", "thread_instrs",
+    *(f"warp_{c}" for c in CLASSES), *(f"thread_{c}" for c in CLASSES),
+    "divergent_branches", "stack_pushes", "stack_pops", "max_stack_depth",
+    "shared_accesses", "shared_passes", "global_accesses", "global_transactions",
+    "barrier_arrivals", "barrier_releases",
+)  # fmt: skip
+TIMING_COUNTERS = ("cycles", "idle_cycles")
+assert len(PERF_COUNTERS) <= 32 and set(PERF_COUNTERS) - set(TIMING_COUNTERS) == set(Counters().as_dict())
+
+
 @dataclass
 class RunResult:
     gmem: np.ndarray

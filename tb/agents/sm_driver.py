@@ -1,0 +1,199 @@
+"""Drive one SM (rtl/sm/simt_sm.v) through its test ports: program load, launch configuration and
+block dispatch, plus a retire monitor that decodes the retire port into records.
+
+The GPU top (rtl/top) will own launch and dispatch; until then this driver plays the host and the
+block scheduler for SM-level tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cocotb
+from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+
+from tb.reference.config import GpuConfig
+from tb.reference.image import LaunchImage
+
+
+@dataclass(frozen=True)
+class SmLaunch:
+    """The SM's launch configuration inputs (docs/sm.md), derived from a launch image."""
+
+    wpb: int  # warps per block
+    slots: int  # block slots this launch may use
+    sh_stride: int  # shared words per block rounded up to NUM_BANKS
+
+    @classmethod
+    def of(cls, cfg: GpuConfig, image: LaunchImage) -> SmLaunch:
+        wpb = image.warps_per_block(cfg.warp_size)
+        stride = -(-image.shared_words // cfg.num_banks) * cfg.num_banks
+        limits = [cfg.num_blocks, cfg.num_warps // wpb, cfg.rf_depth // (wpb * image.regs * cfg.warp_rows)]
+        if stride:
+            limits.append(cfg.shared_words // stride)
+        slots = min(limits)
+        if slots < 1:
+            raise ValueError("launch does not fit one SM (LaunchImage.check should have refused it)")
+        return cls(wpb, slots, stride)
+
+
+def sm_parameters(cfg: GpuConfig) -> dict[str, int]:
+    """Verilog parameters of simt_sm for a machine configuration."""
+    return {
+        "WARP_SIZE": cfg.warp_size,
+        "NUM_LANES": cfg.num_lanes,
+        "NUM_WARPS": cfg.num_warps,
+        "NUM_BLOCKS": cfg.num_blocks,
+        "RF_DEPTH": cfg.rf_depth,
+        "SHARED_WORDS": cfg.shared_words,
+        "NUM_BANKS": cfg.num_banks,
+        "CONST_WORDS": cfg.const_words,
+        "IMEM_WORDS": cfg.imem_words,
+        "STACK_DEPTH": cfg.stack_depth,
+        "SEG_WORDS": cfg.seg_words,
+        "GLOBAL_WORDS": cfg.global_words,
+    }
+
+
+def _pack(values: list[int], width: int) -> int:
+    out = 0
+    for i, v in enumerate(values):
+        out |= (v & ((1 << width) - 1)) << (i * width)
+    return out
+
+
+class SmDriver:
+    """Loads a launch image into the SM and dispatches its blocks in flat order."""
+
+    def __init__(self, dut: Any, cfg: GpuConfig, image: LaunchImage) -> None:
+        self.dut, self.cfg, self.image = dut, cfg, image
+        self.launch = SmLaunch.of(cfg, image)
+        self.dispatched: list[int] = []
+        self.done: list[int] = []
+
+    def idle_inputs(self) -> None:
+        d = self.dut
+        for name in ("imem_we", "cmem_we", "blk_valid", "perf_sel"):
+            getattr(d, name).value = 0
+        d.sm_id.value = 0
+
+    async def load(self) -> None:
+        """Write instructions and constants, and set the launch configuration."""
+        d, img = self.dut, self.image
+        for i, w in enumerate(img.code):
+            await RisingEdge(d.clk)
+            d.imem_we.value, d.imem_waddr.value, d.imem_wdata.value = 1, i, w
+        for i, w in enumerate(img.consts):
+            await RisingEdge(d.clk)
+            d.imem_we.value = 0
+            d.cmem_we.value, d.cmem_waddr.value, d.cmem_wdata.value = 1, i, w & 0xFFFF_FFFF
+        await RisingEdge(d.clk)
+        d.imem_we.value = 0
+        d.cmem_we.value = 0
+        d.cfg_grid.value = _pack(list(img.grid), 16)
+        d.cfg_block.value = _pack(list(img.block), 16)
+        d.cfg_threads.value = img.threads_per_block
+        d.cfg_regs.value = img.regs
+        d.cfg_wpb.value = self.launch.wpb
+        d.cfg_slots.value = self.launch.slots
+        d.cfg_shared.value = img.shared_words
+        d.cfg_sh_stride.value = self.launch.sh_stride
+        d.cfg_nparams.value = len(img.params)
+        d.cfg_params.value = _pack(list(img.params) + [0] * (16 - len(img.params)), 32)
+        d.cfg_ninstr.value = len(img.code)
+        d.cfg_nconst.value = len(img.consts)
+
+    async def dispatch_all(self, on_dispatch: Any = None) -> None:
+        """Offer blocks in flat order; ``on_dispatch(bid)`` runs when the SM accepts one."""
+        d, img = self.dut, self.image
+        gx, gy, _ = img.grid
+        for bid in range(img.num_blocks):
+            ctaid = (bid % gx, (bid // gx) % gy, bid // (gx * gy))
+            d.blk_valid.value = 1
+            d.blk_id.value = bid
+            d.blk_ctaid.value = _pack(list(ctaid), 16)
+            while True:
+                # Sampled at the edge, before registers update: the handshake of this edge.
+                await RisingEdge(d.clk)
+                if int(d.blk_ready.value):
+                    break
+            self.dispatched.append(bid)
+            if on_dispatch is not None:
+                on_dispatch(bid)
+        d.blk_valid.value = 0
+
+    async def read_perf(self, index: int) -> int:
+        self.dut.perf_sel.value = index
+        await FallingEdge(self.dut.clk)
+        await ReadOnly()
+        value = int(self.dut.perf_value.value)
+        await FallingEdge(self.dut.clk)
+        return value
+
+
+@dataclass
+class RtlRetire:
+    """One record of the SM's retire port."""
+
+    block: int
+    warp: int
+    pc: int
+    instr: int
+    mask: int
+    wr: bool
+    rd: int
+    values: list[int | None]
+    next_pc: int
+    next_mask: int
+    pushes: int
+    pops: int
+    merged: int
+    depth: int
+    passes: int
+    txns: int
+    barrier: bool
+    done: bool
+
+
+def sample_retire(dut: Any, warp_size: int) -> RtlRetire:
+    """Decode the retire port (call in ReadOnly when rt_valid is high)."""
+    # Lanes holding X or Z (Icarus: never-written registers of inactive lanes) become None, so a
+    # scoreboard can tell "unknown" from any value.
+    bits = str(dut.rt_values.value)
+    lanes: list[int | None] = []
+    for i in range(warp_size):
+        chunk = bits[len(bits) - 32 * (i + 1) : len(bits) - 32 * i]
+        lanes.append(int(chunk, 2) if set(chunk) <= {"0", "1"} else None)
+    return RtlRetire(
+        block=int(dut.rt_block.value),
+        warp=int(dut.rt_warp.value),
+        pc=int(dut.rt_pc.value),
+        instr=int(dut.rt_instr.value),
+        mask=int(dut.rt_mask.value),
+        wr=bool(int(dut.rt_wr.value)),
+        rd=int(dut.rt_rd.value),
+        values=lanes,
+        next_pc=int(dut.rt_next_pc.value),
+        next_mask=int(dut.rt_next_mask.value),
+        pushes=int(dut.rt_pushes.value),
+        pops=int(dut.rt_pops.value),
+        merged=int(dut.rt_merged.value),
+        depth=int(dut.rt_depth.value),
+        passes=int(dut.rt_passes.value),
+        txns=int(dut.rt_txns.value),
+        barrier=bool(int(dut.rt_barrier.value)),
+        done=bool(int(dut.rt_done.value)),
+    )
+
+
+async def retire_monitor(dut: Any, warp_size: int, sink: Any) -> None:
+    """Forever: call ``sink(record)`` for every retire pulse."""
+    while True:
+        await RisingEdge(dut.clk)
+        await ReadOnly()
+        if int(dut.rt_valid.value):
+            sink(sample_retire(dut, warp_size))
+
+
+__all__ = ["SmDriver", "SmLaunch", "RtlRetire", "retire_monitor", "sm_parameters", "cocotb"]
