@@ -1,0 +1,292 @@
+// simt_div_stack -- the divergence stacks of every warp slot and the rules of docs/isa.md section 4.
+//
+// One warp-instruction at a time: the caller passes the warp's pc and active mask with `start` and
+// takes the new pc and mask back with `done`. The unit keeps no per-warp pc or mask except inside
+// stack entries. Interface: docs/sm.md, section simt_div_stack.
+//
+// Timing: the start cycle applies rule 1 (SSY), rule 2 (branch) or rule 4's EXIT step and decides
+// whether a reconvergence pop (rule 3) follows. Each pop takes one more cycle, so `done` is a
+// registered pulse 1 + (number of pops) cycles after `start`. `idle` is high again in the cycle of
+// `done`, so the next `start` may come in that same cycle.
+//
+// Errors (STACK_OVERFLOW, DIVERGENT_WITHOUT_SSY) leave the stack, pc and mask unchanged (as the golden
+// model does) and are reported with the `done` pulse one cycle after `start`.
+
+`include "simt_isa.vh"
+
+module simt_div_stack #(
+    parameter integer WARP_SIZE   = 32,  // lanes per warp: power of two, 4..32
+    parameter integer NUM_WARPS   = 16,  // warp slots: 1..32
+    parameter integer STACK_DEPTH = 16,  // entries per warp stack: 2..64
+    parameter integer PC_W        = 16,  // pc width in bits: 4..32
+    // derived widths (port sizes), checked below: never override them
+    parameter integer WID_W       = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
+    parameter integer DEPTH_W     = (STACK_DEPTH > 1) ? $clog2(STACK_DEPTH + 1) : 2
+) (
+    input  wire                 clk,
+    input  wire                 rst,
+    // empty the stack of a warp slot (on allocation); must not name the warp of an update in progress
+    // or starting in the same cycle
+    input  wire                 clr,
+    input  wire [WID_W-1:0]     clr_warp,
+    // one warp-instruction (accepted only when idle)
+    input  wire                 start,
+    input  wire [WID_W-1:0]     warp,
+    input  wire [1:0]           op,       // 0 NEXT, 1 SSY, 2 BRANCH, 3 EXIT
+    input  wire [PC_W-1:0]      pc,       // pc of the instruction
+    input  wire [PC_W-1:0]      npc,      // NEXT only: pc+1 or a BRA target (SSY/BRANCH use pc+1)
+    input  wire [PC_W-1:0]      target,   // SSY / branch target
+    input  wire [WARP_SIZE-1:0] mask,     // active mask of the instruction
+    input  wire [WARP_SIZE-1:0] taken,    // BRANCH: lanes that take it
+    input  wire [WARP_SIZE-1:0] exited,   // exited mask after this instruction (incl. invalid lanes)
+    input  wire [WARP_SIZE-1:0] live,     // valid & ~exited after this instruction
+    output wire                 idle,
+    output reg                  done,
+    output reg  [PC_W-1:0]      next_pc,
+    output reg  [WARP_SIZE-1:0] next_mask,
+    output reg                  warp_done,
+    output reg                  divergent,
+    output reg                  pushes,   // 0 or 1: an instruction pushes at most one entry
+    output reg  [DEPTH_W-1:0]   pops,
+    output reg                  merged,   // 0 or 1
+    output reg  [DEPTH_W-1:0]   depth,    // this warp's stack depth after the instruction
+    output reg                  error,
+    output reg  [3:0]           err_kind
+);
+
+    // ---- parameter checks (stop both simulators at time 0 with a readable message) ---------------
+    generate
+        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_ws
+            initial $fatal(1, "simt_div_stack: illegal parameter WARP_SIZE=%0d (must be a power of two, 4..32)",
+                           WARP_SIZE);
+        end
+        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_nw
+            initial $fatal(1, "simt_div_stack: illegal parameter NUM_WARPS=%0d (must be 1..32)", NUM_WARPS);
+        end
+        if (STACK_DEPTH < 2 || STACK_DEPTH > 64) begin : g_bad_sd
+            initial $fatal(1, "simt_div_stack: illegal parameter STACK_DEPTH=%0d (must be 2..64)", STACK_DEPTH);
+        end
+        if (PC_W < 4 || PC_W > 32) begin : g_bad_pcw
+            initial $fatal(1, "simt_div_stack: illegal parameter PC_W=%0d (must be 4..32)", PC_W);
+        end
+        if (WID_W != ((NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1)) begin : g_bad_widw
+            initial $fatal(1, "simt_div_stack: illegal parameter WID_W=%0d (derived; do not override)", WID_W);
+        end
+        if (STACK_DEPTH > 1 && DEPTH_W != $clog2(STACK_DEPTH + 1)) begin : g_bad_depw
+            initial $fatal(1, "simt_div_stack: illegal parameter DEPTH_W=%0d (derived; do not override)", DEPTH_W);
+        end
+    endgenerate
+
+    localparam [1:0] OP_NEXT = 2'd0, OP_SSY = 2'd1, OP_BRANCH = 2'd2, OP_EXIT = 2'd3;
+    localparam integer ENTRIES = NUM_WARPS * STACK_DEPTH;
+    localparam integer EIDX_W  = (ENTRIES > 1) ? $clog2(ENTRIES) : 1;
+    // entry index within one stack (kept >= 1 bit so an illegal STACK_DEPTH still reaches the check)
+    localparam integer SIDX_W  = (STACK_DEPTH > 2) ? $clog2(STACK_DEPTH) : 1;
+    localparam [DEPTH_W-1:0] FULL = STACK_DEPTH[DEPTH_W-1:0];
+
+    // ---- storage -----------------------------------------------------------------------------------
+    // Entry e of warp w lives at index w*STACK_DEPTH + e (e = 0 is the bottom). kind bit 1 = SYNC.
+    reg [STACK_DEPTH-1:0] st_sync [0:NUM_WARPS-1];
+    reg [PC_W-1:0]        st_pc   [0:ENTRIES-1];
+    reg [WARP_SIZE-1:0]   st_mask [0:ENTRIES-1];
+    reg [DEPTH_W-1:0]     st_dep  [0:NUM_WARPS-1];
+
+    // ---- working registers of the instruction in progress ---------------------------------------
+    reg                 busy;       // popping (rule 3); idle otherwise
+    reg [WID_W-1:0]     r_warp;
+    reg [WARP_SIZE-1:0] r_exited;
+
+    assign idle = !busy;
+
+    // ---- the warp being looked at: the starting one when idle, the one popping when busy ----------
+    wire [WID_W-1:0]   cw   = busy ? r_warp : warp;
+    wire [DEPTH_W-1:0] cdep = st_dep[cw];
+    wire [EIDX_W-1:0]  base = EIDX_W'(cw) * EIDX_W'(STACK_DEPTH);
+    // top entry (meaningful only when cdep > 0) and the free slot above it (when not full)
+    wire [SIDX_W-1:0]     top_e    = SIDX_W'(cdep - DEPTH_W'(1));
+    wire [EIDX_W-1:0]     top_idx  = base + EIDX_W'(top_e);
+    wire [EIDX_W-1:0]     new_idx  = base + EIDX_W'(cdep);
+    wire                  top_sync = st_sync[cw][top_e];
+    wire [PC_W-1:0]       top_pc   = st_pc[top_idx];
+    wire [WARP_SIZE-1:0]  top_mask = st_mask[top_idx];
+
+    // Innermost SYNC among the entries below `bound`: the whole stack when starting, the stack
+    // without its top entry while popping (the search then gives the rpc after this cycle's pop).
+    wire [DEPTH_W-1:0] bound = busy ? cdep - DEPTH_W'(1) : cdep;
+    reg                s_found;
+    reg [SIDX_W-1:0]   s_idx;
+    always @* begin
+        s_found = 1'b0;
+        s_idx   = {SIDX_W{1'b0}};
+        for (int i = 0; i < STACK_DEPTH; i = i + 1) begin
+            if (DEPTH_W'(i) < bound && st_sync[cw][i]) begin
+                s_found = 1'b1;  // later (higher) entries overwrite: the topmost SYNC wins
+                s_idx   = SIDX_W'(i);
+            end
+        end
+    end
+    wire [PC_W-1:0] s_rpc = st_pc[base + EIDX_W'(s_idx)];
+
+    // ---- start cycle: rules 1, 2 and the EXIT step of rule 4 --------------------------------------
+    wire [PC_W-1:0]      pc1      = pc + PC_W'(1);
+    wire [WARP_SIZE-1:0] t_set    = taken & mask;
+    wire [WARP_SIZE-1:0] n_set    = mask & ~taken;
+    wire                 full     = (cdep == FULL);
+    // merge candidate: the top is a DIV waiting at pc+1 (a SYNC at pc+1 would be the rpc, handled first)
+    wire                 top_div1 = (cdep != 0) && !top_sync && (top_pc == pc1);
+
+    reg  [PC_W-1:0]      a_pc;      // pc and mask after the instruction, before any pop
+    reg  [WARP_SIZE-1:0] a_mask;
+    reg                  a_push;    // push an entry (SYNC for SSY, DIV for a branch)
+    reg                  a_merge;   // OR n_set into the top DIV
+    reg                  a_div;     // divergent branch
+    reg                  a_wdone;   // EXIT left no live thread
+    reg                  a_err;
+    reg  [3:0]           a_kind;
+    always @* begin
+        a_pc    = pc;
+        a_mask  = mask;
+        a_push  = 1'b0;
+        a_merge = 1'b0;
+        a_div   = 1'b0;
+        a_wdone = 1'b0;
+        a_err   = 1'b0;
+        a_kind  = 4'd0;
+        case (op)
+            OP_NEXT: a_pc = npc;
+            OP_SSY: begin
+                if (full) begin
+                    a_err  = 1'b1;
+                    a_kind = `SIMT_ERR_STACK_OVERFLOW;
+                end else begin
+                    a_push = 1'b1;
+                    a_pc   = pc1;
+                end
+            end
+            OP_BRANCH: begin
+                if (target == pc1 || n_set == 0) begin
+                    a_pc = target;                    // uniform: taken by all (or target is pc+1)
+                end else if (t_set == 0) begin
+                    a_pc = pc1;                       // uniform: taken by none
+                end else begin
+                    a_div = 1'b1;
+                    if (!s_found) begin
+                        a_err  = 1'b1;
+                        a_kind = `SIMT_ERR_DIVERGENT_WITHOUT_SSY;
+                    end else if (target == s_rpc) begin
+                        a_pc   = pc1;                 // taken threads wait at the rpc
+                        a_mask = n_set;
+                    end else if (pc1 == s_rpc) begin
+                        a_pc   = target;              // not-taken threads wait at the rpc
+                        a_mask = t_set;
+                    end else if (top_div1) begin
+                        a_merge = 1'b1;               // the not-taken path joins the waiting DIV
+                        a_pc    = target;
+                        a_mask  = t_set;
+                    end else if (full) begin
+                        a_err  = 1'b1;
+                        a_kind = `SIMT_ERR_STACK_OVERFLOW;
+                    end else begin
+                        a_push = 1'b1;                // taken path first, not-taken waits in a DIV
+                        a_pc   = target;
+                        a_mask = t_set;
+                    end
+                end
+            end
+            OP_EXIT: begin
+                a_pc    = pc1;
+                a_mask  = {WARP_SIZE{1'b0}};
+                a_wdone = (live == 0);
+            end
+            default: ;  // all four codes are listed
+        endcase
+        if (a_err) begin  // an error changes nothing
+            a_pc   = pc;
+            a_mask = mask;
+        end
+    end
+
+    // Depth after the start step and whether rule 3 pops next. An SSY's own SYNC is the innermost one.
+    wire [DEPTH_W-1:0] a_dep   = a_wdone ? {DEPTH_W{1'b0}} : cdep + DEPTH_W'(a_push);
+    wire               a_sync  = (op == OP_SSY) ? 1'b1 : s_found;
+    wire [PC_W-1:0]    a_rpc   = (op == OP_SSY) ? target : s_rpc;
+    wire               a_pop   = !a_err && (a_dep != 0) && (a_mask == 0 || (a_sync && a_pc == a_rpc));
+
+    // ---- pop cycle: rule 3 (also rule 4's pops after a partial EXIT) ------------------------------
+    wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;
+    wire [DEPTH_W-1:0]   p_dep  = cdep - DEPTH_W'(1);
+    wire                 p_more = (p_dep != 0) && (p_mask == 0 || (s_found && top_pc == s_rpc));
+
+    // ---- control and outputs ----------------------------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            busy      <= 1'b0;
+            done      <= 1'b0;
+            r_warp    <= {WID_W{1'b0}};
+            r_exited  <= {WARP_SIZE{1'b0}};
+            next_pc   <= {PC_W{1'b0}};
+            next_mask <= {WARP_SIZE{1'b0}};
+            warp_done <= 1'b0;
+            divergent <= 1'b0;
+            pushes    <= 1'b0;
+            pops      <= {DEPTH_W{1'b0}};
+            merged    <= 1'b0;
+            depth     <= {DEPTH_W{1'b0}};
+            error     <= 1'b0;
+            err_kind  <= 4'd0;
+        end else if (busy) begin
+            next_pc   <= top_pc;
+            next_mask <= p_mask;
+            pops      <= pops + DEPTH_W'(1);
+            depth     <= p_dep;
+            busy      <= p_more;
+            done      <= !p_more;
+        end else if (start) begin
+            r_warp    <= warp;
+            r_exited  <= exited;
+            next_pc   <= a_pc;
+            next_mask <= a_mask;
+            warp_done <= a_wdone;
+            divergent <= a_div;
+            pushes    <= a_push;
+            pops      <= {DEPTH_W{1'b0}};
+            merged    <= a_merge;
+            depth     <= a_err ? cdep : a_dep;
+            error     <= a_err;
+            err_kind  <= a_kind;
+            busy      <= a_pop;
+            done      <= !a_pop;
+        end else begin
+            done      <= 1'b0;
+        end
+    end
+
+    // Stack contents: a push writes SYNC(target, mask) or DIV(pc+1, not-taken) above the top; a merge
+    // ORs the not-taken lanes into the top DIV's mask (its pc is already pc+1).
+    always @(posedge clk) begin
+        if (!busy && start && a_push) begin
+            st_pc[new_idx]   <= (op == OP_SSY) ? target : pc1;
+            st_mask[new_idx] <= (op == OP_SSY) ? mask : n_set;
+        end
+        if (!busy && start && a_merge) st_mask[top_idx] <= top_mask | n_set;
+    end
+
+    // Kind bits and depths (reset, so a fresh warp slot starts empty).
+    always @(posedge clk) begin
+        if (rst) begin
+            for (int w = 0; w < NUM_WARPS; w = w + 1) begin
+                st_sync[w] <= {STACK_DEPTH{1'b0}};
+                st_dep[w]  <= {DEPTH_W{1'b0}};
+            end
+        end else begin
+            if (busy) begin
+                st_dep[cw] <= p_dep;
+            end else if (start && !a_err) begin
+                st_dep[cw] <= a_dep;
+                if (a_push) st_sync[cw][SIDX_W'(cdep)] <= (op == OP_SSY);
+            end
+            if (clr) st_dep[clr_warp] <= {DEPTH_W{1'b0}};  // allocation wins over a stale update
+        end
+    end
+
+endmodule
