@@ -32,8 +32,10 @@ RTL = ROOT / "rtl"
 BUILD = ROOT / "build" / "sim"
 
 
-def build_dir(toplevel: str, sim: str, parameters: Mapping[str, object], tag: str = "") -> Path:
-    key = json.dumps({k: parameters[k] for k in sorted(parameters)}, default=str)
+def build_dir(
+    toplevel: str, sim: str, parameters: Mapping[str, object], tag: str = "", sources: Sequence[object] = ()
+) -> Path:
+    key = json.dumps([{k: parameters[k] for k in sorted(parameters)}, sorted(map(str, sources))], default=str)
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     return BUILD / toplevel / f"{sim}-{tag + '-' if tag else ''}{digest}"
 
@@ -65,9 +67,9 @@ def run(
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
-    bdir = build_dir(toplevel, sim, params, tag + ("-waves" if waves else ""))
-    bdir.mkdir(parents=True, exist_ok=True)
     srcs = [p if Path(p).is_absolute() else RTL / p for p in sources]
+    bdir = build_dir(toplevel, sim, params, tag + ("-waves" if waves else ""), srcs)
+    bdir.mkdir(parents=True, exist_ok=True)
     build_args: list[str] = []
     if sim == "verilator" and waves:
         build_args += ["--trace-fst", "--trace-structs"]

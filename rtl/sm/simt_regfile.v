@@ -1,0 +1,69 @@
+// simt_regfile — the SM's register file, one partition per integer lane (docs/sm.md).
+//
+// Every lane owns DEPTH rows of 32 bits; all lanes of a row are addressed together, so a row of
+// NUM_LANES threads reads or writes one register in one cycle. Register r of row k of the warp in slot
+// s lives at row base(s) + r*ROWS + k with base(s) = s*regs*ROWS (ROWS = WARP_SIZE/NUM_LANES): the
+// address is formed by the back end; this unit only stores rows.
+//
+// Three read ports (operands A, B, C) and one write port. Reads are registered (synchronous RAM): the
+// data of raddr_x appears on rdata_x the cycle after the address. A read of the row written in the same
+// cycle returns the OLD value (read-before-write), which is what a block RAM in read-first mode does and
+// what the pipeline needs: a warp is never in the pipeline twice, so no forwarding is wanted.
+//
+// There is no reset: the rows hold registers whose launch values are written by the SM before use,
+// and a resettable array would not map onto RAM. Until written, a row reads as X on a 4-state simulator.
+module simt_regfile #(
+    parameter integer NUM_LANES = 8,  // lanes = partitions: 4, 8, 16 or 32
+    parameter integer DEPTH     = 512 // rows per lane partition: power of two in 32..4096
+) (
+    input  wire                      clk,
+    input  wire [$clog2(DEPTH)-1:0]  raddr_a,
+    input  wire [$clog2(DEPTH)-1:0]  raddr_b,
+    input  wire [$clog2(DEPTH)-1:0]  raddr_c,
+    output wire [NUM_LANES*32-1:0]   rdata_a,
+    output wire [NUM_LANES*32-1:0]   rdata_b,
+    output wire [NUM_LANES*32-1:0]   rdata_c,
+    input  wire [NUM_LANES-1:0]      we,
+    input  wire [$clog2(DEPTH)-1:0]  waddr,
+    input  wire [NUM_LANES*32-1:0]   wdata
+);
+
+    // ---- parameter checks: stop both simulators at time 0 with a readable message ----------------
+    generate
+        if (NUM_LANES != 4 && NUM_LANES != 8 && NUM_LANES != 16 && NUM_LANES != 32) begin : g_bad_lanes
+            initial $fatal(1, "simt_regfile: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
+                           NUM_LANES);
+        end
+        if (DEPTH < 32 || DEPTH > 4096 || (DEPTH & (DEPTH - 1)) != 0) begin : g_bad_depth
+            initial $fatal(1, "simt_regfile: illegal parameter DEPTH=%0d (must be a power of two in 32..4096)",
+                           DEPTH);
+        end
+    endgenerate
+
+    // ---- one RAM per lane ----------------------------------------------------------------------
+    genvar lane;
+    generate
+        for (lane = 0; lane < NUM_LANES; lane = lane + 1) begin : g_lane
+            reg [31:0] mem [0:DEPTH-1];
+            reg [31:0] q_a, q_b, q_c;
+
+            // Write port: only the enabled lanes of the row change (inactive threads keep their value).
+            always @(posedge clk) begin
+                if (we[lane]) mem[waddr] <= wdata[lane*32 +: 32];
+            end
+
+            // Read ports: non-blocking reads sample the array before this edge's write lands, so a
+            // same-row read returns the old value.
+            always @(posedge clk) begin
+                q_a <= mem[raddr_a];
+                q_b <= mem[raddr_b];
+                q_c <= mem[raddr_c];
+            end
+
+            assign rdata_a[lane*32 +: 32] = q_a;
+            assign rdata_b[lane*32 +: 32] = q_b;
+            assign rdata_c[lane*32 +: 32] = q_c;
+        end
+    endgenerate
+
+endmodule
