@@ -55,8 +55,8 @@ module simt_perf #(
             if (retire) begin
                 cnt[`SIMT_PERF_WARP_INSTRS]   <= cnt[`SIMT_PERF_WARP_INSTRS] + 64'd1;
                 cnt[`SIMT_PERF_THREAD_INSTRS] <= cnt[`SIMT_PERF_THREAD_INSTRS] + nthreads;
-                cnt[`SIMT_PERF_WARP_ALU + cls]   <= cnt[`SIMT_PERF_WARP_ALU + cls] + 64'd1;
-                cnt[`SIMT_PERF_THREAD_ALU + cls] <= cnt[`SIMT_PERF_THREAD_ALU + cls] + nthreads;
+                cnt[`SIMT_PERF_WARP_ALU + {2'd0, cls}]   <= cnt[`SIMT_PERF_WARP_ALU + {2'd0, cls}] + 64'd1;
+                cnt[`SIMT_PERF_THREAD_ALU + {2'd0, cls}] <= cnt[`SIMT_PERF_THREAD_ALU + {2'd0, cls}] + nthreads;
             end
             if (divergent) cnt[`SIMT_PERF_DIVERGENT_BRANCHES] <= cnt[`SIMT_PERF_DIVERGENT_BRANCHES] + 64'd1;
             cnt[`SIMT_PERF_STACK_PUSHES] <= cnt[`SIMT_PERF_STACK_PUSHES] + {63'd0, pushes};
