@@ -47,22 +47,17 @@ def _run_name() -> str:
     return f"{name}-{os.getpid()}"
 
 
-def run(
+def _build_and_test(
     toplevel: str,
     sources: Sequence[str | Path],
     test_module: str,
     *,
-    parameters: Mapping[str, object] | None = None,
-    testcase: str | Sequence[str] | None = None,
-    extra_env: Mapping[str, str] | None = None,
-    tag: str = "",
+    parameters: Mapping[str, object] | None,
+    testcase: str | Sequence[str] | None,
+    extra_env: Mapping[str, str] | None,
+    tag: str,
+    log_file: Path | None = None,
 ) -> Path:
-    """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
-
-    Safe under ``pytest -n``: one build per (toplevel, simulator, parameters, waves), made under a
-    file lock, and every run gets its own folder and results file. Raises (failing the calling
-    pytest test) when the build fails or any cocotb test fails. Returns the results.xml path.
-    """
     sim = simenv.sim_from_env()
     simenv.apply([sim])
     waves = simenv.waves_from_env()
@@ -85,6 +80,7 @@ def run(
             timescale=("1ns", "1ps"),
             build_args=build_args,
             waves=waves,
+            log_file=log_file,
         )
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -100,11 +96,52 @@ def run(
         seed=int(seed) if seed else None,
         waves=waves,
         extra_env=dict(extra_env or {}),
+        log_file=log_file,
     )
     if waves:
         print(f"waves: {run_dir} or {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
-    _check(Path(results))
     return Path(results)
+
+
+def run(
+    toplevel: str,
+    sources: Sequence[str | Path],
+    test_module: str,
+    *,
+    parameters: Mapping[str, object] | None = None,
+    testcase: str | Sequence[str] | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    tag: str = "",
+) -> Path:
+    """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
+
+    Safe under ``pytest -n``: one build per (toplevel, simulator, parameters, sources, waves), made
+    under a file lock, and every run gets its own folder and results file. Raises (failing the
+    calling pytest test) when the build fails or any cocotb test fails. Returns the results.xml path.
+    """
+    results = _build_and_test(toplevel, sources, test_module, parameters=parameters, testcase=testcase,
+                              extra_env=extra_env, tag=tag)  # fmt: skip
+    _check(results)
+    return results
+
+
+def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mapping[str, object],
+                 message: str) -> None:  # fmt: skip
+    """Assert that ``toplevel`` refuses ``parameters``: the simulator stops at time 0 printing
+    ``message`` (the RTL's parameter check, a generate-time ``$fatal``), before any test can pass."""
+    log = BUILD / toplevel / "illegal" / f"{_run_name()}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        results = _build_and_test(toplevel, sources, "tb.illegal_probe", parameters=parameters,
+                                  testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log)  # fmt: skip
+        _check(results)
+    except (Exception, SystemExit):  # noqa: BLE001 - the build or run must fail; the log says why
+        pass
+    else:
+        raise AssertionError(f"{toplevel} accepted illegal parameters {dict(parameters)}")
+    text = log.read_text(errors="replace") if log.exists() else ""
+    if message not in text:
+        raise AssertionError(f"{toplevel} with {dict(parameters)} did not print {message!r}; see {log}")
 
 
 def _check(results: Path) -> None:

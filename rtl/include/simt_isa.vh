@@ -122,7 +122,8 @@
 `define SIMT_PERF_GLOBAL_TRANSACTIONS 5'd27
 `define SIMT_PERF_BARRIER_ARRIVALS   5'd28
 `define SIMT_PERF_BARRIER_RELEASES   5'd29
-`define SIMT_NUM_PERF                30
+`define SIMT_PERF_BARRIER_WAIT_CYCLES 5'd30
+`define SIMT_NUM_PERF                31
 
 // ALU operations that have an immediate form (1) and how the immediate is extended
 `define SIMT_IMM_OK_NOP              1'b0

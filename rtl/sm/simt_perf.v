@@ -23,6 +23,7 @@ module simt_perf #(
     input  wire [5:0]           txns,          // its transactions
     input  wire                 bar_arrive,    // a warp arrived at a barrier
     input  wire [NUM_BLOCKS-1:0] bar_release,  // barriers released this cycle (one bit per block slot)
+    input  wire [5:0]           bar_waiting,   // warps waiting at a barrier this cycle
     input  wire [4:0]           sel,
     output wire [63:0]          value
 );
@@ -73,6 +74,7 @@ module simt_perf #(
             end
             if (bar_arrive) cnt[`SIMT_PERF_BARRIER_ARRIVALS] <= cnt[`SIMT_PERF_BARRIER_ARRIVALS] + 64'd1;
             cnt[`SIMT_PERF_BARRIER_RELEASES] <= cnt[`SIMT_PERF_BARRIER_RELEASES] + {59'd0, nreleased(bar_release)};
+            cnt[`SIMT_PERF_BARRIER_WAIT_CYCLES] <= cnt[`SIMT_PERF_BARRIER_WAIT_CYCLES] + {58'd0, bar_waiting};
         end
     end
     assign value = cnt[sel];

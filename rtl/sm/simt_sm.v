@@ -752,8 +752,17 @@ module simt_sm #(
         .shared_access(state == S_RETIRE && is_shared), .passes(passes_acc),
         .global_access(state == S_RETIRE && is_global), .txns(txns_q),
         .bar_arrive(state == S_RETIRE && d_bar && !nx_done), .bar_release(bar_release),
+        .bar_waiting(n_bar_waiting),
         .sel(perf_sel), .value(perf_value)
     );
+
+    // Warps waiting at a barrier this cycle (barrier-wait counter).
+    reg [5:0] n_bar_waiting;
+    always @(*) begin
+        n_bar_waiting = 6'd0;
+        for (k = 0; k < NUM_WARPS; k = k + 1)
+            n_bar_waiting = n_bar_waiting + {5'd0, w_state[k] == WS_BAR};
+    end
 
     assign idle = !in_busy && (b_valid_any == 1'b0);
     reg b_valid_any;

@@ -168,9 +168,11 @@ PERF_COUNTERS: tuple[str, ...] = (
     *(f"warp_{c}" for c in CLASSES), *(f"thread_{c}" for c in CLASSES),
     "divergent_branches", "stack_pushes", "stack_pops", "max_stack_depth",
     "shared_accesses", "shared_passes", "global_accesses", "global_transactions",
-    "barrier_arrivals", "barrier_releases",
+    "barrier_arrivals", "barrier_releases", "barrier_wait_cycles",
 )  # fmt: skip
-TIMING_COUNTERS = ("cycles", "idle_cycles")
+# Depend on timing, so no model count exists: cycles, cycles the back end had nothing to do, and
+# warp-cycles spent waiting at barriers.
+TIMING_COUNTERS = ("cycles", "idle_cycles", "barrier_wait_cycles")
 assert len(PERF_COUNTERS) <= 32 and set(PERF_COUNTERS) - set(TIMING_COUNTERS) == set(Counters().as_dict())
 
 

@@ -23,7 +23,7 @@ from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor, sm_parameters
 from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
-from tb.reference.model import PERF_COUNTERS, TIMING_COUNTERS, Model
+from tb.reference.model import ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.retire import RetireScoreboard
 
 SM_SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for p in (rtlsim.RTL / "sm").glob("simt_*.v"))
@@ -220,6 +220,23 @@ KERNELS["const_sregs"] = """
 KERNELS["matmul"] = (Path(__file__).resolve().parents[2] / "bench" / "matmul.s").read_text()
 
 
+# Kernels that must stop with an error (docs/isa.md section 7). Each runs one 32-thread block; the
+# SM's error status must equal the KernelError the model raises stepping that warp.
+NEST = "\n".join("        SSY  far" for _ in range(9))
+ERROR_KERNELS: dict[str, str] = {
+    "ILLEGAL_INSTRUCTION": "        MVI r1, 1\n        .illegal 0x00000017\n        EXIT\n",
+    "PC_OUT_OF_RANGE": "        MVI r1, 1\n        ADDI r1, r1, 2\n",
+    "BAD_REGISTER": ".regs 8\n        MVI r1, 1\n        ADD r7, r1, r1\n        EXIT\n",  # launched with regs=4
+    "BAD_PARAM": ".param 5\n        LDS r1, %param0\n        LDS r2, %param1\n        EXIT\n",
+    "SHARED_OUT_OF_RANGE": ".shared 16\n        LDS r1, %tid\n        ST [r1 + 10], r1\n        EXIT\n",
+    "CONST_OUT_OF_RANGE": "        LDS r1, %tid\n        LDC r2, [r1 + 0]\n        EXIT\n.const\n        .word 1, 2, 3, 4\n",
+    "GLOBAL_OUT_OF_RANGE": "        LDS r1, %tid\n        LI r2, 4090\n        ADD r2, r2, r1\n        LDG r3, [r2]\n        EXIT\n",
+    "STACK_OVERFLOW": NEST + "\n        EXIT\nfar:    EXIT\n",
+    "DIVERGENT_WITHOUT_SSY": "        LDS r1, %tid\n        ANDI r2, r1, 1\n        BNE r2, skip\n        NOP\nskip:   EXIT\n",
+    "BARRIER_DIVERGENCE": "        LDS r1, %tid\n        ANDI r2, r1, 1\n        SSY j\n        BNE r2, j\n        BAR\nj:      EXIT\n",
+}
+
+
 def fill(name: str, image, rng: random.Random) -> None:
     """Give each kernel its input data."""
     if name == "vecadd":
@@ -235,8 +252,11 @@ def fill(name: str, image, rng: random.Random) -> None:
 
 async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     rng = random.Random(cocotb.RANDOM_SEED)
-    image = assemble(KERNELS[name], f"{name}.s").image
+    error = name in ERROR_KERNELS
+    image = assemble(ERROR_KERNELS[name] if error else KERNELS[name], f"{name}.s").image
     fill(name, image, rng)
+    if name == "BAD_REGISTER":
+        image.regs = 4  # the kernel uses r7: the decoder must refuse it at run time
     image.check(cfg)
     model = Model(cfg, image)
     mem = np.zeros(cfg.global_words, np.uint32)
@@ -278,11 +298,17 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
             break
         if len(done_blocks) == image.num_blocks:
             break
+        if error and int(dut.err_valid.value):
+            break
     else:
         raise AssertionError(f"watchdog: {name} did not finish in {budget} cycles "
                              f"({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} retires)")  # fmt: skip
     if failures:
         raise failures[0]
+    if error:
+        await check_error(dut, model, name)
+        dut._log.info(f"{name}: {board.compared} retires matched, then the expected error")
+        return
     if int(dut.err_valid.value):
         raise AssertionError(f"SM reported error kind {int(dut.err_kind.value)} at pc {int(dut.err_pc.value)}")
     assert sorted(done_blocks) == list(range(image.num_blocks))
@@ -301,6 +327,22 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     cycles = await drv.read_perf(PERF_COUNTERS.index("cycles"))
     dut._log.info(f"{name}: {board.report()}; {checked} counters and {len(mem)} global words match; "
                   f"{cycles} cycles")  # fmt: skip
+
+
+async def check_error(dut, model: Model, name: str) -> None:
+    """The SM stopped with an error: it must be the one the model raises for that warp."""
+    assert int(dut.err_valid.value), f"{name}: the kernel finished without the expected error"
+    block, warp = int(dut.err_block.value), int(dut.err_warp.value)
+    try:
+        model.step(block, warp)
+    except KernelError as exc:
+        expected = exc
+    else:
+        raise AssertionError(f"{name}: SM reports an error at block {block} warp {warp}; the model steps it fine")
+    got = (int(dut.err_kind.value), int(dut.err_pc.value), int(dut.err_lane.value))
+    want = (ERROR_CODES[expected.kind], expected.pc, 63 if expected.lane is None else expected.lane)
+    assert expected.kind.name == name, f"kernel {name} raised {expected.kind.name} in the model"
+    assert got == want, f"{name}: SM error (kind, pc, lane) = {got}, model {want}: {expected}"
 
 
 def _cfg_from_env() -> GpuConfig:
@@ -332,3 +374,12 @@ def test_sm(kernel: str, cfg_name: str) -> None:
     env = {"SM_KERNEL": kernel, "SM_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items())}
     rtlsim.run("simt_sm", SM_SOURCES, __name__, parameters=sm_parameters(cfg), extra_env=env,
                testcase="sm_kernel", tag=cfg_name)  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", list(ERROR_KERNELS))
+def test_sm_error(kind: str) -> None:
+    """Every kernel error kind stops the SM with the model's kind, block, warp, pc and lane."""
+    cfg = CONFIGS["w32l8"]
+    env = {"SM_KERNEL": kind, "SM_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items())}
+    rtlsim.run("simt_sm", SM_SOURCES, __name__, parameters=sm_parameters(cfg), extra_env=env,
+               testcase="sm_kernel", tag="w32l8")  # fmt: skip
