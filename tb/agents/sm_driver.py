@@ -156,44 +156,61 @@ class RtlRetire:
     done: bool
 
 
-def sample_retire(dut: Any, warp_size: int) -> RtlRetire:
-    """Decode the retire port (call in ReadOnly when rt_valid is high)."""
-    # Lanes holding X or Z (Icarus: never-written registers of inactive lanes) become None, so a
-    # scoreboard can tell "unknown" from any value.
-    bits = str(dut.rt_values.value)
+def _field(dut: Any, name: str, sm: int, width: int) -> str:
+    """Bits of SM ``sm``'s slice of a (possibly packed) retire signal, as a binary string."""
+    bits = str(getattr(dut, name).value)
+    return bits[len(bits) - width * (sm + 1) : len(bits) - width * sm]
+
+
+def sample_retire(dut: Any, warp_size: int, sm: int = 0, depth_w: int | None = None) -> RtlRetire:
+    """Decode SM ``sm``'s retire record (call in ReadOnly when its rt_valid bit is high).
+
+    Works on one SM's ports and on the GPU top, where every rt_* signal packs one slice per SM.
+    Lanes holding X or Z (Icarus: never-written registers of inactive lanes) become None, so a
+    scoreboard can tell "unknown" from any value.
+    """
+    dw = depth_w if depth_w is not None else len(dut.rt_pops) // len(dut.rt_valid)
+
+    def num(name: str, width: int) -> int:
+        return int(_field(dut, name, sm, width), 2)
+
+    raw = _field(dut, "rt_values", sm, 32 * warp_size)
     lanes: list[int | None] = []
     for i in range(warp_size):
-        chunk = bits[len(bits) - 32 * (i + 1) : len(bits) - 32 * i]
+        chunk = raw[len(raw) - 32 * (i + 1) : len(raw) - 32 * i]
         lanes.append(int(chunk, 2) if set(chunk) <= {"0", "1"} else None)
     return RtlRetire(
-        block=int(dut.rt_block.value),
-        warp=int(dut.rt_warp.value),
-        pc=int(dut.rt_pc.value),
-        instr=int(dut.rt_instr.value),
-        mask=int(dut.rt_mask.value),
-        wr=bool(int(dut.rt_wr.value)),
-        rd=int(dut.rt_rd.value),
+        block=num("rt_block", 32),
+        warp=num("rt_warp", 5),
+        pc=num("rt_pc", 17),
+        instr=num("rt_instr", 32),
+        mask=num("rt_mask", warp_size),
+        wr=bool(num("rt_wr", 1)),
+        rd=num("rt_rd", 5),
         values=lanes,
-        next_pc=int(dut.rt_next_pc.value),
-        next_mask=int(dut.rt_next_mask.value),
-        pushes=int(dut.rt_pushes.value),
-        pops=int(dut.rt_pops.value),
-        merged=int(dut.rt_merged.value),
-        depth=int(dut.rt_depth.value),
-        passes=int(dut.rt_passes.value),
-        txns=int(dut.rt_txns.value),
-        barrier=bool(int(dut.rt_barrier.value)),
-        done=bool(int(dut.rt_done.value)),
+        next_pc=num("rt_next_pc", 17),
+        next_mask=num("rt_next_mask", warp_size),
+        pushes=num("rt_pushes", 1),
+        pops=num("rt_pops", dw),
+        merged=num("rt_merged", 1),
+        depth=num("rt_depth", dw),
+        passes=num("rt_passes", 7),
+        txns=num("rt_txns", 6),
+        barrier=bool(num("rt_barrier", 1)),
+        done=bool(num("rt_done", 1)),
     )
 
 
 async def retire_monitor(dut: Any, warp_size: int, sink: Any) -> None:
-    """Forever: call ``sink(record)`` for every retire pulse."""
+    """Forever: call ``sink(record, sm)`` for every retire pulse of every SM (one per SM per cycle)."""
+    nsms = len(dut.rt_valid)
     while True:
         await RisingEdge(dut.clk)
         await ReadOnly()
-        if int(dut.rt_valid.value):
-            sink(sample_retire(dut, warp_size))
+        valid = int(dut.rt_valid.value)
+        for sm in range(nsms):
+            if valid >> sm & 1:
+                sink(sample_retire(dut, warp_size, sm), sm)
 
 
 __all__ = ["SmDriver", "SmLaunch", "RtlRetire", "retire_monitor", "sm_parameters", "cocotb"]

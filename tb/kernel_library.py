@@ -1,0 +1,246 @@
+"""Directed kernel library: small kernels, one or more per ISA feature, divergence and memory case.
+
+Each entry is assembly source (docs/assembler.md) that sets its own launch shape; ``fill`` gives a
+kernel its input data. ERROR_KERNELS must each stop with the kernel error they are named after
+(docs/isa.md section 7). The SM bench, the GPU system bench and the verification environment's
+sequences all draw from here.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from tb.reference.asm import assemble
+from tb.reference.image import LaunchImage
+
+# ------------------------------------------------------------------------------------------------
+# Kernels (docs/assembler.md). Each sets its own launch shape; the test fills the data.
+# ------------------------------------------------------------------------------------------------
+KERNELS: dict[str, str] = {}
+
+KERNELS["vecadd"] = """
+; c[i] = a[i] + b[i] for i < n; uneven last block (n = 100, 4 blocks of 32)
+.grid 4
+.block 32
+.param A, 0
+.param B, 512
+.param C, 1024
+.param N, 100
+        LDS  r1, %ctaid.x
+        LDS  r2, %ntid.x
+        LDS  r3, %tid.x
+        MAD  r4, r1, r2, r3
+        LDS  r5, %N
+        SLT  r6, r4, r5
+        SSY  ok
+        BNE  r6, ok
+        EXIT
+ok:     LDS  r7, %A
+        ADD  r7, r7, r4
+        LDG  r8, [r7]
+        LDS  r7, %B
+        ADD  r7, r7, r4
+        LDG  r9, [r7]
+        ADD  r8, r8, r9
+        LDS  r7, %C
+        ADD  r7, r7, r4
+        STG  [r7], r8
+        EXIT
+"""
+
+KERNELS["alu"] = """
+; every ALU operation on per-lane operands; results stored per thread
+.grid 1
+.block 64
+.param OUT, 0
+        LDS  r1, %tid
+        MULI r2, r1, 0x1357
+        LI   r3, 0x9E3779B9
+        MUL  r4, r2, r3          ; scrambled per-lane values
+        XOR  r5, r4, r1
+        SRAI r6, r4, 3
+        MAD  r7, r5, r6, r4
+        SUB  r8, r7, r5
+        SLT  r9, r8, r7
+        SGTU r10, r8, r7
+        MIN  r11, r4, r5
+        MAXU r12, r4, r5
+        SHL  r13, r5, r1          ; shift amounts 0..63: >= 32 gives 0
+        SHR  r14, r4, r1
+        SRA  r15, r4, r1
+        MULHU r16, r4, r5
+        NOT  r17, r16
+        SEQ  r18, r9, r10
+        SNEI r19, r1, 7
+        ANDI r20, r4, 0xFF00
+        ORI  r21, r20, 0x8001
+        LUI  r22, 0xBEEF
+        ADD  r23, r22, r21
+        MINUI r24, r4, -1
+        MAXI r25, r4, -5
+        SLTUI r26, r4, 100
+        SGTI r27, r5, -100
+        MV   r28, r27
+        NOP
+        LDS  r29, %OUT
+        MULI r30, r1, 4
+        ADD  r29, r29, r30
+        STG  [r29 + 0], r13
+        STG  [r29 + 1], r15
+        STG  [r29 + 2], r23
+        STG  [r29 + 3], r28
+        EXIT
+"""
+
+KERNELS["divergence"] = """
+; nested if/else, a divergent loop and partial exit
+.grid 2
+.block 48
+.param OUT, 0
+        LDS  r1, %tid
+        LDS  r2, %ctaid.x
+        MULI r3, r2, 48
+        ADD  r3, r3, r1          ; global thread index
+        ANDI r4, r1, 1
+        MVI  r10, 0
+        SSY  join
+        BNE  r4, odd
+        ; even threads
+        ANDI r5, r1, 2
+        SSY  join2
+        BEQ  r5, e0
+        ADDI r10, r10, 100
+        BRA  join2
+e0:     ADDI r10, r10, 200
+join2:  BRA  join
+odd:    ADDI r10, r10, 1
+join:   ; divergent loop: thread runs (tid % 5) iterations
+        MVI  r6, 5
+        MVI  r7, 0
+        ANDI r8, r1, 7
+        SSY  done
+loop:   BEQ  r8, done
+        ADD  r7, r7, r8
+        SUBI r8, r8, 1
+        BRA  loop
+done:   ADD  r10, r10, r7
+        ; partial exit: threads with tid % 4 == 0 leave without storing
+        SSY  store
+        ANDI r11, r1, 3
+        BNE  r11, store
+        EXIT
+store:  LDS  r12, %OUT
+        ADD  r12, r12, r3
+        STG  [r12], r10
+        EXIT
+"""
+
+KERNELS["shared_barrier"] = """
+; reverse a 96-word array through shared memory, with a barrier and bank conflicts
+.grid 2
+.block 96
+.shared 128
+.param IN, 0
+.param OUT, 256
+        LDS  r1, %tid
+        LDS  r2, %ctaid.x
+        MULI r3, r2, 96
+        ADD  r3, r3, r1
+        LDS  r4, %IN
+        ADD  r4, r4, r3
+        LDG  r5, [r4]
+        ST   [r1], r5
+        MULI r6, r1, 4           ; 4-way conflict pattern on 8 banks
+        ANDI r6, r6, 127
+        BAR
+        MVI  r7, 95
+        SUB  r7, r7, r1
+        LD   r8, [r7]
+        LD   r9, [r6]            ; conflicting reads
+        LD   r13, [r0 + 5]       ; broadcast
+        ADD  r8, r8, r9
+        ADD  r8, r8, r13
+        LDS  r10, %OUT
+        ADD  r10, r10, r3
+        STG  [r10], r8
+        EXIT
+"""
+
+KERNELS["const_sregs"] = """
+; constant memory and 3-D special registers
+.grid 2 2 1
+.block 4 2 3
+.param OUT, 0
+        LDS  r1, %tid.x
+        LDS  r2, %tid.y
+        LDS  r3, %tid.z
+        LDS  r4, %ntid.x
+        LDS  r5, %ctaid.y
+        LDS  r6, %nctaid.x
+        LDS  r7, %laneid
+        LDS  r8, %warpid
+        LDS  r9, %tid
+        LDS  r10, %smid
+        LDC  r11, [r1 + 1]
+        ADD  r12, r1, r2
+        MULI r12, r12, 10
+        ADD  r12, r12, r3
+        ADD  r12, r12, r11
+        ADD  r12, r12, r5
+        ADD  r12, r12, r10
+        LDS  r13, %ctaid.x
+        LDS  r14, %ctaid.y
+        MAD  r13, r14, r6, r13   ; flat block index
+        MULI r13, r13, 24
+        ADD  r13, r13, r9
+        LDS  r15, %OUT
+        ADD  r15, r15, r13
+        STG  [r15], r12
+        EXIT
+.const
+        .word 7, 11, 13, 17, 19, 23
+"""
+
+KERNELS["matmul"] = (Path(__file__).resolve().parent / "bench" / "matmul.s").read_text()
+
+
+# Kernels that must stop with an error (docs/isa.md section 7). Each runs one 32-thread block; the
+# SM's error status must equal the KernelError the model raises stepping that warp.
+NEST = "\n".join("        SSY  far" for _ in range(9))
+ERROR_KERNELS: dict[str, str] = {
+    "ILLEGAL_INSTRUCTION": "        MVI r1, 1\n        .illegal 0x00000017\n        EXIT\n",
+    "PC_OUT_OF_RANGE": "        MVI r1, 1\n        ADDI r1, r1, 2\n",
+    "BAD_REGISTER": ".regs 8\n        MVI r1, 1\n        ADD r7, r1, r1\n        EXIT\n",  # launched with regs=4
+    "BAD_PARAM": ".param 5\n        LDS r1, %param0\n        LDS r2, %param1\n        EXIT\n",
+    "SHARED_OUT_OF_RANGE": ".shared 16\n        LDS r1, %tid\n        ST [r1 + 10], r1\n        EXIT\n",
+    "CONST_OUT_OF_RANGE": "        LDS r1, %tid\n        LDC r2, [r1 + 0]\n        EXIT\n.const\n        .word 1, 2, 3, 4\n",
+    "GLOBAL_OUT_OF_RANGE": "        LDS r1, %tid\n        LI r2, 4090\n        ADD r2, r2, r1\n        LDG r3, [r2]\n        EXIT\n",
+    "STACK_OVERFLOW": NEST + "\n        EXIT\nfar:    EXIT\n",
+    "DIVERGENT_WITHOUT_SSY": "        LDS r1, %tid\n        ANDI r2, r1, 1\n        BNE r2, skip\n        NOP\nskip:   EXIT\n",
+    "BARRIER_DIVERGENCE": "        LDS r1, %tid\n        ANDI r2, r1, 1\n        SSY j\n        BNE r2, j\n        BAR\nj:      EXIT\n",
+}
+
+
+def fill(name: str, image: LaunchImage, rng: random.Random) -> None:
+    """Give each kernel its input data."""
+    if name == "vecadd":
+        image.data = [(0, [rng.getrandbits(32) for _ in range(100)]), (512, [rng.getrandbits(32) for _ in range(100)])]
+    elif name == "shared_barrier":
+        image.data = [(0, [rng.getrandbits(32) for _ in range(192)])]
+    elif name == "matmul":
+        n = 16
+        image.grid, image.block = (2, 4, 1), (8, 4, 1)
+        image.params = [0, n * n, 2 * n * n, n]
+        image.data = [(0, [rng.getrandbits(16) for _ in range(2 * n * n)])]
+
+
+
+def image_of(name: str, rng: random.Random) -> LaunchImage:
+    """The launch image of kernel ``name`` (directed or error kernel) with its data filled in."""
+    error = name in ERROR_KERNELS
+    image = assemble(ERROR_KERNELS[name] if error else KERNELS[name], f"{name}.s").image
+    fill(name, image, rng)
+    if name == "BAD_REGISTER":
+        image.regs = 4  # the kernel uses r7: the decoder must refuse it at run time
+    return image
