@@ -87,7 +87,8 @@ class GmemResponder:
         mem: word-addressed memory (numpy uint32), modified in place by stores.
         prefix: prepended to every signal name (``""`` → ``dut.mreq_valid``; ``"sm0_"`` →
             ``dut.sm0_mreq_valid``).
-        reset: optional active-high reset; while it is high the responder idles and samples nothing.
+        reset: optional active-high reset; while it is high the responder idles, samples nothing and
+            drops every response still in flight (counted in :attr:`dropped`).
         req_ready_prob: probability that mreq_ready is high in a cycle.
         latency: (min, max) cycles from acceptance to the earliest cycle the response is presented;
             min is at least 1.
@@ -140,6 +141,7 @@ class GmemResponder:
         self.on_response: list[Callable[[MemTxn], None]] = []
         self.cycle = 0
         self._pending: list[MemTxn] = []  # accepted, response not yet taken
+        self.dropped = 0  # responses discarded by a reset
         self._presented: MemTxn | None = None
         self._held: tuple[int, ...] | None = None  # request payload seen valid and not accepted
         self._task: Task | None = None
@@ -184,9 +186,13 @@ class GmemResponder:
             if rsp_taken:  # the response presented in the last cycle was taken at this edge
                 self._retire_presented()
             if self.reset is not None and _bit(self.reset) != 0:
+                # The memory system shares the GPU's reset: responses still in flight are dropped
+                # (their stores already took effect at acceptance), so none reaches the reset DUT.
                 self.req_ready.value = 0
                 self.rsp_valid.value = 0
                 self._held = None
+                self.dropped += len(self._pending)
+                self._pending.clear()
                 await ReadOnly()
                 rsp_taken = False
                 continue
