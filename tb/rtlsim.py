@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -127,8 +128,25 @@ def run(
 
 def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mapping[str, object],
                  message: str) -> None:  # fmt: skip
-    """Assert that ``toplevel`` refuses ``parameters``: the simulator stops at time 0 printing
-    ``message`` (the RTL's parameter check, a generate-time ``$fatal``), before any test can pass."""
+    """Assert that ``toplevel`` refuses ``parameters`` with ``message`` (rtl/include/simt_check.vh).
+
+    Verilator stops at elaboration, so ``verilator --lint-only`` proves it without compiling C++;
+    Icarus stops at time 0, so the design is built and the probe ``tb.illegal_probe`` (which fails if
+    the simulation survives 1 us) is run.
+    """
+    sim = simenv.sim_from_env()
+    simenv.apply([sim])
+    srcs = [str(p if Path(p).is_absolute() else RTL / p) for p in sources]
+    if sim == "verilator":
+        cmd = ["verilator", "--lint-only", "-Wall", f"-I{RTL / 'include'}", "--top-module", toplevel,
+               *(f"-G{k}={v}" for k, v in parameters.items()), *srcs]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        text = proc.stdout + proc.stderr
+        if proc.returncode == 0:
+            raise AssertionError(f"{toplevel} accepted illegal parameters {dict(parameters)}")
+        if message not in text:
+            raise AssertionError(f"{toplevel} with {dict(parameters)} did not print {message!r}:\n{text[-2000:]}")
+        return
     log = BUILD / toplevel / "illegal" / f"{_run_name()}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     try:

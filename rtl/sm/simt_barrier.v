@@ -22,6 +22,7 @@
 //
 // Port widths: slots are max(1, log2(NUM_BLOCKS)) bits, init_warps is log2(NUM_WARPS + 1) bits.
 // The release output is called `released` because `release` is a Verilog keyword.
+`include "simt_check.vh"
 module simt_barrier #(
     parameter integer NUM_BLOCKS = 4, // resident block slots: 1..16
     parameter integer NUM_WARPS  = 16 // largest warp count of a block: 1..32
@@ -44,10 +45,10 @@ module simt_barrier #(
     // ---- parameter checks ------------------------------------------------------------------------
     generate
         if (NUM_BLOCKS < 1 || NUM_BLOCKS > 16) begin : g_bad_blocks
-            initial $fatal(1, "simt_barrier: illegal parameter NUM_BLOCKS=%0d (must be in 1..16)", NUM_BLOCKS);
+            `SIMT_AT_ELAB $fatal(1, "simt_barrier: illegal parameter NUM_BLOCKS=%0d (must be in 1..16)", NUM_BLOCKS);
         end
         if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_warps
-            initial $fatal(1, "simt_barrier: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
+            `SIMT_AT_ELAB $fatal(1, "simt_barrier: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
         end
     endgenerate
 

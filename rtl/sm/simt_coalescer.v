@@ -16,6 +16,7 @@
 // A new access is accepted in the cycle the previous access's last beat leaves (in_ready depends
 // combinationally on out_ready), so back-to-back accesses run at one transaction per cycle.
 // Loads output out_wdata = 0.
+`include "simt_check.vh"
 module simt_coalescer #(
     parameter integer WARP_SIZE = 32,  // threads per warp: a power of two in 4..32
     parameter integer SEG_WORDS = 8    // words per memory segment: a power of two in 1..32
@@ -47,11 +48,11 @@ module simt_coalescer #(
     // Parameter checks: stop both simulators at time 0 with a readable message.
     generate
         if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_warp_size
-            initial $fatal(1, "simt_coalescer: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_coalescer: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)",
                            WARP_SIZE);
         end
         if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : g_bad_seg_words
-            initial $fatal(1, "simt_coalescer: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_coalescer: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
                            SEG_WORDS);
         end
     endgenerate

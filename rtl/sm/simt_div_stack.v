@@ -13,6 +13,7 @@
 // model does) and are reported with the `done` pulse one cycle after `start`.
 
 `include "simt_isa.vh"
+`include "simt_check.vh"
 
 module simt_div_stack #(
     parameter integer WARP_SIZE   = 32,  // lanes per warp: power of two, 4..32
@@ -57,23 +58,23 @@ module simt_div_stack #(
     // ---- parameter checks (stop both simulators at time 0 with a readable message) ---------------
     generate
         if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_ws
-            initial $fatal(1, "simt_div_stack: illegal parameter WARP_SIZE=%0d (must be a power of two, 4..32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter WARP_SIZE=%0d (must be a power of two, 4..32)",
                            WARP_SIZE);
         end
         if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_nw
-            initial $fatal(1, "simt_div_stack: illegal parameter NUM_WARPS=%0d (must be 1..32)", NUM_WARPS);
+            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter NUM_WARPS=%0d (must be 1..32)", NUM_WARPS);
         end
         if (STACK_DEPTH < 2 || STACK_DEPTH > 64) begin : g_bad_sd
-            initial $fatal(1, "simt_div_stack: illegal parameter STACK_DEPTH=%0d (must be 2..64)", STACK_DEPTH);
+            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter STACK_DEPTH=%0d (must be 2..64)", STACK_DEPTH);
         end
         if (PC_W < 4 || PC_W > 32) begin : g_bad_pcw
-            initial $fatal(1, "simt_div_stack: illegal parameter PC_W=%0d (must be 4..32)", PC_W);
+            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter PC_W=%0d (must be 4..32)", PC_W);
         end
         if (WID_W != ((NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1)) begin : g_bad_widw
-            initial $fatal(1, "simt_div_stack: illegal parameter WID_W=%0d (derived; do not override)", WID_W);
+            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter WID_W=%0d (derived; do not override)", WID_W);
         end
         if (STACK_DEPTH > 1 && DEPTH_W != $clog2(STACK_DEPTH + 1)) begin : g_bad_depw
-            initial $fatal(1, "simt_div_stack: illegal parameter DEPTH_W=%0d (derived; do not override)", DEPTH_W);
+            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter DEPTH_W=%0d (derived; do not override)", DEPTH_W);
         end
     endgenerate
 

@@ -27,6 +27,7 @@
 //  - completions of several finished warps are delivered round-robin by warp slot.
 //  - acc_ready depends combinationally on mreq_ready (through the coalescer's in_ready), so a new
 //    access can enter in the cycle the previous one's last transaction leaves.
+`include "simt_check.vh"
 module simt_gmem_unit #(
     parameter integer WARP_SIZE = 32,  // threads per warp: a power of two in 4..32
     parameter integer NUM_WARPS = 16,  // resident warp slots: 1..32
@@ -73,18 +74,18 @@ module simt_gmem_unit #(
     // Parameter checks: stop both simulators at time 0 with a readable message.
     generate
         if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_warp_size
-            initial $fatal(1, "simt_gmem_unit: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)",
                            WARP_SIZE);
         end
         if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_num_warps
-            initial $fatal(1, "simt_gmem_unit: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
+            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
         end
         if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : g_bad_seg_words
-            initial $fatal(1, "simt_gmem_unit: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
                            SEG_WORDS);
         end
         if (TAG_W != WID_W + IDX_W) begin : g_bad_tag_w
-            initial $fatal(1, "simt_gmem_unit: illegal parameter TAG_W=%0d (must be %0d: %0d warp-slot bits + %0d index bits)",
+            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter TAG_W=%0d (must be %0d: %0d warp-slot bits + %0d index bits)",
                            TAG_W, WID_W + IDX_W, WID_W, IDX_W);
         end
     endgenerate

@@ -12,6 +12,7 @@
 //
 // There is no reset: the rows hold registers whose launch values are written by the SM before use,
 // and a resettable array would not map onto RAM. Until written, a row reads as X on a 4-state simulator.
+`include "simt_check.vh"
 module simt_regfile #(
     parameter integer NUM_LANES = 8,  // lanes = partitions: 4, 8, 16 or 32
     parameter integer DEPTH     = 512 // rows per lane partition: power of two in 32..4096
@@ -31,11 +32,11 @@ module simt_regfile #(
     // ---- parameter checks: stop both simulators at time 0 with a readable message ----------------
     generate
         if (NUM_LANES != 4 && NUM_LANES != 8 && NUM_LANES != 16 && NUM_LANES != 32) begin : g_bad_lanes
-            initial $fatal(1, "simt_regfile: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_regfile: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
                            NUM_LANES);
         end
         if (DEPTH < 32 || DEPTH > 4096 || (DEPTH & (DEPTH - 1)) != 0) begin : g_bad_depth
-            initial $fatal(1, "simt_regfile: illegal parameter DEPTH=%0d (must be a power of two in 32..4096)",
+            `SIMT_AT_ELAB $fatal(1, "simt_regfile: illegal parameter DEPTH=%0d (must be a power of two in 32..4096)",
                            DEPTH);
         end
     endgenerate

@@ -27,6 +27,7 @@
 // only when idle; a clear and a row accepted at the same edge: the clear is written at that edge,
 // before the row's first pass.
 // Shared memory is not reset: the SM clears a block's lines before the block starts (docs/isa.md 6.1).
+`include "simt_check.vh"
 module simt_shared_lsu #(
     parameter integer NUM_LANES    = 8,     // lanes per row: 4, 8, 16 or 32
     parameter integer NUM_BANKS    = 8,     // power of two, 1..32
@@ -64,16 +65,16 @@ module simt_shared_lsu #(
     // Parameter checks: stop both simulators at time 0 with a readable message.
     generate
         if (NUM_LANES != 4 && NUM_LANES != 8 && NUM_LANES != 16 && NUM_LANES != 32) begin : g_bad_lanes
-            initial $fatal(1, "simt_shared_lsu: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_shared_lsu: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
                            NUM_LANES);
         end
         if (NUM_BANKS < 1 || NUM_BANKS > 32 || (NUM_BANKS & (NUM_BANKS - 1)) != 0) begin : g_bad_banks
-            initial $fatal(1, "simt_shared_lsu: illegal parameter NUM_BANKS=%0d (must be a power of two 1..32)",
+            `SIMT_AT_ELAB $fatal(1, "simt_shared_lsu: illegal parameter NUM_BANKS=%0d (must be a power of two 1..32)",
                            NUM_BANKS);
         end
         if (SHARED_WORDS < 64 || SHARED_WORDS > 65536 || (SHARED_WORDS & (SHARED_WORDS - 1)) != 0)
         begin : g_bad_words
-            initial $fatal(1,
+            `SIMT_AT_ELAB $fatal(1,
                 "simt_shared_lsu: illegal parameter SHARED_WORDS=%0d (must be a power of two 64..65536)",
                 SHARED_WORDS);
         end

@@ -1,4 +1,5 @@
 `include "simt_isa.vh"
+`include "simt_check.vh"
 // Streaming multiprocessor (docs/sm.md): warp table, round-robin scheduler, fetch, decode, row-serial
 // operand read / execute / writeback, divergence stacks, barriers, shared, constant and global memory.
 //
@@ -127,28 +128,28 @@ module simt_sm #(
     // ---- parameter checks (docs/isa.md section 9) ------------------------------------------------
     generate
         if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : bad_warp_size
-            initial $fatal(1, "simt_sm: illegal parameter WARP_SIZE=%0d (power of two in 4..32)", WARP_SIZE);
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter WARP_SIZE=%0d (power of two in 4..32)", WARP_SIZE);
         end
         if (!(NUM_LANES == 4 || NUM_LANES == 8 || NUM_LANES == 16 || NUM_LANES == 32) ||
             NUM_LANES > WARP_SIZE) begin : bad_lanes
-            initial $fatal(1, "simt_sm: illegal parameter NUM_LANES=%0d (4, 8, 16 or 32, <= WARP_SIZE)",
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter NUM_LANES=%0d (4, 8, 16 or 32, <= WARP_SIZE)",
                            NUM_LANES);
         end
         if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : bad_warps
-            initial $fatal(1, "simt_sm: illegal parameter NUM_WARPS=%0d (1..32)", NUM_WARPS);
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter NUM_WARPS=%0d (1..32)", NUM_WARPS);
         end
         if (NUM_BLOCKS < 1 || NUM_BLOCKS > 16 || NUM_BLOCKS > NUM_WARPS) begin : bad_blocks
-            initial $fatal(1, "simt_sm: illegal parameter NUM_BLOCKS=%0d (1..16, <= NUM_WARPS)", NUM_BLOCKS);
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter NUM_BLOCKS=%0d (1..16, <= NUM_WARPS)", NUM_BLOCKS);
         end
         if (RF_DEPTH < 32 || RF_DEPTH > 4096 || (RF_DEPTH & (RF_DEPTH - 1)) != 0) begin : bad_rf
-            initial $fatal(1, "simt_sm: illegal parameter RF_DEPTH=%0d (power of two in 32..4096)", RF_DEPTH);
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter RF_DEPTH=%0d (power of two in 32..4096)", RF_DEPTH);
         end
         if (STACK_DEPTH < 2 || STACK_DEPTH > 64) begin : bad_stack
-            initial $fatal(1, "simt_sm: illegal parameter STACK_DEPTH=%0d (2..64)", STACK_DEPTH);
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter STACK_DEPTH=%0d (2..64)", STACK_DEPTH);
         end
         if (GLOBAL_WORDS < 1024 || GLOBAL_WORDS > (1 << 30) || (GLOBAL_WORDS & (GLOBAL_WORDS - 1)) != 0)
         begin : bad_global_words
-            initial $fatal(1, "simt_sm: illegal parameter GLOBAL_WORDS=%0d (power of two 1024..2**30)",
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter GLOBAL_WORDS=%0d (power of two 1024..2**30)",
                            GLOBAL_WORDS);
         end
     endgenerate

@@ -11,6 +11,7 @@
 //
 // The SM only raises ready for warps in state READY (not busy in the pipeline, not waiting at a
 // barrier or on memory, not done), which is why a warp is never in the pipeline twice.
+`include "simt_check.vh"
 module simt_warp_sched #(
     parameter integer NUM_WARPS = 16 // resident warps: 1..32 (any value, powers of two not required)
 ) (
@@ -29,7 +30,7 @@ module simt_warp_sched #(
     // ---- parameter check -------------------------------------------------------------------------
     generate
         if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_warps
-            initial $fatal(1, "simt_warp_sched: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
+            `SIMT_AT_ELAB $fatal(1, "simt_warp_sched: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
         end
     endgenerate
 
