@@ -215,7 +215,7 @@ ERROR_KERNELS: dict[str, str] = {
     "BAD_PARAM": ".param 5\n        LDS r1, %param0\n        LDS r2, %param1\n        EXIT\n",
     "SHARED_OUT_OF_RANGE": ".shared 16\n        LDS r1, %tid\n        ST [r1 + 10], r1\n        EXIT\n",
     "CONST_OUT_OF_RANGE": "        LDS r1, %tid\n        LDC r2, [r1 + 0]\n        EXIT\n.const\n        .word 1, 2, 3, 4\n",
-    "GLOBAL_OUT_OF_RANGE": "        LDS r1, %tid\n        LI r2, 4090\n        ADD r2, r2, r1\n        LDG r3, [r2]\n        EXIT\n",
+    "GLOBAL_OUT_OF_RANGE": "        LDS r1, %tid\n        LI r2, 0xFFFFFFFA\n        ADD r2, r2, r1\n        LDG r3, [r2]\n        EXIT\n",
     "STACK_OVERFLOW": NEST + "\n        EXIT\nfar:    EXIT\n",
     "DIVERGENT_WITHOUT_SSY": "        LDS r1, %tid\n        ANDI r2, r1, 1\n        BNE r2, skip\n        NOP\nskip:   EXIT\n",
     "BARRIER_DIVERGENCE": "        LDS r1, %tid\n        ANDI r2, r1, 1\n        SSY j\n        BNE r2, j\n        BAR\nj:      EXIT\n",

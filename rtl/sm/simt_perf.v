@@ -31,17 +31,17 @@ module simt_perf #(
 
     // Population counts of the active mask and of the released barriers.
     function automatic [6:0] popcount(input [WARP_SIZE-1:0] m);
-        integer i;
+        integer bit_i;
         begin
             popcount = 7'd0;
-            for (i = 0; i < WARP_SIZE; i = i + 1) popcount = popcount + {6'd0, m[i]};
+            for (bit_i = 0; bit_i < WARP_SIZE; bit_i = bit_i + 1) popcount = popcount + {6'd0, m[bit_i]};
         end
     endfunction
     function automatic [4:0] nreleased(input [NUM_BLOCKS-1:0] m);
-        integer i;
+        integer bit_i;
         begin
             nreleased = 5'd0;
-            for (i = 0; i < NUM_BLOCKS; i = i + 1) nreleased = nreleased + {4'd0, m[i]};
+            for (bit_i = 0; bit_i < NUM_BLOCKS; bit_i = bit_i + 1) nreleased = nreleased + {4'd0, m[bit_i]};
         end
     endfunction
 

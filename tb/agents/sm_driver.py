@@ -74,7 +74,7 @@ class SmDriver:
 
     def idle_inputs(self) -> None:
         d = self.dut
-        for name in ("imem_we", "cmem_we", "blk_valid", "perf_sel"):
+        for name in ("imem_we", "cmem_we", "blk_valid", "perf_sel", "perf_clear"):
             getattr(d, name).value = 0
         d.sm_id.value = 0
 

@@ -1,0 +1,362 @@
+`include "simt_isa.vh"
+`include "simt_check.vh"
+// GPU top (docs/gpu.md): NUM_SMS streaming multiprocessors, the launch loader, the block scheduler
+// and the arbiter that shares one external global-memory port. A host drives it only through the
+// register interface host_*; the rt_* and sh_obs_* outputs are observation ports for the harness
+// (one slice per SM) and carry nothing a host needs.
+module simt_gpu #(
+    parameter integer NUM_SMS      = 2,       // streaming multiprocessors: 1..16
+    parameter integer WARP_SIZE    = 32,      // threads per warp: power of two, 4..32
+    parameter integer NUM_LANES    = 8,       // lanes per SM: 4, 8, 16 or 32, <= WARP_SIZE
+    parameter integer NUM_WARPS    = 16,      // warp slots per SM: 1..32
+    parameter integer NUM_BLOCKS   = 4,       // block slots per SM: 1..16, <= NUM_WARPS
+    parameter integer RF_DEPTH     = 512,     // register rows per lane: power of two 32..4096
+    parameter integer SHARED_WORDS = 1024,    // shared words per SM: power of two 64..65536
+    parameter integer NUM_BANKS    = 8,       // shared banks: power of two 1..32
+    parameter integer CONST_WORDS  = 256,     // constant words: power of two 16..65536
+    parameter integer IMEM_WORDS   = 1024,    // instruction words: power of two 16..65536
+    parameter integer STACK_DEPTH  = 16,      // divergence stack entries per warp: 2..64
+    parameter integer SEG_WORDS    = 8,       // global segment words: power of two 1..32
+    parameter integer GLOBAL_WORDS = 1048576, // global memory words: power of two 1024..2**30
+    // derived widths; not meant to be overridden
+    parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
+    parameter integer TAG_W   = WID_W + $clog2(WARP_SIZE),              // an SM's memory tag
+    parameter integer PORT_W  = $clog2(NUM_SMS + 1),                    // SMs + the loader
+    parameter integer XTAG_W  = PORT_W + TAG_W,                         // external memory tag
+    parameter integer DEPTH_W = $clog2(STACK_DEPTH + 1)
+) (
+    input  wire                              clk,
+    input  wire                              rst,
+    // host register interface
+    input  wire                              host_valid,
+    output wire                              host_ready,
+    input  wire                              host_write,
+    input  wire [7:0]                        host_addr,
+    input  wire [31:0]                       host_wdata,
+    output reg                               host_rvalid,
+    output reg  [31:0]                       host_rdata,
+    // external global-memory port (docs/sm.md protocol, tag {port, sm tag})
+    output wire                              mreq_valid,
+    input  wire                              mreq_ready,
+    output wire [31:0]                       mreq_addr,
+    output wire                              mreq_write,
+    output wire [SEG_WORDS-1:0]              mreq_mask,
+    output wire [SEG_WORDS*32-1:0]           mreq_wdata,
+    output wire [XTAG_W-1:0]                 mreq_tag,
+    input  wire                              mrsp_valid,
+    output wire                              mrsp_ready,
+    input  wire [XTAG_W-1:0]                 mrsp_tag,
+    input  wire [SEG_WORDS*32-1:0]           mrsp_rdata,
+    // observation: retire port of every SM (docs/sm.md "Retire port"), SM s in slice s
+    output wire [NUM_SMS-1:0]                rt_valid,
+    output wire [NUM_SMS*32-1:0]             rt_block,
+    output wire [NUM_SMS*5-1:0]              rt_warp,
+    output wire [NUM_SMS*17-1:0]             rt_pc,
+    output wire [NUM_SMS*32-1:0]             rt_instr,
+    output wire [NUM_SMS*WARP_SIZE-1:0]      rt_mask,
+    output wire [NUM_SMS-1:0]                rt_wr,
+    output wire [NUM_SMS*5-1:0]              rt_rd,
+    output wire [NUM_SMS*WARP_SIZE*32-1:0]   rt_values,
+    output wire [NUM_SMS*17-1:0]             rt_next_pc,
+    output wire [NUM_SMS*WARP_SIZE-1:0]      rt_next_mask,
+    output wire [NUM_SMS-1:0]                rt_pushes,
+    output wire [NUM_SMS*DEPTH_W-1:0]        rt_pops,
+    output wire [NUM_SMS-1:0]                rt_merged,
+    output wire [NUM_SMS*DEPTH_W-1:0]        rt_depth,
+    output wire [NUM_SMS*7-1:0]              rt_passes,
+    output wire [NUM_SMS*6-1:0]              rt_txns,
+    output wire [NUM_SMS-1:0]                rt_barrier,
+    output wire [NUM_SMS-1:0]                rt_done,
+    // observation: block dispatch (which SM got which block)
+    output wire [NUM_SMS-1:0]                dispatch_valid,
+    output wire [31:0]                       dispatch_block
+);
+    localparam integer PC_W   = $clog2(IMEM_WORDS);
+    localparam integer C_AW   = $clog2(CONST_WORDS);
+    localparam integer SH_AW  = $clog2(SHARED_WORDS);
+    localparam integer WCNT_W = $clog2(NUM_WARPS + 1);
+    localparam integer BCNT_W = $clog2(NUM_BLOCKS + 1);
+    localparam integer SM_W   = (NUM_SMS > 1) ? $clog2(NUM_SMS) : 1;
+
+    generate
+        if (NUM_SMS < 1 || NUM_SMS > 16) begin : bad_num_sms
+            `SIMT_AT_ELAB $fatal(1, "simt_gpu: illegal parameter NUM_SMS=%0d (1..16)", NUM_SMS);
+        end
+    endgenerate
+
+    // ---- host registers --------------------------------------------------------------------------
+    localparam [7:0] R_ID = 8'h00, R_CONFIG = 8'h01, R_CTRL = 8'h02, R_STATUS = 8'h03, R_IMAGE = 8'h04,
+                     R_ERR_KIND = 8'h08, R_ERR_SM = 8'h09, R_ERR_BLOCK = 8'h0A, R_ERR_WARP = 8'h0B,
+                     R_ERR_PC = 8'h0C, R_ERR_LANE = 8'h0D, R_PERF_SEL = 8'h10, R_PERF_LO = 8'h11,
+                     R_PERF_HI = 8'h12, R_BLOCKS_DONE = 8'h13,
+                     R_BLOCKS_DISPATCHED = 8'h14;
+
+    wire        img_ready;
+    reg         abort_q;
+    wire        img_write  = host_valid && host_write && host_addr == R_IMAGE;
+    // No host access is taken in the cycle an ABORT resets everything, so none is lost to it.
+    assign      host_ready = !abort_q && (!img_write || img_ready);
+    wire        host_fire  = host_valid && host_ready;
+    wire        ctrl_write = host_fire && host_write && host_addr == R_CTRL;
+    wire        start_req  = ctrl_write && host_wdata[0];
+    wire        abort_req  = ctrl_write && host_wdata[1];
+
+    // ABORT resets every SM, the scheduler and the loader for one cycle, like rst.
+    always @(posedge clk) abort_q <= rst ? 1'b0 : abort_req;
+    wire        soft_rst = rst || abort_q;
+
+    reg  [12:0] perf_sel;          // {sm[7:0], counter[4:0]}
+    reg         done_q, err_q;
+    reg  [7:0]  err_kind_q;
+    reg  [4:0]  err_sm_q;
+    reg  [31:0] err_block_q;
+    reg  [4:0]  err_warp_q;
+    reg  [16:0] err_pc_q;
+    reg  [5:0]  err_lane_q;
+    reg  [63:0] perf_value;
+
+    // ---- launch loader ---------------------------------------------------------------------------
+    wire                   imem_we, cmem_we;
+    wire [PC_W-1:0]        imem_waddr;
+    wire [C_AW-1:0]        cmem_waddr;
+    wire [31:0]            imem_wdata, cmem_wdata;
+    wire [47:0]            cfg_grid, cfg_block;
+    wire [10:0]            cfg_threads;
+    wire [5:0]             cfg_regs;
+    wire [WCNT_W-1:0]      cfg_wpb;
+    wire [BCNT_W-1:0]      cfg_slots;
+    wire [SH_AW:0]         cfg_shared, cfg_sh_stride;
+    wire [4:0]             cfg_nparams;
+    wire [16*32-1:0]       cfg_params;
+    wire [PC_W:0]          cfg_ninstr;
+    wire [C_AW:0]          cfg_nconst;
+    wire [31:0]            cfg_nblocks;
+    wire                   ld_loaded, ld_error, ld_busy;
+    wire [7:0]             ld_err_code;
+    wire [3:0]             ld_state;
+    wire                   ld_mreq_valid, ld_mreq_ready, ld_mreq_write, ld_mrsp_valid, ld_mrsp_ready;
+    wire [31:0]            ld_mreq_addr;
+    wire [SEG_WORDS-1:0]   ld_mreq_mask;
+    wire [SEG_WORDS*32-1:0] ld_mreq_wdata, ld_mrsp_rdata;
+    wire [TAG_W-1:0]       ld_mreq_tag, ld_mrsp_tag;
+    simt_loader #(
+        .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS),
+        .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
+        .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W),
+        .GLOBAL_WORDS(GLOBAL_WORDS)
+    ) u_loader (
+        .clk(clk), .rst(soft_rst),
+        .img_valid(img_write), .img_ready(img_ready), .img_word(host_wdata),
+        .imem_we(imem_we), .imem_waddr(imem_waddr), .imem_wdata(imem_wdata),
+        .cmem_we(cmem_we), .cmem_waddr(cmem_waddr), .cmem_wdata(cmem_wdata),
+        .cfg_grid(cfg_grid), .cfg_block(cfg_block), .cfg_threads(cfg_threads), .cfg_regs(cfg_regs),
+        .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots), .cfg_shared(cfg_shared), .cfg_sh_stride(cfg_sh_stride),
+        .cfg_nparams(cfg_nparams), .cfg_params(cfg_params), .cfg_ninstr(cfg_ninstr),
+        .cfg_nconst(cfg_nconst), .cfg_nblocks(cfg_nblocks),
+        .mreq_valid(ld_mreq_valid), .mreq_ready(ld_mreq_ready), .mreq_addr(ld_mreq_addr),
+        .mreq_write(ld_mreq_write), .mreq_mask(ld_mreq_mask), .mreq_wdata(ld_mreq_wdata),
+        .mreq_tag(ld_mreq_tag), .mrsp_valid(ld_mrsp_valid), .mrsp_ready(ld_mrsp_ready),
+        .mrsp_tag(ld_mrsp_tag), .mrsp_rdata(ld_mrsp_rdata),
+        .busy(ld_busy), .loaded(ld_loaded), .error(ld_error), .err_code(ld_err_code), .ld_state(ld_state)
+    );
+
+    // ---- block scheduler -------------------------------------------------------------------------
+    wire [NUM_SMS-1:0] blk_valid, blk_ready, blk_done;
+    wire [31:0]        blk_id;
+    wire [47:0]        blk_ctaid;
+    wire               sched_busy, sched_done;
+    wire [31:0]        blocks_done, blocks_dispatched;
+    // A kernel error stops the launch: the scheduler is aborted once, when the error is captured.
+    reg                err_q_d;
+    always @(posedge clk) err_q_d <= soft_rst ? 1'b0 : err_q;
+    wire               sched_abort = err_q && !err_q_d;
+    // START while an image is still arriving or its DATA stores are draining waits for the load;
+    // START with no image (loader idle, nothing loaded) is launch error 0x13.
+    reg                start_pending;
+    wire               start_now  = start_req || start_pending;
+    wire               launch_ok  = start_now && ld_loaded && !ld_busy;
+    wire               start_bad  = start_now && !ld_loaded && !ld_busy;
+    always @(posedge clk)
+        if (soft_rst) start_pending <= 1'b0;
+        else start_pending <= start_now && !launch_ok && !start_bad && !ld_error;
+    // Once a kernel error is captured the launch stops: nothing more is dispatched.
+    simt_block_sched #(.NUM_SMS(NUM_SMS)) u_sched (
+        .clk(clk), .rst(soft_rst), .start(launch_ok), .abort(sched_abort),
+        .cfg_grid(cfg_grid), .cfg_nblocks(cfg_nblocks),
+        .blk_valid(blk_valid), .blk_ready(blk_ready), .blk_id(blk_id), .blk_ctaid(blk_ctaid),
+        .blk_done(blk_done), .busy(sched_busy), .done(sched_done), .blocks_dispatched(blocks_dispatched),
+        .blocks_done(blocks_done)
+    );
+    assign dispatch_valid = blk_valid & blk_ready;
+    assign dispatch_block = blk_id;
+
+    // ---- streaming multiprocessors ---------------------------------------------------------------
+    wire [NUM_SMS-1:0]               s_mreq_valid, s_mreq_ready, s_mreq_write, s_mrsp_valid, s_mrsp_ready;
+    wire [NUM_SMS*32-1:0]            s_mreq_addr;
+    wire [NUM_SMS*SEG_WORDS-1:0]     s_mreq_mask;
+    wire [NUM_SMS*SEG_WORDS*32-1:0]  s_mreq_wdata, s_mrsp_rdata;
+    wire [NUM_SMS*TAG_W-1:0]         s_mreq_tag, s_mrsp_tag;
+    wire [NUM_SMS-1:0]               sm_err;
+    wire [NUM_SMS*4-1:0]             sm_err_kind;
+    wire [NUM_SMS*32-1:0]            sm_err_block;
+    wire [NUM_SMS*5-1:0]             sm_err_warp;
+    wire [NUM_SMS*17-1:0]            sm_err_pc;
+    wire [NUM_SMS*6-1:0]             sm_err_lane;
+    wire [NUM_SMS*64-1:0]            sm_perf;
+    genvar s;
+    generate
+        for (s = 0; s < NUM_SMS; s = s + 1) begin : sm
+            // Per-SM outputs the top does not use (block ids come from the scheduler's count).
+            wire [31:0]               unused_done_id;
+            wire                      unused_idle;
+            wire [NUM_BANKS-1:0]      unused_obs_we;
+            wire [NUM_BANKS*SH_AW-1:0] unused_obs_addr;
+            wire [NUM_BANKS*32-1:0]   unused_obs_data;
+            simt_sm #(
+                .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
+                .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS),
+                .NUM_BANKS(NUM_BANKS), .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS),
+                .STACK_DEPTH(STACK_DEPTH), .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+            ) u_sm (
+                .clk(clk), .rst(soft_rst), .sm_id(s[3:0]),
+                .imem_we(imem_we), .imem_waddr(imem_waddr), .imem_wdata(imem_wdata),
+                .cmem_we(cmem_we), .cmem_waddr(cmem_waddr), .cmem_wdata(cmem_wdata),
+                .cfg_grid(cfg_grid), .cfg_block(cfg_block), .cfg_threads(cfg_threads), .cfg_regs(cfg_regs),
+                .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots), .cfg_shared(cfg_shared),
+                .cfg_sh_stride(cfg_sh_stride), .cfg_nparams(cfg_nparams), .cfg_params(cfg_params),
+                .cfg_ninstr(cfg_ninstr), .cfg_nconst(cfg_nconst),
+                .blk_valid(blk_valid[s]), .blk_ready(blk_ready[s]), .blk_id(blk_id), .blk_ctaid(blk_ctaid),
+                .blk_done(blk_done[s]), .blk_done_id(unused_done_id), .idle(unused_idle),
+                .mreq_valid(s_mreq_valid[s]), .mreq_ready(s_mreq_ready[s]),
+                .mreq_addr(s_mreq_addr[s*32 +: 32]), .mreq_write(s_mreq_write[s]),
+                .mreq_mask(s_mreq_mask[s*SEG_WORDS +: SEG_WORDS]),
+                .mreq_wdata(s_mreq_wdata[s*SEG_WORDS*32 +: SEG_WORDS*32]),
+                .mreq_tag(s_mreq_tag[s*TAG_W +: TAG_W]), .mrsp_valid(s_mrsp_valid[s]),
+                .mrsp_ready(s_mrsp_ready[s]), .mrsp_tag(s_mrsp_tag[s*TAG_W +: TAG_W]),
+                .mrsp_rdata(s_mrsp_rdata[s*SEG_WORDS*32 +: SEG_WORDS*32]),
+                .rt_valid(rt_valid[s]), .rt_block(rt_block[s*32 +: 32]), .rt_warp(rt_warp[s*5 +: 5]),
+                .rt_pc(rt_pc[s*17 +: 17]), .rt_instr(rt_instr[s*32 +: 32]),
+                .rt_mask(rt_mask[s*WARP_SIZE +: WARP_SIZE]), .rt_wr(rt_wr[s]), .rt_rd(rt_rd[s*5 +: 5]),
+                .rt_values(rt_values[s*WARP_SIZE*32 +: WARP_SIZE*32]),
+                .rt_next_pc(rt_next_pc[s*17 +: 17]),
+                .rt_next_mask(rt_next_mask[s*WARP_SIZE +: WARP_SIZE]), .rt_pushes(rt_pushes[s]),
+                .rt_pops(rt_pops[s*DEPTH_W +: DEPTH_W]), .rt_merged(rt_merged[s]),
+                .rt_depth(rt_depth[s*DEPTH_W +: DEPTH_W]), .rt_passes(rt_passes[s*7 +: 7]),
+                .rt_txns(rt_txns[s*6 +: 6]), .rt_barrier(rt_barrier[s]), .rt_done(rt_done[s]),
+                .sh_obs_we(unused_obs_we), .sh_obs_addr(unused_obs_addr), .sh_obs_data(unused_obs_data),
+                .err_valid(sm_err[s]), .err_kind(sm_err_kind[s*4 +: 4]),
+                .err_block(sm_err_block[s*32 +: 32]), .err_warp(sm_err_warp[s*5 +: 5]),
+                .err_pc(sm_err_pc[s*17 +: 17]), .err_lane(sm_err_lane[s*6 +: 6]),
+                .perf_clear(launch_ok), .perf_sel(perf_sel[4:0]), .perf_value(sm_perf[s*64 +: 64])
+            );
+        end
+    endgenerate
+
+    // ---- memory arbitration: the SMs and the loader share the external port ----------------------
+    simt_mem_arbiter #(.NUM_SMS(NUM_SMS + 1), .SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W)) u_arb (
+        .clk(clk), .rst(soft_rst),
+        .s_mreq_valid({ld_mreq_valid, s_mreq_valid}), .s_mreq_ready({ld_mreq_ready, s_mreq_ready}),
+        .s_mreq_addr({ld_mreq_addr, s_mreq_addr}), .s_mreq_write({ld_mreq_write, s_mreq_write}),
+        .s_mreq_mask({ld_mreq_mask, s_mreq_mask}), .s_mreq_wdata({ld_mreq_wdata, s_mreq_wdata}),
+        .s_mreq_tag({ld_mreq_tag, s_mreq_tag}),
+        .s_mrsp_valid({ld_mrsp_valid, s_mrsp_valid}), .s_mrsp_ready({ld_mrsp_ready, s_mrsp_ready}),
+        .s_mrsp_tag({ld_mrsp_tag, s_mrsp_tag}), .s_mrsp_rdata({ld_mrsp_rdata, s_mrsp_rdata}),
+        .x_mreq_valid(mreq_valid), .x_mreq_ready(mreq_ready), .x_mreq_addr(mreq_addr),
+        .x_mreq_write(mreq_write), .x_mreq_mask(mreq_mask), .x_mreq_wdata(mreq_wdata),
+        .x_mreq_tag(mreq_tag), .x_mrsp_valid(mrsp_valid), .x_mrsp_ready(mrsp_ready),
+        .x_mrsp_tag(mrsp_tag), .x_mrsp_rdata(mrsp_rdata)
+    );
+
+    // ---- status, errors, counters ----------------------------------------------------------------
+    // The first error wins: a loader error, or the lowest-numbered SM reporting one.
+    reg            any_sm_err;
+    reg [SM_W-1:0] first_sm;
+    integer i;
+    always @(*) begin
+        any_sm_err = 1'b0;
+        first_sm   = {SM_W{1'b0}};
+        for (i = NUM_SMS - 1; i >= 0; i = i - 1)
+            if (sm_err[i]) begin
+                any_sm_err = 1'b1;
+                first_sm   = i[SM_W-1:0];
+            end
+    end
+
+    always @(posedge clk) begin
+        if (soft_rst) begin
+            done_q <= 1'b0;
+            err_q  <= 1'b0;
+            err_kind_q <= 8'd0;
+            err_sm_q <= 5'd0;
+            err_block_q <= 32'd0;
+            err_warp_q <= 5'd0;
+            err_pc_q <= 17'd0;
+            err_lane_q <= 6'd63;
+            perf_sel <= 13'd0;
+        end else begin
+            if (launch_ok) begin
+                done_q <= 1'b0;
+                err_q  <= 1'b0;
+                err_kind_q <= 8'd0;
+            end else if (start_bad && !err_q) begin
+                err_q      <= 1'b1;  // START with no image loaded
+                err_kind_q <= 8'h13;
+            end
+            if (sched_done) done_q <= 1'b1;
+            if (!err_q && ld_error) begin
+                err_q      <= 1'b1;
+                err_kind_q <= ld_err_code;
+                err_lane_q <= 6'd63;
+            end else if (!err_q && any_sm_err) begin
+                err_q       <= 1'b1;
+                err_kind_q  <= {4'd0, sm_err_kind[first_sm*4 +: 4]};
+                err_sm_q    <= {{(5 - SM_W){1'b0}}, first_sm};
+                err_block_q <= sm_err_block[first_sm*32 +: 32];
+                err_warp_q  <= sm_err_warp[first_sm*5 +: 5];
+                err_pc_q    <= sm_err_pc[first_sm*17 +: 17];
+                err_lane_q  <= sm_err_lane[first_sm*6 +: 6];
+            end
+            if (host_fire && host_write && host_addr == R_PERF_SEL) perf_sel <= host_wdata[12:0];
+        end
+    end
+
+    // Counter read: one SM's counter, or (sm = 0xFF) every SM's combined: the sum, except the
+    // maximum stack depth, whose combination is the maximum.
+    always @(*) begin
+        perf_value = 64'd0;
+        for (i = 0; i < NUM_SMS; i = i + 1)
+            if (perf_sel[12:5] == 8'hFF || perf_sel[12:5] == i[7:0]) begin
+                if (perf_sel[4:0] == `SIMT_PERF_MAX_STACK_DEPTH)
+                    perf_value = sm_perf[i*64 +: 64] > perf_value ? sm_perf[i*64 +: 64] : perf_value;
+                else
+                    perf_value = perf_value + sm_perf[i*64 +: 64];
+            end
+    end
+
+    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, (sched_busy || start_pending) && !err_q};
+    always @(posedge clk) begin
+        host_rvalid <= 1'b0;
+        if (rst) begin
+            host_rdata <= 32'd0;
+        end else if (host_fire && !host_write) begin
+            host_rvalid <= 1'b1;
+            case (host_addr)
+                R_ID:          host_rdata <= `SIMT_IMAGE_MAGIC;
+                R_CONFIG:      host_rdata <= {NUM_SMS[7:0], NUM_LANES[7:0], WARP_SIZE[7:0], 8'd1};
+                R_STATUS:      host_rdata <= status;
+                R_ERR_KIND:    host_rdata <= {24'd0, err_kind_q};
+                R_ERR_SM:      host_rdata <= {27'd0, err_sm_q};
+                R_ERR_BLOCK:   host_rdata <= err_block_q;
+                R_ERR_WARP:    host_rdata <= {27'd0, err_warp_q};
+                R_ERR_PC:      host_rdata <= {15'd0, err_pc_q};
+                R_ERR_LANE:    host_rdata <= {26'd0, err_lane_q};
+                R_PERF_SEL:    host_rdata <= {19'd0, perf_sel};
+                R_PERF_LO:     host_rdata <= perf_value[31:0];
+                R_PERF_HI:     host_rdata <= perf_value[63:32];
+                R_BLOCKS_DONE: host_rdata <= blocks_done;
+                R_BLOCKS_DISPATCHED: host_rdata <= blocks_dispatched;
+                default:       host_rdata <= 32'd0;
+            endcase
+        end
+    end
+endmodule

@@ -1,0 +1,534 @@
+`include "simt_isa.vh"
+`include "simt_check.vh"
+// Launch-image loader (docs/gpu.md; image format docs/isa.md 8.3).
+//
+// Takes the image one 32-bit word per img_valid/img_ready handshake and, as the words stream by:
+//   - validates the format (magic, version, records GRID BLOCK REGS SHARED PARAM INSTR CONST in this
+//     order, then any DATA records, then END) and the launch limits of docs/isa.md 8.1;
+//   - writes INSTR and CONST payloads through imem_* / cmem_* (the GPU broadcasts them to every SM);
+//   - builds the SM launch configuration cfg_* (docs/sm.md "simt_sm"), including the derived cfg_wpb,
+//     cfg_sh_stride and cfg_slots (tb/agents/sm_driver.py SmLaunch.of), and cfg_nblocks;
+//   - turns DATA runs into SEG_WORDS-aligned masked store requests on a port of the SM memory protocol
+//     (docs/sm.md), one request per segment touched, and counts their acknowledgements.
+// `loaded` is high once a complete, valid image is held and every DATA store has been acknowledged;
+// `error` is high (with err_code, docs/gpu.md launch errors) from the first offending word until a
+// magic word starts a new image. Words after an error are accepted and ignored, so the host can
+// always finish writing an image: the loader never blocks on a bad one.
+//
+// Error codes: 0x10 bad image (magic, version, record order, tag, record length, dimension or register
+// count out of range, grid of more than 2^32-1 blocks, DATA outside GLOBAL_WORDS, a word after END),
+// 0x11 a block does not fit one SM (warps, register rows or shared words: exactly the cases where
+// SmLaunch.of would find 0 slots), 0x12 INSTR or CONST longer than its memory. Each error is
+// reported at the word that makes the image illegal, so the first offending word decides the code.
+//
+// A magic word restarts the loader in every state (docs/gpu.md, IMAGE register): the image being
+// loaded is dropped, together with a DATA segment not yet issued. A consequence of that rule: a
+// payload word equal to the magic value cannot be part of an image.
+//
+// Timing: one word per cycle, except that a DATA word that completes a segment waits while the
+// previous segment's request is still waiting for mreq_ready. After END, `loaded` rises when the
+// last request has been acknowledged and the slot search (at most NUM_BLOCKS cycles after SHARED)
+// has ended.
+module simt_loader #(
+    parameter integer WARP_SIZE    = 32,      // threads per warp: power of two, 4..32
+    parameter integer NUM_LANES    = 8,       // integer lanes: 4, 8, 16 or 32, <= WARP_SIZE
+    parameter integer NUM_WARPS    = 16,      // warp slots per SM: 1..32
+    parameter integer NUM_BLOCKS   = 4,       // block slots per SM: 1..16, <= NUM_WARPS
+    parameter integer RF_DEPTH     = 512,     // register rows per lane partition: power of two 32..4096
+    parameter integer SHARED_WORDS = 1024,    // shared words per SM: power of two 64..65536
+    parameter integer NUM_BANKS    = 8,       // shared banks: power of two 1..32
+    parameter integer CONST_WORDS  = 256,     // constant memory words: power of two 16..65536
+    parameter integer IMEM_WORDS   = 1024,    // instruction memory words: power of two 16..65536
+    parameter integer SEG_WORDS    = 8,       // global segment words: power of two 1..32
+    parameter integer TAG_W        = 9,       // memory request tag width: 1..32
+    // DATA records must lie inside global memory (docs/isa.md 8.1): same value as the SMs' GLOBAL_WORDS
+    parameter integer GLOBAL_WORDS = 1048576, // global memory words: power of two 1024..2**30
+    // derived widths (the SM's cfg_* port widths); not meant to be overridden
+    parameter integer PC_W   = $clog2(IMEM_WORDS),
+    parameter integer C_AW   = $clog2(CONST_WORDS),
+    parameter integer SH_AW  = $clog2(SHARED_WORDS),
+    parameter integer WCNT_W = $clog2(NUM_WARPS + 1),
+    parameter integer BCNT_W = $clog2(NUM_BLOCKS + 1)
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+    // image words (the host's IMAGE register)
+    input  wire                    img_valid,
+    output wire                    img_ready,
+    input  wire [31:0]             img_word,
+    // program load, broadcast to every SM
+    output reg                     imem_we,
+    output reg  [PC_W-1:0]         imem_waddr,
+    output reg  [31:0]             imem_wdata,
+    output reg                     cmem_we,
+    output reg  [C_AW-1:0]         cmem_waddr,
+    output reg  [31:0]             cmem_wdata,
+    // launch configuration: the SM's cfg_* inputs (docs/sm.md), plus the grid's block count
+    output reg  [47:0]             cfg_grid,       // {z, y, x}, 16 bits each
+    output reg  [47:0]             cfg_block,      // {z, y, x}
+    output reg  [10:0]             cfg_threads,
+    output reg  [5:0]              cfg_regs,
+    output reg  [WCNT_W-1:0]       cfg_wpb,
+    output reg  [BCNT_W-1:0]       cfg_slots,
+    output reg  [SH_AW:0]          cfg_shared,
+    output reg  [SH_AW:0]          cfg_sh_stride,
+    output reg  [4:0]              cfg_nparams,
+    output reg  [16*32-1:0]        cfg_params,
+    output reg  [PC_W:0]           cfg_ninstr,
+    output reg  [C_AW:0]           cfg_nconst,
+    output reg  [31:0]             cfg_nblocks,
+    // DATA records: global-memory stores (SM memory protocol, docs/sm.md)
+    output reg                     mreq_valid,
+    input  wire                    mreq_ready,
+    output reg  [31:0]             mreq_addr,
+    output wire                    mreq_write,
+    output reg  [SEG_WORDS-1:0]    mreq_mask,
+    output reg  [SEG_WORDS*32-1:0] mreq_wdata,
+    output wire [TAG_W-1:0]        mreq_tag,
+    input  wire                    mrsp_valid,
+    output wire                    mrsp_ready,
+    // A store acknowledgement carries no information beyond its arrival: every response on this port
+    // answers one of the loader's stores (the GPU routes by tag), so tag and data are not inspected.
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [TAG_W-1:0]        mrsp_tag,
+    input  wire [SEG_WORDS*32-1:0] mrsp_rdata,
+    /* verilator lint_on UNUSEDSIGNAL */
+    // status
+    output wire                    loaded,         // a complete valid image is held
+    output wire                    busy,           // an image is being received or its stores drained
+    output wire                    error,          // the image is illegal (sticky until a magic word)
+    output reg  [7:0]              err_code,       // docs/gpu.md launch error code, 0 when no error
+    output wire [3:0]              ld_state        // loader state (S_* below), for the STATUS register
+);
+    // ---- parameter checks (docs/isa.md section 9) ------------------------------------------------
+    generate
+        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : bad_warp_size
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)", WARP_SIZE);
+        end
+        if (!(NUM_LANES == 4 || NUM_LANES == 8 || NUM_LANES == 16 || NUM_LANES == 32) ||
+            NUM_LANES > WARP_SIZE) begin : bad_lanes
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32, <= WARP_SIZE)",
+                NUM_LANES);
+        end
+        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : bad_warps
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
+        end
+        if (NUM_BLOCKS < 1 || NUM_BLOCKS > 16 || NUM_BLOCKS > NUM_WARPS) begin : bad_blocks
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter NUM_BLOCKS=%0d (must be in 1..16, <= NUM_WARPS)", NUM_BLOCKS);
+        end
+        if (RF_DEPTH < 32 || RF_DEPTH > 4096 || (RF_DEPTH & (RF_DEPTH - 1)) != 0) begin : bad_rf
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter RF_DEPTH=%0d (must be a power of two in 32..4096)", RF_DEPTH);
+        end
+        if (SHARED_WORDS < 64 || SHARED_WORDS > 65536 || (SHARED_WORDS & (SHARED_WORDS - 1)) != 0)
+        begin : bad_shared
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter SHARED_WORDS=%0d (must be a power of two in 64..65536)",
+                SHARED_WORDS);
+        end
+        if (NUM_BANKS < 1 || NUM_BANKS > 32 || (NUM_BANKS & (NUM_BANKS - 1)) != 0) begin : bad_banks
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter NUM_BANKS=%0d (must be a power of two in 1..32)", NUM_BANKS);
+        end
+        if (CONST_WORDS < 16 || CONST_WORDS > 65536 || (CONST_WORDS & (CONST_WORDS - 1)) != 0)
+        begin : bad_const
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter CONST_WORDS=%0d (must be a power of two in 16..65536)",
+                CONST_WORDS);
+        end
+        if (IMEM_WORDS < 16 || IMEM_WORDS > 65536 || (IMEM_WORDS & (IMEM_WORDS - 1)) != 0)
+        begin : bad_imem
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter IMEM_WORDS=%0d (must be a power of two in 16..65536)",
+                IMEM_WORDS);
+        end
+        if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : bad_seg
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)", SEG_WORDS);
+        end
+        if (TAG_W < 1 || TAG_W > 32) begin : bad_tag
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter TAG_W=%0d (must be in 1..32)", TAG_W);
+        end
+        if (GLOBAL_WORDS < 1024 || GLOBAL_WORDS > (1 << 30) || (GLOBAL_WORDS & (GLOBAL_WORDS - 1)) != 0)
+        begin : bad_global_words
+            `SIMT_AT_ELAB $fatal(1,
+                "simt_loader: illegal parameter GLOBAL_WORDS=%0d (must be a power of two in 1024..2**30)",
+                GLOBAL_WORDS);
+        end
+    endgenerate
+
+    localparam integer ROWS_LOG    = $clog2(WARP_SIZE / NUM_LANES);  // log2 of rows per warp
+    localparam integer WS_LOG      = $clog2(WARP_SIZE);
+    localparam integer SOFF_W      = (SEG_WORDS > 1) ? $clog2(SEG_WORDS) : 1;
+    localparam integer MAX_THREADS = NUM_WARPS * WARP_SIZE;  // a block of more threads cannot fit
+    localparam [7:0]   E_IMAGE = 8'h10, E_FIT = 8'h11, E_SIZE = 8'h12;  // docs/gpu.md launch errors
+    localparam [31:0]  SEG_MASK = ~(SEG_WORDS - 1);  // clears the word-in-segment bits of an address
+    // Limits as sized constants, so every comparison below is between equal widths.
+    localparam [23:0]  IMEM_LIM   = IMEM_WORDS[23:0];
+    localparam [23:0]  CONST_LIM  = CONST_WORDS[23:0];
+    localparam [21:0]  THR_LIM    = MAX_THREADS[21:0];
+    localparam [15:0]  RF_LIM     = RF_DEPTH[15:0];
+    localparam [6:0]   WARP_LIM   = NUM_WARPS[6:0];
+    localparam [17:0]  SH_LIM     = SHARED_WORDS[17:0];
+    localparam [BCNT_W-1:0] BLK_LIM = NUM_BLOCKS[BCNT_W-1:0];
+    localparam integer SEG_LAST_I = SEG_WORDS - 1;
+    localparam [SOFF_W-1:0] SEG_LAST = SEG_LAST_I[SOFF_W-1:0];
+    localparam [32:0]  GLOBAL_END = {1'b0, GLOBAL_WORDS[31:0]};
+
+    // ---- states (also shown in STATUS bits 7..4) -------------------------------------------------
+    localparam [3:0] S_IDLE    = 4'd0,  // no image: waiting for a magic word
+                     S_VERSION = 4'd1,  // magic seen: the next word is the version
+                     S_HEADER  = 4'd2,  // a record header
+                     S_PAYLOAD = 4'd3,  // payload of GRID .. CONST (record `rec`)
+                     S_DBASE   = 4'd4,  // DATA base address
+                     S_DPAY    = 4'd5,  // DATA words
+                     S_FLUSH   = 4'd6,  // END seen: waiting for store acknowledgements and cfg_slots
+                     S_LOADED  = 4'd7,  // a valid image is held
+                     S_ERROR   = 4'd8;  // an illegal image: words ignored until a magic word
+    // Records in their mandatory order; `rec` is the next one expected (REC_TAIL: DATA or END).
+    localparam [2:0] REC_GRID = 3'd0, REC_BLOCK = 3'd1, REC_REGS = 3'd2, REC_SHARED = 3'd3,
+                     REC_PARAM = 3'd4, REC_INSTR = 3'd5, REC_CONST = 3'd6, REC_TAIL = 3'd7;
+
+    reg  [3:0]  state;
+    reg  [2:0]  rec;
+    reg  [23:0] pidx;   // index of the next payload word of the record (DATA: after the base)
+    reg  [23:0] plen;   // payload words of the record (DATA: without the base)
+
+    wire        fire     = img_valid && img_ready;
+    wire        is_magic = img_word == `SIMT_IMAGE_MAGIC;
+    wire        restart  = fire && is_magic;
+    wire [7:0]  hdr_tag  = img_word[31:24];
+    wire [23:0] hdr_cnt  = img_word[23:0];
+    wire        last_pay = pidx == plen - 24'd1;
+
+    // ---- per-word derived values -----------------------------------------------------------------
+    // Threads per block are only compared with MAX_THREADS <= 1024, so each factor saturates at 1025
+    // and the products stay 22 bits wide instead of 48.
+    function [10:0] sat11(input [21:0] v);
+        sat11 = (v > 22'd1024) ? 11'd1025 : v[10:0];
+    endfunction
+    reg  [21:0] thr_xy;     // sat(block.x) * sat(block.y)
+    reg  [31:0] grid_xy;    // grid.x * grid.y (each <= 65535: fits 32 bits)
+    wire [21:0] thr_now  = {11'd0, sat11(thr_xy)} * {11'd0, sat11({6'd0, img_word[15:0]})};
+    wire [47:0] nblk_now = {16'd0, grid_xy} * {32'd0, img_word[15:0]};
+    // Warps per block = ceil(threads / WARP_SIZE); used only when threads <= MAX_THREADS, where it
+    // fits WCNT_W bits, so the rounded sum's top bits are not needed.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [10:0] thr_rnd  = thr_now[10:0] + WARP_SIZE[10:0] - 11'd1;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [WCNT_W-1:0] wpb_now = thr_rnd[WS_LOG +: WCNT_W];
+    // Register rows of one block: wpb (<= 32) * regs (<= 32, checked first) * ROWS (<= 8).
+    wire [15:0] rows_now = ({{(16 - WCNT_W){1'b0}}, cfg_wpb} * {10'd0, img_word[5:0]}) << ROWS_LOG;
+    wire        dim_bad  = img_word == 32'd0 || img_word > 32'd65535;
+    wire [32:0] data_end = {1'b0, img_word} + {9'd0, plen};  // one past the DATA record's last word
+
+    // ---- validation of the word being accepted ---------------------------------------------------
+    reg       bad;       // the word makes the image illegal
+    reg [7:0] bad_code;
+    reg [7:0] exp_tag;   // tag of the record expected next
+    always @(*) begin
+        case (rec)
+            REC_GRID:   exp_tag = `SIMT_TAG_GRID;
+            REC_BLOCK:  exp_tag = `SIMT_TAG_BLOCK;
+            REC_REGS:   exp_tag = `SIMT_TAG_REGS;
+            REC_SHARED: exp_tag = `SIMT_TAG_SHARED;
+            REC_PARAM:  exp_tag = `SIMT_TAG_PARAM;
+            REC_INSTR:  exp_tag = `SIMT_TAG_INSTR;
+            REC_CONST:  exp_tag = `SIMT_TAG_CONST;
+            default:    exp_tag = `SIMT_TAG_DATA;
+        endcase
+    end
+    always @(*) begin
+        bad      = 1'b0;
+        bad_code = E_IMAGE;
+        case (state)
+            // A word that is not a magic word where an image must start, or after END: bad magic.
+            S_IDLE, S_FLUSH, S_LOADED: bad = 1'b1;
+            S_VERSION: bad = img_word != `SIMT_IMAGE_VERSION;
+            S_HEADER: begin
+                if (rec == REC_TAIL) begin
+                    if (hdr_tag == `SIMT_TAG_DATA)     bad = hdr_cnt == 24'd0;  // no base address
+                    else if (hdr_tag == `SIMT_TAG_END) bad = hdr_cnt != 24'd0;
+                    else                               bad = 1'b1;
+                end else if (hdr_tag != exp_tag) begin
+                    bad = 1'b1;  // unknown tag, missing, repeated or out-of-order record
+                end else begin
+                    case (rec)
+                        REC_GRID, REC_BLOCK:  bad = hdr_cnt != 24'd3;
+                        REC_REGS, REC_SHARED: bad = hdr_cnt != 24'd1;
+                        REC_PARAM:            bad = hdr_cnt > 24'd16;
+                        REC_INSTR: begin
+                            bad      = hdr_cnt == 24'd0 || hdr_cnt > IMEM_LIM;
+                            bad_code = (hdr_cnt == 24'd0) ? E_IMAGE : E_SIZE;
+                        end
+                        default: begin  // REC_CONST
+                            bad      = hdr_cnt > CONST_LIM;
+                            bad_code = E_SIZE;
+                        end
+                    endcase
+                end
+            end
+            S_PAYLOAD: begin
+                case (rec)
+                    REC_GRID: begin
+                        // More than 2^32-1 blocks cannot be numbered by a 32-bit block index.
+                        bad = dim_bad || (pidx == 24'd2 && nblk_now[47:32] != 16'd0);
+                    end
+                    REC_BLOCK: begin
+                        bad      = dim_bad || (pidx == 24'd2 && thr_now > THR_LIM);
+                        bad_code = dim_bad ? E_IMAGE : E_FIT;
+                    end
+                    REC_REGS: begin
+                        bad      = img_word == 32'd0 || img_word > 32'd32 || rows_now > RF_LIM;
+                        bad_code = (img_word == 32'd0 || img_word > 32'd32) ? E_IMAGE : E_FIT;
+                    end
+                    REC_SHARED: begin
+                        bad      = img_word > SHARED_WORDS;
+                        bad_code = E_FIT;
+                    end
+                    default: ;  // PARAM, INSTR, CONST: any word
+                endcase
+            end
+            S_DBASE: bad = data_end > GLOBAL_END;
+            default: ;  // S_DPAY: any word; S_ERROR: words are ignored
+        endcase
+    end
+
+    // ---- record sequencing -----------------------------------------------------------------------
+    wire flushed;
+    always @(posedge clk) begin
+        if (rst) begin
+            state    <= S_IDLE;
+            err_code <= 8'd0;
+            rec      <= REC_GRID;
+            pidx     <= 24'd0;
+            plen     <= 24'd0;
+        end else if (restart) begin
+            state    <= S_VERSION;
+            err_code <= 8'd0;
+        end else if (fire && bad) begin
+            state    <= S_ERROR;
+            err_code <= bad_code;
+        end else if (fire) begin
+            case (state)
+                S_VERSION: begin
+                    state <= S_HEADER;
+                    rec   <= REC_GRID;
+                end
+                S_HEADER: begin
+                    pidx <= 24'd0;
+                    plen <= (rec == REC_TAIL) ? hdr_cnt - 24'd1 : hdr_cnt;
+                    if (rec == REC_TAIL)
+                        state <= (hdr_tag == `SIMT_TAG_DATA) ? S_DBASE : S_FLUSH;
+                    else if (hdr_cnt == 24'd0)
+                        rec <= rec + 3'd1;       // empty PARAM or CONST record
+                    else
+                        state <= S_PAYLOAD;
+                end
+                S_PAYLOAD: begin
+                    pidx <= pidx + 24'd1;
+                    if (last_pay) begin
+                        state <= S_HEADER;
+                        rec   <= rec + 3'd1;
+                    end
+                end
+                S_DBASE: state <= (plen == 24'd0) ? S_HEADER : S_DPAY;
+                S_DPAY: begin
+                    pidx <= pidx + 24'd1;
+                    if (last_pay) state <= S_HEADER;
+                end
+                default: ;
+            endcase
+        end else if (state == S_FLUSH && flushed) begin
+            state <= S_LOADED;
+        end
+    end
+
+    assign loaded   = state == S_LOADED;
+    assign error    = state == S_ERROR;
+    assign busy     = !(state == S_IDLE || state == S_LOADED || state == S_ERROR);
+    assign ld_state = state;
+
+    // ---- launch configuration --------------------------------------------------------------------
+    wire accept = fire && !is_magic && !bad;  // a word that continues a legal image
+    always @(posedge clk) begin
+        if (rst || restart) begin
+            cfg_grid    <= 48'd0;
+            cfg_block   <= 48'd0;
+            cfg_threads <= 11'd0;
+            cfg_regs    <= 6'd0;
+            cfg_wpb     <= {WCNT_W{1'b0}};
+            cfg_shared  <= {(SH_AW + 1){1'b0}};
+            cfg_sh_stride <= {(SH_AW + 1){1'b0}};
+            cfg_nparams <= 5'd0;
+            cfg_params  <= {(16 * 32){1'b0}};  // parameters the image does not give read 0
+            cfg_ninstr  <= {(PC_W + 1){1'b0}};
+            cfg_nconst  <= {(C_AW + 1){1'b0}};
+            cfg_nblocks <= 32'd0;
+            thr_xy      <= 22'd0;
+            grid_xy     <= 32'd0;
+        end else if (accept && state == S_HEADER) begin
+            case (rec)
+                REC_PARAM: cfg_nparams <= hdr_cnt[4:0];
+                REC_INSTR: cfg_ninstr  <= hdr_cnt[PC_W:0];
+                REC_CONST: cfg_nconst  <= hdr_cnt[C_AW:0];
+                default: ;
+            endcase
+        end else if (accept && state == S_PAYLOAD) begin
+            case (rec)
+                REC_GRID: begin
+                    cfg_grid[pidx[1:0]*16 +: 16] <= img_word[15:0];
+                    if (pidx == 24'd1) grid_xy <= {16'd0, cfg_grid[15:0]} * {16'd0, img_word[15:0]};
+                    if (pidx == 24'd2) cfg_nblocks <= nblk_now[31:0];
+                end
+                REC_BLOCK: begin
+                    cfg_block[pidx[1:0]*16 +: 16] <= img_word[15:0];
+                    if (pidx == 24'd1)
+                        thr_xy <= {11'd0, sat11({6'd0, cfg_block[15:0]})} *
+                                  {11'd0, sat11({6'd0, img_word[15:0]})};
+                    if (pidx == 24'd2) begin
+                        cfg_threads <= thr_now[10:0];
+                        cfg_wpb     <= wpb_now;
+                    end
+                end
+                REC_REGS: cfg_regs <= img_word[5:0];
+                REC_SHARED: begin
+                    cfg_shared    <= img_word[SH_AW:0];
+                    // Rounded up to NUM_BANKS so every block's region starts on bank 0 (docs/sm.md).
+                    cfg_sh_stride <= (img_word[SH_AW:0] + NUM_BANKS[SH_AW:0] - 1'b1) &
+                                     ~(NUM_BANKS[SH_AW:0] - 1'b1);
+                end
+                REC_PARAM: cfg_params[pidx[3:0]*32 +: 32] <= img_word;
+                default: ;
+            endcase
+        end
+    end
+
+    // Instruction and constant words are written as they arrive (indices < IMEM_WORDS / CONST_WORDS:
+    // the header's count was checked).
+    always @(posedge clk) begin
+        imem_we <= 1'b0;
+        cmem_we <= 1'b0;
+        if (rst) begin
+            imem_waddr <= {PC_W{1'b0}};
+            imem_wdata <= 32'd0;
+            cmem_waddr <= {C_AW{1'b0}};
+            cmem_wdata <= 32'd0;
+        end else if (accept && state == S_PAYLOAD && rec == REC_INSTR) begin
+            imem_we    <= 1'b1;
+            imem_waddr <= pidx[PC_W-1:0];
+            imem_wdata <= img_word;
+        end else if (accept && state == S_PAYLOAD && rec == REC_CONST) begin
+            cmem_we    <= 1'b1;
+            cmem_waddr <= pidx[C_AW-1:0];
+            cmem_wdata <= img_word;
+        end
+    end
+
+    // ---- block slots per SM: the largest k <= NUM_BLOCKS whose k blocks fit ----------------------
+    // SmLaunch.of takes min(NUM_BLOCKS, NUM_WARPS / wpb, RF_DEPTH / rows, SHARED_WORDS / stride); with
+    // running sums k*wpb, k*rows, k*stride, one candidate k per cycle, no divider is needed. The fit
+    // checks at BLOCK, REGS and SHARED guarantee that k = 1 fits, so the result is never 0.
+    reg              sl_busy;
+    reg  [6:0]       sl_w;   // k * wpb         (< NUM_WARPS + 32)
+    reg  [15:0]      sl_r;   // k * rows        (< RF_DEPTH + 8192)
+    reg  [17:0]      sl_s;   // k * stride      (< 2 * SHARED_WORDS)
+    reg  [15:0]      rows_q; // register rows of one block
+    wire [6:0]       sl_w_n = sl_w + {{(7 - WCNT_W){1'b0}}, cfg_wpb};
+    wire [15:0]      sl_r_n = sl_r + rows_q;
+    wire [17:0]      sl_s_n = sl_s + {{(17 - SH_AW){1'b0}}, cfg_sh_stride};
+    wire             sl_fit = cfg_slots < BLK_LIM && sl_w_n <= WARP_LIM && sl_r_n <= RF_LIM &&
+                              sl_s_n <= SH_LIM;
+    always @(posedge clk) begin
+        if (rst || restart) begin
+            sl_busy   <= 1'b0;
+            cfg_slots <= {BCNT_W{1'b0}};
+            rows_q    <= 16'd0;
+            sl_w      <= 7'd0;
+            sl_r      <= 16'd0;
+            sl_s      <= 18'd0;
+        end else if (accept && state == S_PAYLOAD && rec == REC_REGS) begin
+            rows_q    <= rows_now;
+        end else if (accept && state == S_PAYLOAD && rec == REC_SHARED) begin
+            sl_busy   <= 1'b1;  // wpb, rows and (next cycle) stride are known
+            cfg_slots <= {BCNT_W{1'b0}};
+            sl_w      <= 7'd0;
+            sl_r      <= 16'd0;
+            sl_s      <= 18'd0;
+        end else if (sl_busy) begin
+            if (sl_fit) begin
+                cfg_slots <= cfg_slots + 1'b1;
+                sl_w      <= sl_w_n;
+                sl_r      <= sl_r_n;
+                sl_s      <= sl_s_n;
+            end else begin
+                sl_busy   <= 1'b0;
+            end
+        end
+    end
+
+    // ---- DATA records: words into SEG_WORDS-aligned masked store requests ------------------------
+    // Words of a run are gathered in bf_* until the word at the end of its segment or the run's last
+    // word; then the segment moves to the request register (mreq_*). The request register is not
+    // touched by a restart: a request once valid is held until accepted (protocol), and counted.
+    reg  [31:0]             d_addr;   // global address of the next DATA word
+    reg  [SEG_WORDS-1:0]    bf_mask;
+    reg  [SEG_WORDS*32-1:0] bf_data;
+    wire [SOFF_W-1:0]       d_off     = (SEG_WORDS > 1) ? d_addr[SOFF_W-1:0] : {SOFF_W{1'b0}};
+    wire                    seg_end   = d_off == SEG_LAST || last_pay;
+    wire [SEG_WORDS-1:0]    ins_mask  = bf_mask | ({{(SEG_WORDS - 1){1'b0}}, 1'b1} << d_off);
+    wire [SEG_WORDS*32-1:0] ins_data  = bf_data | ({{(SEG_WORDS * 32 - 32){1'b0}}, img_word} << (d_off * 32));
+    // Depends on state only (never on img_word or mreq_ready): a completing word waits for a free
+    // request register.
+    assign img_ready  = !(state == S_DPAY && seg_end && mreq_valid);
+    assign mreq_write = 1'b1;
+    assign mreq_tag   = {TAG_W{1'b0}};
+    assign mrsp_ready = 1'b1;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            mreq_valid <= 1'b0;
+            mreq_addr  <= 32'd0;
+            mreq_mask  <= {SEG_WORDS{1'b0}};
+            mreq_wdata <= {(SEG_WORDS * 32){1'b0}};
+        end else if (accept && state == S_DPAY && seg_end) begin
+            mreq_valid <= 1'b1;  // img_ready guaranteed the register was free
+            mreq_addr  <= d_addr & SEG_MASK;
+            mreq_mask  <= ins_mask;
+            mreq_wdata <= ins_data;
+        end else if (mreq_ready) begin
+            mreq_valid <= 1'b0;
+        end
+    end
+
+    always @(posedge clk) begin
+        if (rst || restart) begin
+            d_addr  <= 32'd0;
+            bf_mask <= {SEG_WORDS{1'b0}};
+            bf_data <= {(SEG_WORDS * 32){1'b0}};  // words outside the mask are sent as 0
+        end else if (accept && state == S_DBASE) begin
+            d_addr  <= img_word;
+        end else if (accept && state == S_DPAY) begin
+            d_addr  <= d_addr + 32'd1;
+            bf_mask <= seg_end ? {SEG_WORDS{1'b0}} : ins_mask;
+            bf_data <= seg_end ? {(SEG_WORDS * 32){1'b0}} : ins_data;
+        end
+    end
+
+    // Stores issued and not yet acknowledged; kept across restarts, since their responses still come.
+    // It never goes below 0: a response to a store issued before a reset is ignored, not counted.
+    reg [31:0] outstanding;
+    wire       req_fire = mreq_valid && mreq_ready;
+    wire       rsp_fire = mrsp_valid;  // mrsp_ready is always high
+    always @(posedge clk) begin
+        if (rst)                                             outstanding <= 32'd0;
+        else if (req_fire && !rsp_fire)                      outstanding <= outstanding + 32'd1;
+        else if (!req_fire && rsp_fire && outstanding != 0)  outstanding <= outstanding - 32'd1;
+    end
+    assign flushed = !mreq_valid && outstanding == 32'd0 && !sl_busy;
+endmodule
