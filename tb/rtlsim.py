@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cocotb_tools.runner import get_runner
 
-from tb import simenv
+from tb import illegal_probe, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
@@ -160,6 +160,8 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     text = log.read_text(errors="replace") if log.exists() else ""
     if message not in text:
         raise AssertionError(f"{toplevel} with {dict(parameters)} did not print {message!r}; see {log}")
+    if illegal_probe.RAN_ON in text:  # the probe failed, not the simulator: it ran on past time 0
+        raise AssertionError(f"{toplevel} with {dict(parameters)} printed {message!r} but did not stop; see {log}")
 
 
 def _check(results: Path) -> None:

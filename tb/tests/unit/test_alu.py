@@ -13,7 +13,6 @@ Tests:
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 
@@ -21,7 +20,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import Timer
 
-from tb import rtlsim
+from tb import benchutil, rtlsim
 from tb.reference import isa, model
 
 U32 = np.uint32
@@ -31,13 +30,8 @@ OPS["MV"] = isa.ALU_FN_MV
 CORNERS = (0, 1, 2, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF)
 
 
-def regression_seed(test: str) -> int:
-    """The run's COCOTB_RANDOM_SEED: cocotb reseeds each test with it plus a hash of the test name."""
-    return cocotb.RANDOM_SEED - int(hashlib.sha1(f"{__name__}.{test}".encode()).hexdigest(), 16)
-
-
 def _rng(dut, test: str) -> random.Random:
-    dut._log.info("test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, regression_seed(test))
+    dut._log.info("test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, test))
     return random.Random(random.getrandbits(64))
 
 

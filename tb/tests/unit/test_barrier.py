@@ -19,7 +19,6 @@ Port naming deviation from docs/sm.md: the output is ``released`` (``release`` i
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 from types import SimpleNamespace
@@ -27,17 +26,12 @@ from types import SimpleNamespace
 import cocotb
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge, Timer
+from cocotb.triggers import ReadOnly, RisingEdge
 
-from tb import rtlsim
+from tb import benchutil, rtlsim
 from tb.reference.model import Block, Model, Warp, WarpState
 
 TESTS = ["random_blocks", "directed"]
-
-
-def _seed(test: str) -> int:
-    """The regression seed (what SEED=n sets): cocotb seeds each test with it + sha1(test name)."""
-    return cocotb.RANDOM_SEED - int(hashlib.sha1(f"{__name__}.{test}".encode()).hexdigest(), 16)
 
 
 class Ports:
@@ -75,7 +69,7 @@ class Ports:
 
 async def _start(dut, test: str) -> Ports:
     nb, nw = len(dut.released), (1 << len(dut.init_warps)) - 1
-    dut._log.info("SEED=%d reruns %s: NUM_BLOCKS=%d (init_warps up to %d)", _seed(test), test, nb, nw)
+    dut._log.info("SEED=%d reruns %s: NUM_BLOCKS=%d (init_warps up to %d)", benchutil.rerun_seed(__name__, test), test, nb, nw)
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     dut.rst.value = 1
     for sig in (
@@ -290,13 +284,6 @@ async def directed(dut):
     assert p.checked > 0
 
 
-@cocotb.test()
-async def illegal_probe(dut):
-    """Only run by the illegal-parameter launcher: the $fatal at time 0 must end the run before 1 us."""
-    await Timer(1, unit="us")
-    raise AssertionError("simt_barrier elaborated and ran with an illegal parameter")
-
-
 # ---------------------------------------------------------------------------------------------
 # pytest launchers
 # ---------------------------------------------------------------------------------------------
@@ -320,9 +307,5 @@ def test_barrier(num_blocks, num_warps):
         ),
     ],
 )
-def test_barrier_illegal_parameter(params, message, capfd):
-    with pytest.raises((Exception, SystemExit)):  # the run fails: the simulator stops at time 0
-        rtlsim.run("simt_barrier", ["sm/simt_barrier.v"], __name__, parameters=params,
-                   testcase="illegal_probe", tag="illegal")  # fmt: skip
-    out, err = capfd.readouterr()
-    assert message in out + err, f"the simulator did not print {message!r}"
+def test_barrier_illegal_parameter(params, message):
+    rtlsim.expect_fatal("simt_barrier", ["sm/simt_barrier.v"], params, message)

@@ -15,14 +15,13 @@ Tests:
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 
 import cocotb
 from cocotb.triggers import Timer
 
-from tb import rtlsim
+from tb import benchutil, rtlsim
 from tb.reference import isa, model
 
 # Outputs of the decoder, in the order they are read.
@@ -143,13 +142,8 @@ class Decoder:
         return False
 
 
-def regression_seed(test: str) -> int:
-    """The run's COCOTB_RANDOM_SEED: cocotb reseeds each test with it plus a hash of the test name."""
-    return cocotb.RANDOM_SEED - int(hashlib.sha1(f"{__name__}.{test}".encode()).hexdigest(), 16)
-
-
 def _start(dut, test: str) -> tuple[Decoder, random.Random]:
-    dut._log.info("test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, regression_seed(test))
+    dut._log.info("test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, test))
     return Decoder(dut), random.Random(random.getrandbits(64))
 
 

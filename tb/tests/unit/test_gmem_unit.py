@@ -23,7 +23,6 @@ Checks:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 from dataclasses import dataclass, field
@@ -32,9 +31,9 @@ import cocotb
 import numpy as np
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ReadOnly, RisingEdge, Timer
+from cocotb.triggers import ReadOnly, RisingEdge
 
-from tb import rtlsim
+from tb import benchutil, rtlsim
 from tb.agents.gmem_responder import GmemResponder, MemTxn
 from tb.reference import model
 
@@ -342,15 +341,8 @@ class GmemBench:
         assert self.transactions > 0, "checked 0 transactions"
 
 
-def _log_seed(test: str) -> None:
-    """cocotb seeds each test with regression seed + sha1(test name); SEED= takes the former."""
-    h = int(hashlib.sha1(f"{__name__}.{test}".encode()).hexdigest(), 16)
-    seed = cocotb.RANDOM_SEED - h
-    cocotb.log.info("regression seed %d (rerun with SEED=%d)", seed, seed)
-
-
 async def _run(dut, test: str, knobs: Knobs) -> None:
-    _log_seed(test)
+    benchutil.log_seed(__name__, test)
     Clock(dut.clk, 10, unit="ns").start()
     await GmemBench(dut, int(os.environ["GMEM_NUM_WARPS"]), knobs).run()
 
@@ -384,12 +376,6 @@ async def in_order_full_speed(dut) -> None:
     await _run(dut, "in_order_full_speed", Knobs(accesses_per_warp=_per_warp(120)))
 
 
-@cocotb.test()
-async def illegal_probe(dut) -> None:
-    """Only run by the illegal-parameter launcher: the simulator must stop before this finishes."""
-    await Timer(100, unit="ns")
-
-
 # ---------------------------------------------------------------------------------------- launchers
 @pytest.mark.parametrize("warp_size,num_warps,seg_words", CONFIGS,
                          ids=[f"ws{w}-nw{n}-seg{s}" for w, n, s in CONFIGS])  # fmt: skip
@@ -403,12 +389,8 @@ def test_gmem_unit(warp_size: int, num_warps: int, seg_words: int) -> None:
     )  # fmt: skip
 
 
-def test_gmem_unit_illegal_parameter(capfd: pytest.CaptureFixture) -> None:
+def test_gmem_unit_illegal_parameter() -> None:
     """One illegal value is enough to prove the checks stop the simulator (each build costs time)."""
     params = {"WARP_SIZE": 8, "NUM_WARPS": 4, "SEG_WORDS": 4, "TAG_W": 4}
     message = "simt_gmem_unit: illegal parameter TAG_W=4 (must be 5: 2 warp-slot bits + 3 index bits)"
-    with pytest.raises((AssertionError, RuntimeError)):
-        rtlsim.run("simt_gmem_unit", SOURCES, __name__, parameters=params, testcase="illegal_probe",
-                   tag="illegal", extra_env={"GMEM_NUM_WARPS": str(params["NUM_WARPS"])})  # fmt: skip
-    out, err = capfd.readouterr()
-    assert message in out + err, f"the simulator did not refuse {params} with '{message}'"
+    rtlsim.expect_fatal("simt_gmem_unit", SOURCES, params, message)
