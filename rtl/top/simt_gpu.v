@@ -165,6 +165,7 @@ module simt_gpu #(
     wire [31:0]        blk_id;
     wire [47:0]        blk_ctaid;
     wire               sched_busy, sched_done;
+    wire               unused_sched_busy = sched_busy;
     wire [31:0]        blocks_done, blocks_dispatched;
     // A kernel error stops the launch: the scheduler is aborted once, when the error is captured.
     reg                err_q_d;
@@ -179,6 +180,9 @@ module simt_gpu #(
     always @(posedge clk)
         if (soft_rst) start_pending <= 1'b0;
         else start_pending <= start_now && !launch_ok && !start_bad && !ld_error;
+    // BUSY covers the whole launch, from START until done or an error, with no gap between a
+    // deferred START and the scheduler's own busy flag (a STATUS poll must never see "idle" early).
+    reg                running;
     // Once a kernel error is captured the launch stops: nothing more is dispatched.
     simt_block_sched #(.NUM_SMS(NUM_SMS)) u_sched (
         .clk(clk), .rst(soft_rst), .start(launch_ok), .abort(sched_abort),
@@ -293,6 +297,7 @@ module simt_gpu #(
             err_pc_q <= 17'd0;
             err_lane_q <= 6'd63;
             perf_sel <= 13'd0;
+            running <= 1'b0;
         end else begin
             if (launch_ok) begin
                 done_q <= 1'b0;
@@ -303,6 +308,8 @@ module simt_gpu #(
                 err_kind_q <= 8'h13;
             end
             if (sched_done) done_q <= 1'b1;
+            if (launch_ok) running <= 1'b1;
+            else if (sched_done || err_q) running <= 1'b0;
             if (!err_q && ld_error) begin
                 err_q      <= 1'b1;
                 err_kind_q <= ld_err_code;
@@ -333,7 +340,7 @@ module simt_gpu #(
             end
     end
 
-    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, (sched_busy || start_pending) && !err_q};
+    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, (running || start_pending) && !err_q};
     always @(posedge clk) begin
         host_rvalid <= 1'b0;
         if (rst) begin

@@ -111,7 +111,12 @@ async def run_launch(dut, host: HostDriver, cfg: GpuConfig, image: LaunchImage, 
             raise AssertionError(f"GPU reports an error at block {err.block} warp {err.warp}; the model steps it")
         assert (err.kind, err.pc, err.lane) == want, f"GPU error {err}, model {want}"
         return launch
-    assert status & ST_DONE and not status & ST_ERROR, f"launch ended with STATUS 0x{status:x}: {await host.error()}"
+    if not status & ST_DONE or status & ST_ERROR:
+        raise AssertionError(
+            f"launch ended with STATUS 0x{status:x}: {await host.error()}; blocks dispatched "
+            f"{await host.read(0x14)}, done {await host.read(0x13)} of {image.num_blocks}; "
+            f"{launch.board.compared} retires matched"
+        )
     await ClockCycles(dut.clk, 4)
     bad = np.flatnonzero(mem != launch.model.gmem)
     assert len(bad) == 0, f"global memory differs at {len(bad)} words, first {bad[0]}"
@@ -202,8 +207,7 @@ async def launch_errors(dut) -> None:
     assert st & ST_ERROR and (await host.error()).kind == 0x13, "START with no image must be error 0x13"
     await host.abort()
     image = image_of("vecadd", rng)
-    image.regs = 32
-    image.block = (cfg.num_warps * cfg.warp_size, 1, 1)  # fits the warps but not the registers
+    image.block = ((cfg.num_warps + 1) * cfg.warp_size, 1, 1)  # one warp more than an SM holds
     await host.load(image)
     await host.start()
     st = await host.wait_idle()
