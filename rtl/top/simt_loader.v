@@ -21,9 +21,10 @@
 // SmLaunch.of would find 0 slots), 0x12 INSTR or CONST longer than its memory. Each error is
 // reported at the word that makes the image illegal, so the first offending word decides the code.
 //
-// A magic word restarts the loader in every state (docs/gpu.md, IMAGE register): the image being
-// loaded is dropped, together with a DATA segment not yet issued. A consequence of that rule: a
-// payload word equal to the magic value cannot be part of an image.
+// A magic word restarts the loader wherever a record header or a new image may start (docs/gpu.md,
+// IMAGE register): the image being loaded is dropped, together with a DATA segment not yet issued.
+// Inside a record's payload (GRID .. CONST words, a DATA base or DATA words) the magic value is an
+// ordinary word, so any 32-bit value can be loaded.
 //
 // Timing: one word per cycle, except that a DATA word that completes a segment waits while the
 // previous segment's request is still waiting for mreq_ready. After END, `loaded` rises when the
@@ -201,7 +202,8 @@ module simt_loader #(
 
     wire        fire     = img_valid && img_ready;
     wire        is_magic = img_word == `SIMT_IMAGE_MAGIC;
-    wire        restart  = fire && is_magic;
+    wire        in_payload = state == S_PAYLOAD || state == S_DBASE || state == S_DPAY;
+    wire        restart  = fire && is_magic && !in_payload;
     wire [7:0]  hdr_tag  = img_word[31:24];
     wire [23:0] hdr_cnt  = img_word[23:0];
     wire        last_pay = pidx == plen - 24'd1;
@@ -355,7 +357,7 @@ module simt_loader #(
     assign ld_state = state;
 
     // ---- launch configuration --------------------------------------------------------------------
-    wire accept = fire && !is_magic && !bad;  // a word that continues a legal image
+    wire accept = fire && !restart && !bad;  // a word that continues a legal image
     always @(posedge clk) begin
         if (rst || restart) begin
             cfg_grid    <= 48'd0;

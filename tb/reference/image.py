@@ -33,6 +33,11 @@ class Tag(enum.IntEnum):
     END = 0x0F  # 0 words
 
 
+# Records other than DATA and END: each exactly once, in this order.
+RECORD_ORDER = (Tag.GRID, Tag.BLOCK, Tag.REGS, Tag.SHARED, Tag.PARAM, Tag.INSTR, Tag.CONST)
+MAX_BLOCKS = (1 << 32) - 1  # flat block indices are 32 bits wide
+
+
 class LaunchError(ValueError):
     """A launch that cannot run on the configured machine (refused before simulation)."""
 
@@ -95,6 +100,7 @@ class LaunchImage:
             raise ImageFormatError(f"unsupported launch image version {words[1]} (expected {VERSION})")
         fields_seen: dict[Tag, list[int]] = {}
         data: list[tuple[int, list[int]]] = []
+        order = list(RECORD_ORDER)  # the records still expected, in order (docs/isa.md 8.3)
         i = 2
         while True:
             if i >= len(words):
@@ -109,14 +115,24 @@ class LaunchImage:
                 raise ImageFormatError(f"word {i}: {tag.name} record truncated")
             i += 1 + count
             if tag is Tag.END:
+                if count:
+                    raise ImageFormatError(f"word {i - 1 - count}: END record with a payload")
+                if order:
+                    raise ImageFormatError(f"END before the {order[0].name} record")
                 break
             if tag is Tag.DATA:
+                if order:
+                    raise ImageFormatError(f"DATA record before the {order[0].name} record")
                 if not payload:
                     raise ImageFormatError(f"word {i}: DATA record without a base address")
                 data.append((payload[0], payload[1:]))
                 continue
             if tag in fields_seen:
                 raise ImageFormatError(f"duplicate {tag.name} record")
+            if not order or tag is not order[0]:
+                expected = order[0].name if order else "DATA or END"
+                raise ImageFormatError(f"{tag.name} record out of order: expected {expected}")
+            order.pop(0)
             fields_seen[tag] = payload
         for tag, n in ((Tag.GRID, 3), (Tag.BLOCK, 3), (Tag.REGS, 1), (Tag.SHARED, 1)):
             if len(fields_seen.get(tag, [])) != n:
@@ -167,6 +183,8 @@ class LaunchImage:
         for name, dims in (("grid", self.grid), ("block", self.block)):
             if len(dims) != 3 or not all(1 <= d <= MAX_DIM for d in dims):
                 fail(f"{name} dimensions {dims} must be three values in 1..{MAX_DIM}")
+        if self.num_blocks > MAX_BLOCKS:
+            fail(f"a grid of {self.num_blocks} blocks exceeds {MAX_BLOCKS} (flat block indices are 32 bits)")
         if not 1 <= self.regs <= NUM_REG_FIELD:
             fail(f"registers per thread {self.regs} must be in 1..{NUM_REG_FIELD}")
         warps = self.warps_per_block(cfg.warp_size)

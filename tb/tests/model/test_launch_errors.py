@@ -83,7 +83,9 @@ LAUNCHES = [
     ("data_starts_past_end", {"data": [(1024, [1])]}, {"global_words": 1024}, True),
     ("data_second_record_out", {"data": [(0, [1]), (5000, [2])]}, {"global_words": 4096}, True),
     # "grid and block dimensions (each 1...65535)"
-    ("grid_max", {"grid": (65535, 65535, 65535)}, {}, False),
+    ("grid_max", {"grid": (65535, 65535, 1)}, {}, False),
+    # "more than 2^32 - 1 blocks (flat block indices are 32 bits)"
+    ("grid_too_many_blocks", {"grid": (65535, 65535, 2)}, {}, True),
     ("grid_zero", {"grid": (0, 1, 1)}, {}, True),
     ("grid_65536", {"grid": (1, 65536, 1)}, {}, True),
     ("block_zero", {"block": (32, 1, 0)}, {}, True),
@@ -253,3 +255,22 @@ def test_image_hex_form_one_word_per_line_with_comments(tmp_path) -> None:
     p = tmp_path / "k.hex"
     image.write_hex(p)
     assert dataclasses.asdict(LaunchImage.read_hex(p)) == dataclasses.asdict(image)
+
+
+def test_image_records_must_come_in_the_specified_order() -> None:
+    """docs/isa.md 8.3: "GRID, BLOCK, REGS, SHARED, PARAM, INSTR and CONST appear once each, in this
+    order, then any DATA records, then END" — the RTL loader refuses anything else, so does Python."""
+    from tb.reference.image import ImageFormatError
+    from tb.reference.image import LaunchImage as Image
+
+    words = Image(code=[0xFC000000], data=[(8, [1, 2])]).to_words()
+    assert Image.from_words(words).data == [(8, [1, 2])]
+    swapped = words[:2] + words[6:10] + words[2:6] + words[10:]  # BLOCK before GRID
+    with pytest.raises(ImageFormatError, match="out of order"):
+        Image.from_words(swapped)
+    end_with_payload = words[:-1] + [0x0F000001, 0]
+    with pytest.raises(ImageFormatError, match="END record with a payload"):
+        Image.from_words(end_with_payload)
+    no_const = words[:-6] + words[-5:]  # drop the (empty) CONST record; DATA (4 words) and END stay
+    with pytest.raises(ImageFormatError, match="DATA record before the CONST record"):
+        Image.from_words(no_const)
