@@ -267,3 +267,16 @@ def test_gpu(name: str) -> None:
     env = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items())}
     rtlsim.run("simt_gpu", SOURCES, __name__, parameters=gpu_parameters(cfg), extra_env=env,
                testcase=TESTS, tag=name)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (1..16)"),
+        ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (4, 8, 16 or 32, <= WARP_SIZE)"),
+        ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
+    ],
+)
+def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
+    """Illegal parameter combinations stop elaboration (Verilator) or time 0 (Icarus) with a message."""
+    rtlsim.expect_fatal("simt_gpu", SOURCES, gpu_parameters(CONFIGS["sm1-l8"]) | params, message)
