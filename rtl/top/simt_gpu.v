@@ -95,15 +95,21 @@ module simt_gpu #(
     reg         abort_q;
     wire        img_write  = host_valid && host_write && host_addr == R_IMAGE;
     // No host access is taken in the cycle an ABORT resets everything, so none is lost to it.
-    assign      host_ready = !abort_q && (!img_write || img_ready);
+    assign      host_ready = !abort_q && !(draining && host_write) && (!img_write || img_ready);
     wire        host_fire  = host_valid && host_ready;
     wire        ctrl_write = host_fire && host_write && host_addr == R_CTRL;
     wire        start_req  = ctrl_write && host_wdata[0];
     wire        abort_req  = ctrl_write && host_wdata[1];
 
-    // ABORT resets every SM, the scheduler and the loader for one cycle, like rst.
+    // ABORT returns everything to idle without help from the memory system: the SMs, the loader and
+    // the scheduler are held in reset while every request already issued on the external port is
+    // answered (those responses are swallowed here), so none reaches the next launch. The arbiter is
+    // not reset by ABORT, so a request it presents is never withdrawn (memory-port protocol).
     always @(posedge clk) abort_q <= rst ? 1'b0 : abort_req;
-    wire        soft_rst = rst || abort_q;
+    reg         draining;
+    reg  [15:0] outstanding;  // requests accepted on the external port and not yet answered
+    wire        x_mrsp_valid, x_mrsp_ready;
+    wire        soft_rst = rst || abort_q || draining;
 
     reg  [12:0] perf_sel;          // {sm[7:0], counter[4:0]}
     reg         done_q, err_q;
@@ -257,8 +263,21 @@ module simt_gpu #(
     endgenerate
 
     // ---- memory arbitration: the SMs and the loader share the external port ----------------------
+    // While draining, responses are taken and dropped here instead of reaching the SMs.
+    assign x_mrsp_valid = mrsp_valid && !draining;
+    assign mrsp_ready   = draining ? 1'b1 : x_mrsp_ready;
+    always @(posedge clk) begin
+        if (rst) begin
+            outstanding <= 16'd0;
+            draining    <= 1'b0;
+        end else begin
+            outstanding <= outstanding + {15'd0, mreq_valid && mreq_ready} - {15'd0, mrsp_valid && mrsp_ready};
+            if (abort_q) draining <= 1'b1;
+            else if (draining && outstanding == 16'd0 && !mreq_valid) draining <= 1'b0;
+        end
+    end
     simt_mem_arbiter #(.NUM_SMS(NUM_SMS + 1), .SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W)) u_arb (
-        .clk(clk), .rst(soft_rst),
+        .clk(clk), .rst(rst),
         .s_mreq_valid({ld_mreq_valid, s_mreq_valid}), .s_mreq_ready({ld_mreq_ready, s_mreq_ready}),
         .s_mreq_addr({ld_mreq_addr, s_mreq_addr}), .s_mreq_write({ld_mreq_write, s_mreq_write}),
         .s_mreq_mask({ld_mreq_mask, s_mreq_mask}), .s_mreq_wdata({ld_mreq_wdata, s_mreq_wdata}),
@@ -267,7 +286,7 @@ module simt_gpu #(
         .s_mrsp_tag({ld_mrsp_tag, s_mrsp_tag}), .s_mrsp_rdata({ld_mrsp_rdata, s_mrsp_rdata}),
         .x_mreq_valid(mreq_valid), .x_mreq_ready(mreq_ready), .x_mreq_addr(mreq_addr),
         .x_mreq_write(mreq_write), .x_mreq_mask(mreq_mask), .x_mreq_wdata(mreq_wdata),
-        .x_mreq_tag(mreq_tag), .x_mrsp_valid(mrsp_valid), .x_mrsp_ready(mrsp_ready),
+        .x_mreq_tag(mreq_tag), .x_mrsp_valid(x_mrsp_valid), .x_mrsp_ready(x_mrsp_ready),
         .x_mrsp_tag(mrsp_tag), .x_mrsp_rdata(mrsp_rdata)
     );
 
@@ -340,7 +359,7 @@ module simt_gpu #(
             end
     end
 
-    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, (running || start_pending) && !err_q};
+    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, ((running || start_pending) && !err_q) || draining};
     always @(posedge clk) begin
         host_rvalid <= 1'b0;
         if (rst) begin

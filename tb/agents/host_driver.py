@@ -40,6 +40,7 @@ class HostDriver:
 
     def __init__(self, dut: Any) -> None:
         self.dut = dut
+        self.responder: Any = None  # the memory model behind the GPU, when a test attaches one
 
     def idle(self) -> None:
         d = self.dut
@@ -87,7 +88,7 @@ class HostDriver:
     async def status(self) -> int:
         return await self.read(REG_STATUS)
 
-    async def wait_idle(self, max_polls: int = 1_000_000, every: int = 50) -> int:
+    async def wait_idle(self, max_polls: int = 10_000, every: int = 50) -> int:
         """Poll STATUS until BUSY and LOADING are low; a watchdog ends a hang with a clear error."""
         for _ in range(max_polls):
             st = await self.status()
