@@ -208,6 +208,33 @@ KERNELS["matmul"] = (Path(__file__).resolve().parent / "bench" / "matmul.s").rea
 # Kernels that must stop with an error (docs/isa.md section 7). Each runs one 32-thread block; the
 # SM's error status must equal the KernelError the model raises stepping that warp.
 NEST = "\n".join("        SSY  far" for _ in range(9))
+# Kernels that need a whole GPU (several blocks per SM, 3-D grids): the system tests run them too.
+GPU_KERNELS: dict[str, str] = {}
+
+GPU_KERNELS["big_grid"] = """
+; more blocks than SMs x slots, 3-D grid and blocks, uneven sizes
+.grid 3 2 2
+.block 5 3 2
+.param OUT, 0
+        LDS  r1, %tid
+        LDS  r2, %ctaid.x
+        LDS  r3, %ctaid.y
+        LDS  r4, %ctaid.z
+        LDS  r5, %nctaid.x
+        LDS  r6, %nctaid.y
+        MAD  r7, r4, r6, r3
+        MAD  r7, r7, r5, r2      ; flat block index
+        MULI r8, r7, 30
+        ADD  r8, r8, r1
+        LDS  r9, %tid.z
+        MULI r10, r9, 1000
+        ADD  r10, r10, r7
+        LDS  r11, %OUT
+        ADD  r11, r11, r8
+        STG  [r11], r10
+        EXIT
+"""
+
 ERROR_KERNELS: dict[str, str] = {
     "ILLEGAL_INSTRUCTION": "        MVI r1, 1\n        .illegal 0x00000017\n        EXIT\n",
     "PC_OUT_OF_RANGE": "        MVI r1, 1\n        ADDI r1, r1, 2\n",
@@ -238,8 +265,8 @@ def fill(name: str, image: LaunchImage, rng: random.Random) -> None:
 
 def image_of(name: str, rng: random.Random) -> LaunchImage:
     """The launch image of kernel ``name`` (directed or error kernel) with its data filled in."""
-    error = name in ERROR_KERNELS
-    image = assemble(ERROR_KERNELS[name] if error else KERNELS[name], f"{name}.s").image
+    source = ERROR_KERNELS.get(name) or KERNELS.get(name) or GPU_KERNELS[name]
+    image = assemble(source, f"{name}.s").image
     fill(name, image, rng)
     if name == "BAD_REGISTER":
         image.regs = 4  # the kernel uses r7: the decoder must refuse it at run time

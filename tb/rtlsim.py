@@ -58,13 +58,17 @@ def _build_and_test(
     extra_env: Mapping[str, str] | None,
     tag: str,
     log_file: Path | None = None,
+    defines: Mapping[str, object] | None = None,
+    plusargs: Sequence[str] = (),
 ) -> Path:
     sim = simenv.sim_from_env()
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
     srcs = [p if Path(p).is_absolute() else RTL / p for p in sources]
-    bdir = build_dir(toplevel, sim, params, tag + ("-waves" if waves else ""), srcs)
+    defs = dict(defines or {})
+    bdir = build_dir(toplevel, sim, params | {f"`{k}": v for k, v in defs.items()},
+                     tag + ("-waves" if waves else ""), srcs)  # fmt: skip
     bdir.mkdir(parents=True, exist_ok=True)
     build_args: list[str] = []
     if sim == "verilator" and waves:
@@ -77,6 +81,7 @@ def _build_and_test(
             includes=[RTL / "include"],
             hdl_toplevel=toplevel,
             parameters=params,
+            defines=defs,
             build_dir=bdir,
             timescale=("1ns", "1ps"),
             build_args=build_args,
@@ -95,6 +100,7 @@ def _build_and_test(
         test_dir=run_dir,
         results_xml=str(run_dir / "results.xml"),
         seed=int(seed) if seed else None,
+        plusargs=list(plusargs),
         waves=waves,
         extra_env=dict(extra_env or {}),
         log_file=log_file,
@@ -113,15 +119,18 @@ def run(
     testcase: str | Sequence[str] | None = None,
     extra_env: Mapping[str, str] | None = None,
     tag: str = "",
+    defines: Mapping[str, object] | None = None,
+    plusargs: Sequence[str] = (),
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
     Safe under ``pytest -n``: one build per (toplevel, simulator, parameters, sources, waves), made
     under a file lock, and every run gets its own folder and results file. Raises (failing the
     calling pytest test) when the build fails or any cocotb test fails. Returns the results.xml path.
+    ``defines`` are Verilog macros (part of the build's identity), ``plusargs`` go to this run only.
     """
     results = _build_and_test(toplevel, sources, test_module, parameters=parameters, testcase=testcase,
-                              extra_env=extra_env, tag=tag)  # fmt: skip
+                              extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs)  # fmt: skip
     _check(results)
     return results
 

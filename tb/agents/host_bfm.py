@@ -1,28 +1,42 @@
-"""Host-side driver of the GPU's register interface (docs/gpu.md "Host interface").
+"""Bus functional model of the GPU's host register interface (docs/gpu.md "Host interface"), on
+cocotb-bus's ``BusDriver``; and a passive ``BusMonitor`` publishing every register access.
 
-Loads a launch image word by word through the IMAGE register, starts the kernel, polls STATUS, reads
-the error registers and performance counters. Everything goes through the documented registers: no
-hierarchical reference into the RTL.
+The BFM loads a launch image word by word through the IMAGE register, starts the kernel, polls
+STATUS, reads the error registers and performance counters. Everything goes through the documented
+registers: no hierarchical reference into the RTL.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb_bus.drivers import BusDriver
+from cocotb_bus.monitors import BusMonitor
 
 from tb.reference.image import LaunchImage
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
-REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE = 0x10, 0x11, 0x12, 0x13
+REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED = 0x10, 0x11, 0x12, 0x13, 0x14
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 PERF_ALL_SMS = 0xFF
 
 LAUNCH_ERRORS = {0x10: "bad image", 0x11: "block cannot fit one SM", 0x12: "program or constants too large",
                  0x13: "START with no image loaded"}  # fmt: skip
+HOST_SIGNALS = ["valid", "ready", "write", "addr", "wdata", "rvalid", "rdata"]
+
+
+@dataclass
+class RegAccess:
+    """One host register access; ``data`` is the write data, or the read data once read."""
+
+    addr: int
+    write: bool
+    data: int = 0
 
 
 @dataclass(frozen=True)
@@ -35,48 +49,58 @@ class GpuError:
     lane: int
 
 
-class HostDriver:
-    """Drives ``host_*`` of simt_gpu. Call from a cocotb coroutine after reset."""
+class Watchdog(AssertionError):
+    """The GPU stayed busy longer than the harness allows: a hang, reported instead of a frozen run."""
 
-    def __init__(self, dut: Any) -> None:
+
+class HostBfm(BusDriver):
+    """Drives ``host_*`` of simt_gpu. Use from a cocotb coroutine after reset."""
+
+    _signals = HOST_SIGNALS
+
+    def __init__(self, dut: Any, clock: Any) -> None:
+        super().__init__(dut, "host", clock)
         self.dut = dut
-        self.responder: Any = None  # the memory model behind the GPU, when a test attaches one
+        self.idle()
 
     def idle(self) -> None:
-        d = self.dut
-        d.host_valid.value = 0
-        d.host_write.value = 0
-        d.host_addr.value = 0
-        d.host_wdata.value = 0
+        b = self.bus
+        b.valid.value, b.write.value, b.addr.value, b.wdata.value = 0, 0, 0, 0
+
+    async def _driver_send(self, transaction: RegAccess, sync: bool = True) -> None:
+        if transaction.write:
+            await self.write(transaction.addr, transaction.data)
+        else:
+            transaction.data = await self.read(transaction.addr)
 
     async def write(self, addr: int, value: int) -> None:
-        d = self.dut
-        d.host_valid.value, d.host_write.value = 1, 1
-        d.host_addr.value, d.host_wdata.value = addr, value & 0xFFFF_FFFF
+        b = self.bus
+        b.valid.value, b.write.value = 1, 1
+        b.addr.value, b.wdata.value = addr, value & 0xFFFF_FFFF
         while True:
-            await RisingEdge(d.clk)
-            if int(d.host_ready.value):  # sampled at the edge: this edge's handshake
+            await RisingEdge(self.clock)
+            if int(b.ready.value):  # sampled at the edge: this edge's handshake
                 break
-        d.host_valid.value = 0
+        b.valid.value = 0
 
     async def read(self, addr: int) -> int:
-        d = self.dut
-        d.host_valid.value, d.host_write.value, d.host_addr.value = 1, 0, addr
+        b = self.bus
+        b.valid.value, b.write.value, b.addr.value = 1, 0, addr
         while True:
-            await RisingEdge(d.clk)
-            if int(d.host_ready.value):
+            await RisingEdge(self.clock)
+            if int(b.ready.value):
                 break
-        d.host_valid.value = 0
+        b.valid.value = 0
         while True:
             await ReadOnly()
-            if int(d.host_rvalid.value):
-                value = int(d.host_rdata.value)
-                await RisingEdge(d.clk)
+            if int(b.rvalid.value):
+                value = int(b.rdata.value)
+                await RisingEdge(self.clock)
                 return value
-            await RisingEdge(d.clk)
+            await RisingEdge(self.clock)
 
-    async def load(self, image: LaunchImage) -> None:
-        for word in image.to_words():
+    async def load(self, image: LaunchImage | list[int]) -> None:
+        for word in image if isinstance(image, list) else image.to_words():
             await self.write(REG_IMAGE, word)
 
     async def start(self) -> None:
@@ -88,15 +112,23 @@ class HostDriver:
     async def status(self) -> int:
         return await self.read(REG_STATUS)
 
-    async def wait_idle(self, max_polls: int = 10_000, every: int = 50) -> int:
-        """Poll STATUS until BUSY and LOADING are low; a watchdog ends a hang with a clear error."""
-        for _ in range(max_polls):
+    async def wait_idle(self, max_cycles: int = 2_000_000, every: int = 50,
+                        on_poll: Callable[[], None] | None = None) -> int:  # fmt: skip
+        """Poll STATUS until BUSY and LOADING are low. ``on_poll`` runs at each poll (a scoreboard's
+        failure check); after ``max_cycles`` a :class:`Watchdog` ends the hang with a clear error."""
+        st = 0
+        for _ in range(max(1, max_cycles // every)):
             st = await self.status()
+            if on_poll is not None:
+                on_poll()
             if not st & (ST_BUSY | ST_LOADING):
                 return st
             for _ in range(every):
-                await RisingEdge(self.dut.clk)
-        raise AssertionError(f"watchdog: the GPU stayed busy for {max_polls * every} cycles (STATUS 0x{st:x})")
+                await RisingEdge(self.clock)
+        raise Watchdog(
+            f"watchdog: the GPU stayed busy for {max_cycles} cycles (STATUS 0x{st:x}, blocks dispatched "
+            f"{await self.read(REG_BLOCKS_DISPATCHED)}, done {await self.read(REG_BLOCKS_DONE)})"
+        )
 
     async def error(self) -> GpuError:
         regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_ERR_LANE + 1)]
@@ -107,3 +139,35 @@ class HostDriver:
         lo = await self.read(REG_PERF_LO)
         hi = await self.read(REG_PERF_HI)
         return hi << 32 | lo
+
+
+class HostMonitor(BusMonitor):
+    """Publishes every completed host access as a :class:`RegAccess` (reads with their data).
+
+    Sleeps on ``host_valid`` between accesses, so an idle host interface costs nothing per cycle.
+    """
+
+    _signals = HOST_SIGNALS
+
+    def __init__(self, dut: Any, clock: Any, callback: Callable[[RegAccess], None] | None = None) -> None:
+        super().__init__(dut, "host", clock, callback=callback)
+
+    async def _monitor_recv(self) -> None:
+        b = self.bus
+        while True:
+            await ReadOnly()  # the settled value of this cycle (no same-timestep race with the BFM)
+            if not (b.valid.value.is_resolvable and int(b.valid.value)):
+                await RisingEdge(b.valid)
+                continue
+            await RisingEdge(self.clock)  # values read here are those of the cycle that just ended
+            if not int(b.ready.value):
+                continue
+            acc = RegAccess(int(b.addr.value), bool(int(b.write.value)), int(b.wdata.value))
+            if not acc.write:
+                await ReadOnly()
+                while not int(b.rvalid.value):
+                    await RisingEdge(self.clock)
+                    await ReadOnly()
+                acc.data = int(b.rdata.value)
+                await RisingEdge(self.clock)
+            self._recv(acc)

@@ -1,20 +1,21 @@
 """Retire scoreboard: every warp-instruction the RTL retires is replayed on the golden model.
 
-On each RTL retire the model steps *that* warp (the RTL decides the interleaving) and every field of
-the record is compared: pc, instruction, active mask, destination register and every active lane's
-value, next pc and mask, divergence-stack events, shared passes or global transactions, barrier and
-finish flags (docs/isa.md section 10). The first mismatch raises with the SM, block, warp, pc,
-disassembly, lane, expected and actual values and the last retires of that warp.
+On each RTL retire the model steps *that* warp (the RTL decides the interleaving) and the retire
+fields are compared: pc, instruction, active mask, destination register and every active lane's
+value, barrier arrival and finish (docs/isa.md section 10). The model's record is returned so the
+divergence, shared-memory and coalescing scoreboards check the rest of the same retire.
+The first mismatch raises with the SM, block, warp, pc, disassembly, lane, expected and actual
+values and the last retires of that warp.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tb.reference.disasm import disassemble
 from tb.reference.model import KernelError, Model, Retire, StepError
+from tb.scoreboards.base import Mismatch, Scoreboard
 
 
 class RetireLike(Protocol):
@@ -38,25 +39,32 @@ class RetireLike(Protocol):
     done: bool
 
 
-class RetireMismatch(AssertionError):
+class RetireMismatch(Mismatch):
     """The RTL retired something the golden model did not."""
 
 
-@dataclass
-class RetireScoreboard:
-    model: Model
-    sm: int = 0
-    history: int = 8  # retires of a warp shown with a mismatch
-    compared: int = 0
-    lanes_compared: int = 0
-    _last: dict[tuple[int, int], deque[str]] = field(default_factory=lambda: defaultdict(deque))
+def where(rtl: Any, sm: int) -> str:
+    return f"SM {sm} block {rtl.block} warp {rtl.warp} pc {rtl.pc} ({disassemble(rtl.instr)})"
 
-    def check(self, rtl: RetireLike) -> Retire:
-        key = (rtl.block, rtl.warp)
+
+class RetireScoreboard(Scoreboard):
+    name = "retire"
+
+    def __init__(self, model: Model, history: int = 8) -> None:
+        super().__init__()
+        self.model = model
+        self.sm = 0
+        self.history = history  # retires of a warp shown with a mismatch
+        self.lanes_compared = 0
+        self._last: dict[tuple[int, int], deque[str]] = defaultdict(deque)
+
+    def check(self, rtl: RetireLike, sm: int | None = None) -> Retire:
+        if sm is not None:
+            self.sm = sm
         try:
             exp = self.model.step(rtl.block, rtl.warp)
         except (StepError, KernelError) as exc:
-            self._fail(rtl, f"the model cannot execute this retire: {exc}")
+            self.fail(rtl, f"the model cannot execute this retire: {exc}")
         diffs: list[str] = []
 
         def cmp(name: str, got: Any, want: Any, fmt: str = "{}") -> None:
@@ -78,41 +86,29 @@ class RetireScoreboard:
                         shown = "X" if got is None else f"0x{got:08x}"
                         diffs.append(f"lane {lane} r{exp.rd}: expected 0x{want:08x}, RTL {shown}")
         cmp("finished", rtl.done, exp.done)
-        if not exp.done:
-            cmp("next pc", rtl.next_pc, exp.next_pc)
-            cmp("next mask", rtl.next_mask, exp.next_mask, "0x{:x}")
         cmp("barrier arrival", rtl.barrier, exp.barrier)
-        pushes = sum(e.action == "push" for e in exp.stack)
-        pops = sum(e.action == "pop" for e in exp.stack)
-        merged = sum(e.action == "merge" for e in exp.stack)
-        cmp("stack pushes", rtl.pushes, pushes)
-        cmp("stack pops", rtl.pops, pops)
-        cmp("stack merges", rtl.merged, merged)
-        if not exp.done:
-            cmp("stack depth", rtl.depth, len(self.model.warp(rtl.block, rtl.warp).stack))
-        if exp.mem is not None and exp.mem.space == "shared":
-            cmp("shared passes", rtl.passes, exp.mem.passes)
-        if exp.mem is not None and exp.mem.space == "global":
-            cmp("global transactions", rtl.txns, len(exp.mem.transactions))
-        line = f"pc {exp.pc:4d}  {disassemble(exp.word):28s} mask 0x{exp.mask:08x}"
-        hist = self._last[key]
-        hist.append(line)
+        hist = self._last[(rtl.block, rtl.warp)]
+        hist.append(f"pc {exp.pc:4d}  {disassemble(exp.word):28s} mask 0x{exp.mask:08x}")
         if len(hist) > self.history:
             hist.popleft()
         if diffs:
-            self._fail(rtl, "; ".join(diffs))
+            self.fail(rtl, "; ".join(diffs))
         self.compared += 1
         return exp
 
-    def _fail(self, rtl: RetireLike, what: str) -> None:
-        hist = "\n    ".join(self._last.get((rtl.block, rtl.warp), [])) or "(none)"
-        raise RetireMismatch(
-            f"retire mismatch on SM {self.sm} block {rtl.block} warp {rtl.warp} pc {rtl.pc} "
-            f"({disassemble(rtl.instr)}): {what}\n  last retires of this warp (model):\n    {hist}"
+    def last_retires(self, block: int, warp: int) -> str:
+        return "\n    ".join(self._last.get((block, warp), [])) or "(none)"
+
+    def fail(self, rtl: RetireLike, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch) -> None:
+        raise exc(
+            f"{board} mismatch on {where(rtl, self.sm)}: {what}\n"
+            f"  last retires of this warp (model):\n    {self.last_retires(rtl.block, rtl.warp)}"
         )
 
+    def summary(self) -> str:
+        return f"{self.compared} warp-instructions, {self.lanes_compared} lane values matched"
+
     def report(self) -> str:
-        """Fail if nothing was compared; otherwise a one-line summary."""
         if self.compared == 0:
             raise AssertionError("retire scoreboard compared nothing: the RTL retired no instruction")
-        return f"retire scoreboard: {self.compared} warp-instructions, {self.lanes_compared} lane values matched"
+        return f"retire scoreboard: {self.summary()}"

@@ -1,0 +1,1 @@
+"""The pyuvm verification environment of the GPU top (docs/verification.md)."""

@@ -1,0 +1,233 @@
+"""The launch checker: routes every observation of a launch to the scoreboards, lock-step with the model.
+
+Per launch (the host driver announces ``begin`` and ``end``) it builds the golden model and a fresh
+set of scoreboards. Each retire goes to the retire scoreboard, which steps the model for that warp;
+the model's record then goes with the RTL's to the divergence, shared-memory and coalescing
+scoreboards. The first mismatch fails the test with where it happened, the warp's last retires and
+the command that reruns exactly this test and seed.
+
+Modes (ConfigDB ``CHECK_MODE``): ``full`` (every scoreboard) or ``end`` (only the end-of-kernel
+check: the model runs to completion when the launch ends; the speed benchmark's baseline).
+With ConfigDB ``EXPECT_FAULT`` set (a meta-test) the first mismatch is recorded in :attr:`fault`
+instead of raised, and checking stops.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections import defaultdict
+from typing import Any
+
+import cocotb
+import numpy as np
+import pyuvm
+from cocotb.triggers import Event
+
+from tb.agents.sm_driver import SmLaunch
+from tb.env.items import LaunchItem
+from tb.reference.model import Model
+from tb.scoreboards.base import Mismatch, Scoreboard
+from tb.scoreboards.coalescing import CoalescingScoreboard
+from tb.scoreboards.divergence import DivergenceMismatch, DivergenceScoreboard
+from tb.scoreboards.end_of_kernel import EndOfKernelChecker
+from tb.scoreboards.retire import RetireScoreboard, where
+from tb.scoreboards.shared import SharedMemoryScoreboard
+
+
+class SharedMismatch(Mismatch):
+    pass
+
+
+class CoalescingMismatch(Mismatch):
+    pass
+
+
+class EndOfKernelMismatch(Mismatch):
+    pass
+
+
+def rerun_command(kernel_seed: int | None = None) -> str:
+    """One command that reruns exactly the current cocotb test (and random kernel) with the same seed."""
+    node = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+    env = [f"SIM={os.environ.get('SIM', 'verilator')}", f"SEED={cocotb.RANDOM_SEED}"]
+    if kernel_seed is not None:
+        env.append(f"KERNEL_SEEDS={kernel_seed}")
+    test = os.environ.get("COCOTB_TEST_FILTER", "")
+    if test:
+        env.append(f"COCOTB_TEST_FILTER={shlex.quote(test)}")
+    target = shlex.quote(node) if node else "tb/tests/system"
+    return " ".join(env) + f" .venv/bin/python -m pytest {target} -n0   (add WAVES=1 for an FST)"
+
+
+def _observer(fn: Any) -> Any:
+    """An analysis write: in a meta-test the first mismatch unwinds to here and is kept, not raised."""
+
+    def write(self: LaunchChecker, event: Any) -> None:
+        try:
+            fn(self, event)
+        except _Stop:
+            pass
+
+    return write
+
+
+class LaunchChecker(pyuvm.uvm_component):
+    def build_phase(self) -> None:
+        db = pyuvm.ConfigDB()
+        self.cfg = db.get(self, "", "GPU_CFG")
+        self.mem: np.ndarray = db.get(self, "", "GMEM")
+        self.mode: str = db.get(self, "", "CHECK_MODE")
+        try:
+            self.expect_fault: str | None = db.get(self, "", "EXPECT_FAULT")
+        except pyuvm.UVMConfigItemNotFound:
+            self.expect_fault = None
+        self.fault: Mismatch | None = None
+        self.fault_event = Event()
+        self.retire_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("retire_export", self, self.write_retire)
+        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("dispatch_export", self, self.write_dispatch)
+        self.shared_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("shared_export", self, self.write_shared)
+        self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, self.write_request)
+        self.response_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("response_export", self, self.write_response)
+        self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
+        self.item: LaunchItem | None = None
+        self.model: Model | None = None
+        self.boards: list[Scoreboard] = []
+        self.end_board = EndOfKernelChecker()
+        self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.launches = self.kernels_checked = 0
+        self.seeds: list[int] = []
+        self.cycles = 0
+
+    # ---- launch lifecycle (from the host driver) -------------------------------------------------
+    @_observer
+    def write_launch(self, event: tuple[str, LaunchItem]) -> None:
+        what, item = event
+        if what == "begin":
+            self.begin(item)
+        elif what == "end":
+            self.end(item)
+        else:
+            self.abandon()
+
+    def begin(self, item: LaunchItem) -> None:
+        self.mem[:] = 0
+        self.item = item
+        self.model = None
+        self.boards = []
+        self.launches += 1
+        if item.image is None or item.words is not None or not item.start:
+            return
+        cfg, image = self.cfg, item.image
+        self.model = Model(cfg, image)
+        if self.mode == "full":
+            self.retire = RetireScoreboard(self.model)
+            self.divergence = DivergenceScoreboard(self.model)
+            self.shared = SharedMemoryScoreboard(cfg, self.model, SmLaunch.of(cfg, image).sh_stride)
+            self.coalescing = CoalescingScoreboard(cfg, image)
+            self.boards = [self.retire, self.divergence, self.shared, self.coalescing]
+
+    def abandon(self) -> None:
+        """The launch was reset or aborted on purpose: drop its state (what was checked stays counted)."""
+        self._bank()
+        self.model, self.item, self.boards = None, None, []
+
+    def end(self, item: LaunchItem) -> None:
+        self.cycles += item.cycles
+        if self.model is None or self.failed:
+            self.abandon()
+            return
+        if item.expect_error is not None or item.expect_launch_error is not None:
+            self.abandon()
+            return
+        if self.mode == "end":
+            self.model.run()
+        for board in self.boards:
+            left = board.leftovers()
+            if isinstance(board, CoalescingScoreboard):
+                left += board.end_of_load()
+            if left:
+                self._raise(CoalescingMismatch if board is self.coalescing else SharedMismatch,
+                            f"{board.name} scoreboard at the end of {item}: " + "; ".join(left[:5]))  # fmt: skip
+        diffs = self.end_board.check(self.model, self.mem, item.perf)
+        if diffs:
+            self._raise(EndOfKernelMismatch, f"end of kernel check of {item}: " + "; ".join(diffs))
+        self.kernels_checked += 1
+        if item.seed is not None:
+            self.seeds.append(item.seed)
+        self.abandon()
+
+    def _bank(self) -> None:
+        for board in self.boards:
+            t = self.totals[board.name]
+            for k, v in vars(board).items():
+                if type(v) is int:
+                    t[k] += v
+
+    # ---- observations ----------------------------------------------------------------------------
+    @property
+    def failed(self) -> bool:
+        return self.fault is not None
+
+    @_observer
+    def write_dispatch(self, event: tuple[int, int]) -> None:
+        if self.model is not None and not self.failed:
+            bid, sm = event
+            self.model.start_block(bid, sm=sm)
+
+    @_observer
+    def write_retire(self, event: tuple[Any, int]) -> None:
+        if self.failed:
+            return
+        rtl, sm = event
+        if self.model is None or not self.boards:
+            self._raise(Mismatch, f"retire on {where(rtl, sm)} while no kernel is running")
+        try:
+            exp = self.retire.check(rtl, sm)
+        except Mismatch as exc:
+            self._raise(type(exc), str(exc))
+        for board, kind in ((self.divergence, DivergenceMismatch), (self.shared, SharedMismatch),
+                            (self.coalescing, CoalescingMismatch)):  # fmt: skip
+            diffs = board.check(rtl, exp) if board is self.divergence else board.check(rtl, exp, sm)
+            if diffs:
+                self._raise(kind, f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs) +
+                            f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}")  # fmt: skip
+
+    @_observer
+    def write_shared(self, event: tuple[int, bool, list[tuple[int, int]]]) -> None:
+        if self.boards and not self.failed:
+            self.shared.observe(*event)
+
+    @_observer
+    def write_request(self, txn: Any) -> None:
+        if self.boards and not self.failed:
+            self.coalescing.on_request(txn)
+
+    @_observer
+    def write_response(self, rsp: Any) -> None:
+        if self.boards and not self.failed:
+            self.coalescing.on_response(rsp)
+
+    def _raise(self, kind: type[Mismatch], text: str) -> None:
+        seed = self.item.seed if self.item is not None else None
+        exc = kind(f"{text}\n  rerun: {rerun_command(seed)}")
+        if self.expect_fault is not None:
+            self.fault = exc
+            self.fault_event.set()
+            self.logger.info(f"planted fault caught by {kind.__name__}")
+            raise _Stop()
+        raise exc
+
+    # ---- end of test -----------------------------------------------------------------------------
+    def report_lines(self) -> list[str]:
+        lines = []
+        for name, t in self.totals.items():
+            if not t.get("compared"):
+                raise AssertionError(f"{name} scoreboard compared nothing in this test")
+            lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in t.items() if v))
+        lines.append(f"end of kernel: {self.end_board.summary()}")
+        return lines
+
+
+class _Stop(Exception):
+    """Unwinds the observation callback that found the planted fault (meta-tests only)."""

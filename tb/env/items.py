@@ -1,0 +1,43 @@
+"""Sequence items of the host agent: one kernel launch, and what became of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyuvm
+
+from tb.reference.image import LaunchImage
+
+
+class LaunchItem(pyuvm.uvm_sequence_item):
+    """A kernel launch through the host interface.
+
+    ``image`` is loaded and started; ``words`` replaces the image's words (malformed images);
+    ``start=False`` loads without starting. ``expect_error`` names the kernel error the launch must end
+    with (docs/isa.md section 7), ``expect_launch_error`` the launch error code (docs/gpu.md).
+    ``interrupt`` ("reset" or "abort") stops the kernel ``interrupt_after`` cycles after START (abort
+    waits until a memory response is owed, so the drain is exercised); ``gmem`` switches the memory
+    responder's knobs before the launch; ``seed`` is the random kernel's seed, for the rerun command.
+    """
+
+    def __init__(self, name: str, image: LaunchImage | None = None, **kw: Any) -> None:
+        super().__init__(name)
+        self.image = image
+        self.words: list[int] | None = kw.pop("words", None)
+        self.start: bool = kw.pop("start", True)
+        self.expect_error: str | None = kw.pop("expect_error", None)
+        self.expect_launch_error: int | None = kw.pop("expect_launch_error", None)
+        self.interrupt: str | None = kw.pop("interrupt", None)
+        self.interrupt_after: int = kw.pop("interrupt_after", 300)
+        self.gmem: dict[str, Any] | None = kw.pop("gmem", None)
+        self.seed: int | None = kw.pop("seed", None)
+        if kw:
+            raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
+        # results, filled by the driver
+        self.status = 0
+        self.error: Any = None
+        self.perf: dict[str, int] = {}
+        self.cycles = 0
+
+    def __str__(self) -> str:
+        return f"launch {self.get_name()}" + (f" (kernel seed {self.seed})" if self.seed is not None else "")

@@ -1,0 +1,202 @@
+"""pyuvm tests of the GPU top, run by tb/tests/system/test_gpu.py (one simulator run per list).
+
+Every test builds :class:`~tb.env.gpu_env.GpuEnv`, resets the GPU and plays launch sequences through
+the host agent; the environment checks every retire in lock-step and every launch at its end.
+Environment variables (set by the pytest launcher): GPU_CFG (machine), KERNEL_SEEDS ("a:b" range or
+"n,m,..." list, random tests), CHECK_MODE (full|end), SIMT_FAULT_EXPECT (meta-test), SIMT_STATS
+(a JSON-lines file the run appends its counts to, for the regression summary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+
+import cocotb
+import numpy as np
+import pyuvm
+from cocotb.clock import Clock
+from cocotb.triggers import First
+
+from tb.agents.gmem_agent import GMEM_PROFILES
+from tb.env.gpu_env import GpuEnv
+from tb.env.items import LaunchItem
+from tb.reference.config import GpuConfig
+from tb.sequences import library
+
+
+def config_from_env() -> GpuConfig:
+    return GpuConfig(**{k: int(v) for k, v in (kv.split("=") for kv in os.environ["GPU_CFG"].split(","))})
+
+
+def seeds_from_env(default: str = "0:4") -> list[int]:
+    text = os.environ.get("KERNEL_SEEDS", default)
+    if ":" in text:
+        lo, hi = (int(x) for x in text.split(":"))
+        return list(range(lo, hi))
+    return [int(x) for x in text.split(",") if x]
+
+
+class GpuTest(pyuvm.uvm_test):
+    """Base: environment, clock, reset, one launch sequence, report."""
+
+    gmem_profile = "default"
+
+    def build_phase(self) -> None:
+        self.cfg = config_from_env()
+        self.rng = random.Random(cocotb.RANDOM_SEED)
+        self.mem = np.zeros(self.cfg.global_words, np.uint32)
+        db = pyuvm.ConfigDB()
+        db.set(None, "*", "DUT", cocotb.top)
+        db.set(None, "*", "GPU_CFG", self.cfg)
+        db.set(None, "*", "GMEM", self.mem)
+        db.set(None, "*", "GMEM_KNOBS", dict(GMEM_PROFILES[self.gmem_profile]))
+        db.set(None, "*", "RNG", self.rng)
+        db.set(None, "*", "CHECK_MODE", os.environ.get("CHECK_MODE", "full"))
+        self.env = GpuEnv("env", self)
+        self.wall = time.monotonic()
+
+    def start_of_simulation_phase(self) -> None:
+        dut = cocotb.top
+        cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
+        dut.rst.value = 1
+
+    def items(self) -> list[LaunchItem]:
+        raise NotImplementedError
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        await self.env.host.driver.reset()
+        await library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer)
+        self.drop_objection()
+
+    def report_phase(self) -> None:
+        c = self.env.checker
+        lines = c.report_lines() if c.mode == "full" else [f"end of kernel: {c.end_board.summary()}"]
+        if c.kernels_checked == 0 and not getattr(self, "no_kernels_ok", False):
+            raise AssertionError(f"{type(self).__name__}: no launch was checked to its end")
+        for line in lines:
+            self.logger.info(line)
+        self.write_stats()
+
+    def write_stats(self) -> None:
+        path = os.environ.get("SIMT_STATS")
+        if not path:
+            return
+        c = self.env.checker
+        t = c.totals
+        stats = {
+            "test": type(self).__name__, "config": os.environ.get("GPU_TAG", ""), "sim": os.environ.get("SIM", ""),
+            "mode": c.mode, "launches": c.launches, "kernels": c.kernels_checked, "seeds": len(c.seeds),
+            "retires": t["retire"].get("compared", 0), "lanes": t["retire"].get("lanes_compared", 0),
+            "transactions": t["coalescing/bank"].get("txns", 0) + t["coalescing/bank"].get("loader_txns", 0),
+            "shared_writes": t["shared memory"].get("writes", 0), "cycles": int(cocotb.utils.get_sim_time("ns") // 10),
+            "seconds": round(time.monotonic() - self.wall, 3),
+        }  # fmt: skip
+        with open(path, "a") as f:
+            f.write(json.dumps(stats) + "\n")
+
+
+@pyuvm.test()
+class SmokeTest(GpuTest):
+    """One vector addition: the environment and the GPU work at all."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.directed(self.rng, ["vecadd"])
+
+
+@pyuvm.test()
+class DirectedTest(GpuTest):
+    """Every directed kernel back to back without reset, then the multi-block 3-D grid."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.directed(self.rng)
+
+
+@pyuvm.test()
+class ErrorTest(GpuTest):
+    """Every kernel error kind through the error registers; ABORT recovers the GPU."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.kernel_errors(self.rng)
+
+
+@pyuvm.test()
+class LaunchErrorTest(GpuTest):
+    """Impossible launches are refused with a launch error, never a hang."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.launch_errors(self.cfg, self.rng)
+
+
+@pyuvm.test()
+class ResetMidKernelTest(GpuTest):
+    """rst and ABORT in the middle of a kernel; the next launches are exact."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.interrupted(self.rng)
+
+
+@pyuvm.test()
+class RandomTest(GpuTest):
+    """Constrained-random kernels (KERNEL_SEEDS), back to back."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.random_kernels(self.cfg, seeds_from_env())
+
+
+@pyuvm.test()
+class MemStressTest(GpuTest):
+    """Random kernels under heavy backpressure, long random latency and reordered responses: no
+    transaction lost or duplicated (the coalescing board matches every response to its request)."""
+
+    gmem_profile = "stress"
+
+    def items(self) -> list[LaunchItem]:
+        return library.random_kernels(self.cfg, seeds_from_env()) + library.directed(self.rng, ["matmul"])
+
+
+@pyuvm.test()
+class BackToBackTest(GpuTest):
+    """Directed and random kernels interleaved without reset, the memory's behaviour changing between
+    launches (ideal, default, stress)."""
+
+    def items(self) -> list[LaunchItem]:
+        items = library.directed(self.rng, ["vecadd", "divergence", "shared_barrier"])
+        items += library.random_kernels(self.cfg, seeds_from_env())
+        profiles = list(GMEM_PROFILES.values())
+        for i, item in enumerate(items):
+            item.gmem = profiles[i % len(profiles)]
+        return items
+
+
+FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "SharedMismatch": "shared_barrier",
+                 "CoalescingMismatch": "vecadd"}  # fmt: skip
+
+
+@pyuvm.test()
+class FaultTest(GpuTest):
+    """Meta-test: a fault planted in the RTL (+SIMT_FAULT=n) must be caught by the named scoreboard."""
+
+    def build_phase(self) -> None:
+        self.expect = os.environ["SIMT_FAULT_EXPECT"]
+        pyuvm.ConfigDB().set(None, "*", "EXPECT_FAULT", self.expect)
+        super().build_phase()
+        self.no_kernels_ok = True
+
+    def items(self) -> list[LaunchItem]:
+        return library.directed(self.rng, [FAULT_KERNELS[self.expect]])
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        await self.env.host.driver.reset()
+        seq = cocotb.start_soon(library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer))
+        await First(seq, self.env.checker.fault_event.wait())
+        fault = self.env.checker.fault
+        assert fault is not None, f"the planted fault was not caught: expected a {self.expect}"
+        assert type(fault).__name__ == self.expect, (
+            f"the planted fault was caught by the wrong scoreboard: {type(fault).__name__}, expected {self.expect}:\n{fault}")
+        self.logger.info(f"caught as expected by {self.expect}: {str(fault).splitlines()[0]}")
+        self.drop_objection()
