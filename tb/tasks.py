@@ -42,6 +42,7 @@ class Outcome:
     status: str  # "passed" | "failed" | "nothing to run"
     detail: str = ""
     seconds: float = 0.0
+    table: list[str] | None = None  # extra summary lines (the system stage's checking counts)
 
     @property
     def ok(self) -> bool:
@@ -77,7 +78,8 @@ def _junit_counts(report: Path) -> str:
     return text + (f", {xfailed} xfailed" if xfailed else "")
 
 
-def _pytest(name: str, folder: Path, missing: str, extra: Sequence[str], sim: str | None) -> Outcome:
+def _pytest(name: str, folder: Path, missing: str, extra: Sequence[str], sim: str | None,
+            env_extra: dict[str, str] | None = None) -> Outcome:  # fmt: skip
     """Run pytest on *folder* on all cores; a folder without tests is 'nothing to run'."""
     rel = folder.relative_to(ROOT)
     if not folder.is_dir() or not _has_tests(folder):
@@ -87,6 +89,7 @@ def _pytest(name: str, folder: Path, missing: str, extra: Sequence[str], sim: st
     env = dict(os.environ)
     if sim is not None:
         env["SIM"] = sim
+    env.update(env_extra or {})
     REPORTS.mkdir(parents=True, exist_ok=True)
     report = REPORTS / f"{name.replace(' ', '-')}.xml"
     report.unlink(missing_ok=True)
@@ -132,9 +135,51 @@ def task_unit(sim: str, extra: Sequence[str]) -> Outcome:
 
 
 def task_system(sim: str, extra: Sequence[str]) -> Outcome:
-    """Whole-GPU testbenches running kernels against the reference model."""
+    """Whole-GPU testbenches (the pyuvm environment) running kernels against the reference model."""
     simenv.apply([sim])
-    return _pytest(f"system {sim}", TESTS / "system", "no system testbenches yet", extra, sim)
+    stats = REPORTS / f"system-{sim}-stats.jsonl"
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    stats.unlink(missing_ok=True)
+    out = _pytest(f"system {sim}", TESTS / "system", "no system testbenches yet", extra, sim,
+                  {"SIMT_STATS": str(stats)})  # fmt: skip
+    out.table = system_table(stats)
+    for line in out.table:
+        _say(line)
+    return out
+
+
+def system_table(stats: Path) -> list[str]:
+    """The regression's checking counts per pyuvm test, from the JSON lines the tests append."""
+    import json
+
+    try:
+        rows = [json.loads(line) for line in stats.read_text().splitlines() if line.strip()]
+    except OSError:
+        return []
+    if not rows:
+        return []
+    agg: dict[str, dict[str, float]] = {}
+    for r in rows:
+        a = agg.setdefault(r["test"], dict.fromkeys(("runs", "launches", "retires", "transactions", "seeds",
+                                                       "cycles", "seconds"), 0))  # fmt: skip
+        a["runs"] += 1
+        for k in ("launches", "retires", "transactions", "seeds", "cycles", "seconds"):
+            a[k] += r.get(k, 0)
+    head = f"  {'pyuvm test':<20}{'runs':>5}{'launches':>9}{'retires':>10}{'transactions':>13}{'seeds':>6}" \
+           f"{'cycles':>10}{'wall s':>8}{'cycles/s':>10}"
+    lines = ["", "system checking summary (every retire, transaction and shared write checked):", head]
+    total = dict.fromkeys(("runs", "launches", "retires", "transactions", "seeds", "cycles", "seconds"), 0.0)
+    for name, a in sorted(agg.items()):
+        for k in total:
+            total[k] += a[k]
+        rate = a["cycles"] / a["seconds"] if a["seconds"] else 0
+        lines.append(f"  {name:<20}{a['runs']:>5.0f}{a['launches']:>9.0f}{a['retires']:>10.0f}"
+                     f"{a['transactions']:>13.0f}{a['seeds']:>6.0f}{a['cycles']:>10.0f}{a['seconds']:>8.1f}{rate:>10.0f}")  # fmt: skip
+    rate = total["cycles"] / total["seconds"] if total["seconds"] else 0
+    lines.append(f"  {'total':<20}{total['runs']:>5.0f}{total['launches']:>9.0f}{total['retires']:>10.0f}"
+                 f"{total['transactions']:>13.0f}{total['seeds']:>6.0f}{total['cycles']:>10.0f}"
+                 f"{total['seconds']:>8.1f}{rate:>10.0f}")  # fmt: skip
+    return lines
 
 
 def task_bench(sim: str, extra: Sequence[str]) -> Outcome:
@@ -166,6 +211,9 @@ def task_regress(sim: str, extra: Sequence[str]) -> Outcome:
         detail = f"  {o.detail}" if o.detail else ""
         timing = f"  ({o.seconds:.1f}s)" if o.seconds else ""
         _say(f"  {o.name:<18} {o.status}{detail}{timing}")
+    for o in outcomes:
+        for line in o.table or []:
+            _say(line)
     ok = all(o.ok for o in outcomes)
     ran = [o for o in outcomes if o.status != "nothing to run"]
     detail = f"{sum(o.status == 'passed' for o in ran)} of {len(ran)} stage(s) with tests passed"
