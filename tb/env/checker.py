@@ -19,12 +19,12 @@ import shlex
 from collections import defaultdict
 from typing import Any
 
-import cocotb
 import numpy as np
 import pyuvm
 from cocotb.triggers import Event
 
 from tb.agents.sm_driver import SmLaunch
+from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
 from tb.reference.model import Model
 from tb.scoreboards.base import Mismatch, Scoreboard
@@ -33,6 +33,8 @@ from tb.scoreboards.divergence import DivergenceMismatch, DivergenceScoreboard
 from tb.scoreboards.end_of_kernel import EndOfKernelChecker
 from tb.scoreboards.retire import RetireScoreboard, where
 from tb.scoreboards.shared import SharedMemoryScoreboard
+
+TEST_MODULE = "tb.tests.system.gpu_tests"  # where the pyuvm tests live (their cocotb names)
 
 
 class SharedMismatch(Mismatch):
@@ -48,14 +50,12 @@ class EndOfKernelMismatch(Mismatch):
 
 
 def rerun_command(kernel_seed: int | None = None) -> str:
-    """One command that reruns exactly the current cocotb test (and random kernel) with the same seed."""
+    """One command that reruns exactly the current pytest launcher (same regression seed, same kernel)."""
     node = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
-    env = [f"SIM={os.environ.get('SIM', 'verilator')}", f"SEED={cocotb.RANDOM_SEED}"]
+    test = type(pyuvm.uvm_root().uvm_test_top).__name__
+    env = [f"SIM={os.environ.get('SIM', 'verilator')}", f"SEED={rerun_seed(TEST_MODULE, test)}"]
     if kernel_seed is not None:
         env.append(f"KERNEL_SEEDS={kernel_seed}")
-    test = os.environ.get("COCOTB_TEST_FILTER", "")
-    if test:
-        env.append(f"COCOTB_TEST_FILTER={shlex.quote(test)}")
     target = shlex.quote(node) if node else "tb/tests/system"
     return " ".join(env) + f" .venv/bin/python -m pytest {target} -n0   (add WAVES=1 for an FST)"
 
