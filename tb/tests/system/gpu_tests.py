@@ -172,6 +172,21 @@ class BackToBackTest(GpuTest):
         return items
 
 
+BENCH_KERNELS = ["matmul", "shared_barrier", "divergence", "vecadd", "alu", "big_grid"]
+
+
+@pyuvm.test()
+class BenchTest(GpuTest):
+    """The checking-overhead benchmark's workload (tb/bench/check_overhead.py): the same launches in
+    either checking mode (CHECK_MODE=full or end)."""
+
+    gmem_profile = "ideal"
+
+    def items(self) -> list[LaunchItem]:
+        rng = random.Random(7)  # the same data in both modes
+        return library.directed(rng, BENCH_KERNELS) + library.random_kernels(self.cfg, seeds_from_env("100:104"))
+
+
 FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "SharedMismatch": "shared_barrier",
                  "CoalescingMismatch": "vecadd"}  # fmt: skip
 
