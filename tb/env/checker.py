@@ -116,8 +116,8 @@ class LaunchChecker(pyuvm.uvm_component):
         self.model = None
         self.boards = []
         self.launches += 1
-        if item.image is None or item.words is not None or not item.start:
-            return
+        if item.image is None or item.words is not None or not item.start or item.expect_launch_error is not None:
+            return  # nothing will run: no model (an impossible launch would not even build one)
         cfg, image = self.cfg, item.image
         self.model = Model(cfg, image)
         if self.mode == "full":
@@ -160,9 +160,8 @@ class LaunchChecker(pyuvm.uvm_component):
     def _bank(self) -> None:
         for board in self.boards:
             t = self.totals[board.name]
-            for k, v in vars(board).items():
-                if type(v) is int:
-                    t[k] += v
+            for k in ("compared", *board.counts):
+                t[k] += getattr(board, k)
 
     # ---- observations ----------------------------------------------------------------------------
     @property

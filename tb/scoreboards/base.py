@@ -16,6 +16,7 @@ class Mismatch(AssertionError):
 
 class Scoreboard:
     name: ClassVar[str] = "scoreboard"
+    counts: ClassVar[tuple[str, ...]] = ()  # integer attributes summed over launches for the report
 
     def __init__(self) -> None:
         self.compared = 0  # retire records this board checked

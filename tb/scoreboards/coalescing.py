@@ -37,6 +37,7 @@ def sm_tag_width(cfg: GpuConfig) -> int:
 
 class CoalescingScoreboard(Scoreboard):
     name = "coalescing/bank"
+    counts = ("accesses", "txns", "loader_txns", "shared_accesses", "responses")
 
     def __init__(self, cfg: GpuConfig, image: LaunchImage) -> None:
         super().__init__()

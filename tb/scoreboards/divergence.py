@@ -21,6 +21,7 @@ class DivergenceMismatch(Mismatch):
 
 class DivergenceScoreboard(Scoreboard):
     name = "divergence"
+    counts = ("pushes", "pops", "merges", "tops")
 
     def __init__(self, model: Model) -> None:
         super().__init__()

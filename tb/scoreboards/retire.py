@@ -49,6 +49,7 @@ def where(rtl: Any, sm: int) -> str:
 
 class RetireScoreboard(Scoreboard):
     name = "retire"
+    counts = ("lanes_compared",)
 
     def __init__(self, model: Model, history: int = 8) -> None:
         super().__init__()

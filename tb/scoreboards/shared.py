@@ -30,6 +30,7 @@ Write = tuple[int, int]  # (physical word address, data)
 
 class SharedMemoryScoreboard(Scoreboard):
     name = "shared memory"
+    counts = ("stores", "writes", "blocks_checked", "words_checked", "clears")
 
     def __init__(self, cfg: GpuConfig, model: Model, sh_stride: int) -> None:
         super().__init__()
