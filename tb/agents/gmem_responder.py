@@ -145,6 +145,7 @@ class GmemResponder:
         self._presented: MemTxn | None = None
         self._held: tuple[int, ...] | None = None  # request payload seen valid and not accepted
         self._task: Task | None = None
+        self._ready_q = self._valid_q = False  # last values written to mreq_ready / mrsp_valid
 
     # ------------------------------------------------------------------ public
     def start(self) -> None:
@@ -190,6 +191,7 @@ class GmemResponder:
                 # (their stores already took effect at acceptance), so none reaches the reset DUT.
                 self.req_ready.value = 0
                 self.rsp_valid.value = 0
+                self._ready_q = self._valid_q = False
                 self._held = None
                 self.dropped += len(self._pending)
                 self._pending.clear()
@@ -197,7 +199,9 @@ class GmemResponder:
                 rsp_taken = False
                 continue
             ready = self.rng.random() < self.req_ready_prob
-            self.req_ready.value = int(ready)
+            if ready != self._ready_q:  # write only on change: a write per cycle is the main cost
+                self.req_ready.value = int(ready)
+                self._ready_q = ready
             self._drive_response()
             await ReadOnly()
             if _bit(self.req_valid) is None and self.check_protocol:
@@ -252,7 +256,10 @@ class GmemResponder:
                 rdata = 0 if nxt.write else sum(w << (32 * i) for i, w in enumerate(nxt.data))
                 self.rsp_tag.value = nxt.tag
                 self.rsp_rdata.value = rdata
-        self.rsp_valid.value = int(self._presented is not None)
+        valid = self._presented is not None
+        if valid != self._valid_q:
+            self.rsp_valid.value = int(valid)
+            self._valid_q = valid
 
     def _next_ready(self) -> MemTxn | None:
         if not self._pending:
