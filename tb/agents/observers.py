@@ -108,6 +108,7 @@ class SharedMonitor(pyuvm.uvm_component):
                         i = sm * nb + b
                         writes.append((_slice(addrs, i, aw), _slice(datas, i, 32)))
                 self.writes += len(writes)
-                wslot = _slice(warps, sm, 5) if warps is not None and not clr >> sm & 1 else 0
+                # -1: the RTL does not name the writing warp (no sh_obs_warp port)
+                wslot = -1 if warps is None else _slice(warps, sm, 5)
                 self.ap.write((sm, bool(clr >> sm & 1), writes, wslot))
             await RisingEdge(dut.clk)
