@@ -11,6 +11,13 @@
 //
 // Errors (STACK_OVERFLOW, DIVERGENT_WITHOUT_SSY) leave the stack, pc and mask unchanged (as the golden
 // model does) and are reported with the `done` pulse one cycle after `start`.
+//
+// top_after_*: the top entry of the stack of the warp last started, read straight from the storage.
+// The storage writes of an update share the edge that raises `done`, so in the cycle of `done` (and
+// until the next `start`) it is the top after the instruction: its pushes, merge and pops applied.
+// Entries are encoded as the golden model's [kind, pc, mask] (docs/isa.md 4.1): SYNC(rpc, mask at
+// the SSY) or DIV(pc + 1 of the branch, not-taken mask, OR-ed by merges); the pc and mask of a DIV
+// are stored unmasked, the exited threads are only removed when it is popped. All 0 when empty.
 
 `include "simt_isa.vh"
 `include "simt_check.vh"
@@ -52,7 +59,11 @@ module simt_div_stack #(
     output reg                  merged,   // 0 or 1
     output reg  [DEPTH_W-1:0]   depth,    // this warp's stack depth after the instruction
     output reg                  error,
-    output reg  [3:0]           err_kind
+    output reg  [3:0]           err_kind,
+    // top entry of the last started warp's stack (see above); kind 1 = DIV, 0 = SYNC
+    output wire [PC_W-1:0]      top_after_pc,
+    output wire [WARP_SIZE-1:0] top_after_mask,
+    output wire                 top_after_kind
 );
 
     // ---- parameter checks (stop both simulators at time 0 with a readable message) ---------------
@@ -289,5 +300,15 @@ module simt_div_stack #(
             if (clr) st_dep[clr_warp] <= {DEPTH_W{1'b0}};  // allocation wins over a stale update
         end
     end
+
+    // ---- top entry after the instruction (retire port) --------------------------------------------
+    // A read port of its own on r_warp, so `idle`/`start` in the cycle of `done` are unaffected.
+    wire [DEPTH_W-1:0] o_dep = st_dep[r_warp];
+    wire [SIDX_W-1:0]  o_e   = SIDX_W'(o_dep - DEPTH_W'(1));
+    wire [EIDX_W-1:0]  o_idx = EIDX_W'(r_warp) * EIDX_W'(STACK_DEPTH) + EIDX_W'(o_e);
+    wire               o_any = o_dep != {DEPTH_W{1'b0}};
+    assign top_after_pc   = o_any ? st_pc[o_idx] : {PC_W{1'b0}};
+    assign top_after_mask = o_any ? st_mask[o_idx] : {WARP_SIZE{1'b0}};
+    assign top_after_kind = o_any && !st_sync[r_warp][o_e];
 
 endmodule

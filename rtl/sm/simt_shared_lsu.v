@@ -17,6 +17,7 @@
 //   obs_we[NUM_BANKS]      bank b is written at the next rising edge (combinational, harness only)
 //   obs_addr[NUM_BANKS*AW] physical word address of that write (line*NUM_BANKS + b), bank b in [b*AW +: AW]
 //   obs_data[NUM_BANKS*32] the data written
+//   obs_clr                the writes of this cycle are a line clear (clr), not a store row's pass
 //
 // Timing: a row accepted at rising edge t does its passes in the cycles after edges t, t+1, ...
 // (one pass per cycle) and answers in the cycle after its last pass: rsp_valid is high in the cycle
@@ -53,7 +54,8 @@ module simt_shared_lsu #(
     // observation of every bank write
     output wire [NUM_BANKS-1:0]                            obs_we,
     output wire [NUM_BANKS*$clog2(SHARED_WORDS)-1:0]       obs_addr,
-    output wire [NUM_BANKS*32-1:0]                         obs_data
+    output wire [NUM_BANKS*32-1:0]                         obs_data,
+    output wire                                            obs_clr
 );
     localparam integer AW    = $clog2(SHARED_WORDS);
     localparam integer BW    = $clog2(NUM_BANKS);      // bank-index bits (0 with one bank)
@@ -200,6 +202,8 @@ module simt_shared_lsu #(
             end
         end
     endgenerate
+    // A clear and a pass never share a cycle (clr_ready is low while a row is in progress).
+    assign obs_clr = clr_go;
 
     // ---------------------------------------------------------------- load data collection
     // A pass's read data leaves the RAMs one cycle later; cap_* remember which lanes it belongs to

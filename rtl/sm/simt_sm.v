@@ -79,6 +79,7 @@ module simt_sm #(
     output reg                         rt_valid,
     output reg  [31:0]                 rt_block,
     output reg  [4:0]                  rt_warp,
+    output reg  [3:0]                  rt_slot,        // block slot of the warp's block
     output reg  [PCX_W-1:0]            rt_pc,
     output reg  [31:0]                 rt_instr,
     output reg  [WARP_SIZE-1:0]        rt_mask,
@@ -95,10 +96,16 @@ module simt_sm #(
     output reg  [5:0]                  rt_txns,        // global: transactions of the access
     output reg                         rt_barrier,
     output reg                         rt_done,
+    // top entry of the warp's divergence stack after the instruction (0 when rt_depth is 0)
+    output reg  [PCX_W-1:0]            rt_top_pc,
+    output reg  [WARP_SIZE-1:0]        rt_top_mask,
+    output reg                         rt_top_kind,    // 0 SYNC, 1 DIV
     // every shared-memory bank write (docs/sm.md simt_shared_lsu), for the shared-memory monitor
     output wire [NUM_BANKS-1:0]        sh_obs_we,
     output wire [NUM_BANKS*SH_AW-1:0]  sh_obs_addr,
     output wire [NUM_BANKS*32-1:0]     sh_obs_data,
+    output wire                        sh_obs_clr,     // this cycle's writes clear a block's line
+    output wire [4:0]                  sh_obs_warp,    // warp slot of the store row (when not clr)
     // error status (sticky until reset)
     output reg                         err_valid,
     output reg  [3:0]                  err_kind,
@@ -328,9 +335,12 @@ module simt_sm #(
         .lane_mask(sh_mask_q), .addr(sh_addr_q), .store(d_is_store), .wdata(sh_data_q),
         .rsp_valid(sh_rsp_valid), .rdata(sh_rdata), .passes(sh_passes),
         .clr(clr_sh_req && state != S_SHREQ && state != S_SHWAIT), .clr_ready(sh_clr_ready),
-        .clr_line(clr_sh_line), .obs_we(sh_obs_we), .obs_addr(sh_obs_addr), .obs_data(sh_obs_data)
+        .clr_line(clr_sh_line), .obs_we(sh_obs_we), .obs_addr(sh_obs_addr), .obs_data(sh_obs_data),
+        .obs_clr(sh_obs_clr)
     );
     wire [SH_AW-1:0] sh_base = cur_slot * cfg_sh_stride;
+    // The back end holds its warp until the store row's last pass is written, so cw names the writer.
+    assign sh_obs_warp = 5'(cw);
 
     // ---- global memory ---------------------------------------------------------------------------
     wire                      g_acc_ready, g_cmp_valid, g_cmp_store;
@@ -373,8 +383,9 @@ module simt_sm #(
 
     // ---- divergence stacks -----------------------------------------------------------------------
     wire                 ds_idle, ds_done, ds_warp_done, ds_divergent, ds_pushes, ds_merged, ds_error;
-    wire [PCX_W-1:0]     ds_next_pc;
-    wire [WARP_SIZE-1:0] ds_next_mask;
+    wire [PCX_W-1:0]     ds_next_pc, ds_top_pc;
+    wire [WARP_SIZE-1:0] ds_next_mask, ds_top_mask;
+    wire                 ds_top_kind;
     wire [DEPTH_W-1:0]   ds_pops, ds_depth;
     wire [3:0]           ds_err_kind;
     wire                 clr_ds_req;
@@ -391,7 +402,8 @@ module simt_sm #(
         .live(live_after), .idle(ds_idle), .done(ds_done), .next_pc(ds_next_pc),
         .next_mask(ds_next_mask), .warp_done(ds_warp_done), .divergent(ds_divergent),
         .pushes(ds_pushes), .pops(ds_pops), .merged(ds_merged), .depth(ds_depth), .error(ds_error),
-        .err_kind(ds_err_kind)
+        .err_kind(ds_err_kind), .top_after_pc(ds_top_pc), .top_after_mask(ds_top_mask),
+        .top_after_kind(ds_top_kind)
     );
     always @(*) begin
         if (d_ssy) ds_op = 2'd1;
@@ -496,6 +508,9 @@ module simt_sm #(
     reg [WARP_SIZE-1:0] nx_mask;
     reg                 nx_done;
     reg [DEPTH_W-1:0]   nx_depth;
+    reg [PCX_W-1:0]     nx_top_pc;    // top stack entry after the instruction
+    reg [WARP_SIZE-1:0] nx_top_mask;
+    reg                 nx_top_kind;
 
     task automatic raise(input [3:0] kind, input [5:0] err_at_lane);
         begin
@@ -661,6 +676,10 @@ module simt_sm #(
                         nx_mask  <= cur_mask;
                         nx_done  <= 1'b0;
                         nx_depth <= w_depth[cw];
+                        // not visiting the stack unit means the stack is empty and stays empty
+                        nx_top_pc   <= {PCX_W{1'b0}};
+                        nx_top_mask <= {WARP_SIZE{1'b0}};
+                        nx_top_kind <= 1'b0;
                         rt_pushes <= 1'b0;
                         rt_pops   <= {DEPTH_W{1'b0}};
                         rt_merged <= 1'b0;
@@ -676,6 +695,9 @@ module simt_sm #(
                             nx_mask   <= ds_next_mask;
                             nx_done   <= ds_warp_done;
                             nx_depth  <= ds_depth;
+                            nx_top_pc   <= ds_top_pc;
+                            nx_top_mask <= ds_top_mask;
+                            nx_top_kind <= ds_top_kind;
                             rt_pushes <= ds_pushes;
                             rt_pops   <= ds_pops;
                             rt_merged <= ds_merged;
@@ -711,6 +733,7 @@ module simt_sm #(
                     rt_valid     <= 1'b1;
                     rt_block     <= b_id[cur_slot];
                     rt_warp      <= cur_wib;
+                    rt_slot      <= 4'(cur_slot);
                     rt_pc        <= cur_pc;
                     rt_instr     <= instr_q;
                     rt_mask      <= cur_mask;
@@ -724,6 +747,9 @@ module simt_sm #(
                     rt_txns      <= txns_q;
                     rt_barrier   <= d_bar && !nx_done;
                     rt_done      <= nx_done;
+                    rt_top_pc    <= nx_top_pc;
+                    rt_top_mask  <= nx_top_mask;
+                    rt_top_kind  <= nx_top_kind;
                     state        <= S_IDLE;
                 end
                 default: ; // S_HALT: an error stopped the SM until reset

@@ -23,7 +23,8 @@ module simt_gpu #(
     parameter integer TAG_W   = WID_W + $clog2(WARP_SIZE),              // an SM's memory tag
     parameter integer PORT_W  = $clog2(NUM_SMS + 1),                    // SMs + the loader
     parameter integer XTAG_W  = PORT_W + TAG_W,                         // external memory tag
-    parameter integer DEPTH_W = $clog2(STACK_DEPTH + 1)
+    parameter integer DEPTH_W = $clog2(STACK_DEPTH + 1),
+    parameter integer SH_AW   = $clog2(SHARED_WORDS)                    // shared word address
 ) (
     input  wire                              clk,
     input  wire                              rst,
@@ -51,6 +52,7 @@ module simt_gpu #(
     output wire [NUM_SMS-1:0]                rt_valid,
     output wire [NUM_SMS*32-1:0]             rt_block,
     output wire [NUM_SMS*5-1:0]              rt_warp,
+    output wire [NUM_SMS*4-1:0]              rt_slot,
     output wire [NUM_SMS*17-1:0]             rt_pc,
     output wire [NUM_SMS*32-1:0]             rt_instr,
     output wire [NUM_SMS*WARP_SIZE-1:0]      rt_mask,
@@ -67,13 +69,22 @@ module simt_gpu #(
     output wire [NUM_SMS*6-1:0]              rt_txns,
     output wire [NUM_SMS-1:0]                rt_barrier,
     output wire [NUM_SMS-1:0]                rt_done,
+    output wire [NUM_SMS*17-1:0]             rt_top_pc,
+    output wire [NUM_SMS*WARP_SIZE-1:0]      rt_top_mask,
+    output wire [NUM_SMS-1:0]                rt_top_kind,
+    // observation: every shared-memory bank write of every SM (docs/sm.md simt_shared_lsu);
+    // SM s, bank b in slice s*NUM_BANKS + b
+    output wire [NUM_SMS*NUM_BANKS-1:0]      sh_obs_we,
+    output wire [NUM_SMS*NUM_BANKS*SH_AW-1:0] sh_obs_addr,
+    output wire [NUM_SMS*NUM_BANKS*32-1:0]   sh_obs_data,
+    output wire [NUM_SMS-1:0]                sh_obs_clr,
+    output wire [NUM_SMS*5-1:0]              sh_obs_warp,
     // observation: block dispatch (which SM got which block)
     output wire [NUM_SMS-1:0]                dispatch_valid,
     output wire [31:0]                       dispatch_block
 );
     localparam integer PC_W   = $clog2(IMEM_WORDS);
     localparam integer C_AW   = $clog2(CONST_WORDS);
-    localparam integer SH_AW  = $clog2(SHARED_WORDS);
     localparam integer WCNT_W = $clog2(NUM_WARPS + 1);
     localparam integer BCNT_W = $clog2(NUM_BLOCKS + 1);
     localparam integer SM_W   = (NUM_SMS > 1) ? $clog2(NUM_SMS) : 1;
@@ -219,9 +230,6 @@ module simt_gpu #(
             // Per-SM outputs the top does not use (block ids come from the scheduler's count).
             wire [31:0]               unused_done_id;
             wire                      unused_idle;
-            wire [NUM_BANKS-1:0]      unused_obs_we;
-            wire [NUM_BANKS*SH_AW-1:0] unused_obs_addr;
-            wire [NUM_BANKS*32-1:0]   unused_obs_data;
             simt_sm #(
                 .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
                 .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS),
@@ -245,6 +253,7 @@ module simt_gpu #(
                 .mrsp_ready(s_mrsp_ready[s]), .mrsp_tag(s_mrsp_tag[s*TAG_W +: TAG_W]),
                 .mrsp_rdata(s_mrsp_rdata[s*SEG_WORDS*32 +: SEG_WORDS*32]),
                 .rt_valid(rt_valid[s]), .rt_block(rt_block[s*32 +: 32]), .rt_warp(rt_warp[s*5 +: 5]),
+                .rt_slot(rt_slot[s*4 +: 4]),
                 .rt_pc(rt_pc[s*17 +: 17]), .rt_instr(rt_instr[s*32 +: 32]),
                 .rt_mask(rt_mask[s*WARP_SIZE +: WARP_SIZE]), .rt_wr(rt_wr[s]), .rt_rd(rt_rd[s*5 +: 5]),
                 .rt_values(rt_values[s*WARP_SIZE*32 +: WARP_SIZE*32]),
@@ -253,7 +262,12 @@ module simt_gpu #(
                 .rt_pops(rt_pops[s*DEPTH_W +: DEPTH_W]), .rt_merged(rt_merged[s]),
                 .rt_depth(rt_depth[s*DEPTH_W +: DEPTH_W]), .rt_passes(rt_passes[s*7 +: 7]),
                 .rt_txns(rt_txns[s*6 +: 6]), .rt_barrier(rt_barrier[s]), .rt_done(rt_done[s]),
-                .sh_obs_we(unused_obs_we), .sh_obs_addr(unused_obs_addr), .sh_obs_data(unused_obs_data),
+                .rt_top_pc(rt_top_pc[s*17 +: 17]), .rt_top_mask(rt_top_mask[s*WARP_SIZE +: WARP_SIZE]),
+                .rt_top_kind(rt_top_kind[s]),
+                .sh_obs_we(sh_obs_we[s*NUM_BANKS +: NUM_BANKS]),
+                .sh_obs_addr(sh_obs_addr[s*NUM_BANKS*SH_AW +: NUM_BANKS*SH_AW]),
+                .sh_obs_data(sh_obs_data[s*NUM_BANKS*32 +: NUM_BANKS*32]), .sh_obs_clr(sh_obs_clr[s]),
+                .sh_obs_warp(sh_obs_warp[s*5 +: 5]),
                 .err_valid(sm_err[s]), .err_kind(sm_err_kind[s*4 +: 4]),
                 .err_block(sm_err_block[s*32 +: 32]), .err_warp(sm_err_warp[s*5 +: 5]),
                 .err_pc(sm_err_pc[s*17 +: 17]), .err_lane(sm_err_lane[s*6 +: 6]),

@@ -134,7 +134,14 @@ class SmDriver:
 
 @dataclass
 class RtlRetire:
-    """One record of the SM's retire port."""
+    """One record of the SM's retire port (docs/sm.md "Retire port").
+
+    The fields after ``done`` have defaults so records built by hand (model-only tests) need not
+    name them: ``slot`` is the block slot of the warp's block in its SM (shared physical address =
+    slot * sh_stride + address); ``top_pc``/``top_mask``/``top_kind`` are the top entry of the warp's
+    divergence stack after the instruction, as in the golden model's ``Warp.stack[-1]`` ([kind, pc,
+    mask]; kind 0 SYNC, 1 DIV), all 0 when ``depth`` is 0.
+    """
 
     block: int
     warp: int
@@ -154,6 +161,10 @@ class RtlRetire:
     txns: int
     barrier: bool
     done: bool
+    slot: int = 0
+    top_pc: int = 0
+    top_mask: int = 0
+    top_kind: int = 0  # 0 SYNC, 1 DIV
 
 
 def _field(dut: Any, name: str, sm: int, width: int) -> str:
@@ -198,6 +209,10 @@ def sample_retire(dut: Any, warp_size: int, sm: int = 0, depth_w: int | None = N
         txns=num("rt_txns", 6),
         barrier=bool(num("rt_barrier", 1)),
         done=bool(num("rt_done", 1)),
+        slot=num("rt_slot", 4),
+        top_pc=num("rt_top_pc", 17),
+        top_mask=num("rt_top_mask", warp_size),
+        top_kind=num("rt_top_kind", 1),
     )
 
 

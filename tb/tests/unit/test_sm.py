@@ -4,6 +4,12 @@ Each kernel is loaded through the SM's test ports, its blocks are dispatched in 
 memory is answered by the out-of-order responder with random latency, and **every retired
 warp-instruction is checked in lockstep against the golden model** (tb/scoreboards/retire.py). At
 the end every global word and every exact performance counter must equal the model's.
+
+The bench also checks the observation ports the retire scoreboard does not use (:class:`PortChecks`):
+the stack top after each instruction (rt_top_*) against the model's ``Warp.stack[-1]``, the block
+slot (rt_slot) for consistency, and a mirror of shared memory built only from the bank-write ports
+(sh_obs_*) against the model's shared memory of the block after every shared store; every store
+write must be attributed (sh_obs_warp) to the warp slot that retires the store.
 """
 
 from __future__ import annotations
@@ -15,18 +21,90 @@ import cocotb
 import numpy as np
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from tb import rtlsim
 from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor, sm_parameters
 from tb.kernel_library import ERROR_KERNELS, KERNELS, image_of
 from tb.reference.config import GpuConfig
-from tb.reference.model import ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
+from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.retire import RetireScoreboard
 
 SM_SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for p in (rtlsim.RTL / "sm").glob("simt_*.v"))
 GLOBAL_WORDS = 4096
+
+
+class PortChecks:
+    """Checks of rt_slot, rt_top_* and sh_obs_* (call :meth:`after_retire` after the model stepped)."""
+
+    def __init__(self, dut, cfg: GpuConfig, model: Model, slots: int, sh_stride: int, wpb: int) -> None:
+        self.dut, self.cfg, self.model = dut, cfg, model
+        self.slots, self.stride, self.wpb = slots, sh_stride, wpb
+        self.written: dict[int, set[int]] = {}  # warp slot -> words its store rows wrote since its last retire
+        self.aw = (cfg.shared_words - 1).bit_length()
+        self.mirror: list[int | None] = [None] * cfg.shared_words  # None: never written
+        self.slot_of: dict[int, int] = {}  # resident block -> slot
+        self.tops = self.stores = self.clears = 0
+
+    async def watch_shared(self) -> None:
+        """Forever: apply every bank write shown on sh_obs_* to the mirror (written at the next edge)."""
+        d, nb, aw = self.dut, self.cfg.num_banks, self.aw
+        while True:
+            await RisingEdge(d.clk)
+            await ReadOnly()
+            we = int(d.sh_obs_we.value)
+            if not we:
+                continue
+            addr, data, clr = int(d.sh_obs_addr.value), int(d.sh_obs_data.value), int(d.sh_obs_clr.value)
+            writer = self.written.setdefault(int(d.sh_obs_warp.value), set()) if not clr else set()
+            if clr:
+                assert we == (1 << nb) - 1, f"a line clear writes banks 0x{we:x}, not all {nb}"
+                self.clears += 1
+            for b in range(nb):
+                if we >> b & 1:
+                    a, v = addr >> (b * aw) & ((1 << aw) - 1), data >> (32 * b) & 0xFFFF_FFFF
+                    assert a % nb == b, f"bank {b} reports a write to word {a} (bank {a % nb})"
+                    assert not clr or v == 0, f"line clear writes 0x{v:x} to word {a}"
+                    self.mirror[a] = v
+                    writer.add(a)
+
+    def after_retire(self, rec, exp) -> None:
+        # Block slot: in range, the same for every retire of a block, never shared by two resident blocks.
+        assert rec.slot < self.slots, f"rt_slot {rec.slot} >= usable slots {self.slots}"
+        owner = next((b for b, s in self.slot_of.items() if s == rec.slot), rec.block)
+        assert owner == rec.block, f"block {rec.block} retires in slot {rec.slot}, held by block {owner}"
+        held = self.slot_of.setdefault(rec.block, rec.slot)
+        assert held == rec.slot, f"block {rec.block} moved from slot {held} to {rec.slot}"
+        # Stack top after the instruction, encoded as the model's [kind, pc, mask].
+        stack = self.model.warp(rec.block, rec.warp).stack
+        want = (1 if stack[-1][0] is DIV else 0, stack[-1][1], stack[-1][2]) if stack else (0, 0, 0)
+        got = (rec.top_kind, rec.top_pc, rec.top_mask)
+        assert got == want, (f"block {rec.block} warp {rec.warp} pc {rec.pc}: stack top (kind, pc, mask) "
+                             f"RTL {got}, model {want} (stack {stack})")  # fmt: skip
+        self.tops += bool(stack)
+        # Shared store: the words it wrote, seen through the bank-write ports, equal the model's and
+        # were written by this warp's slot; any other instruction wrote nothing.
+        written = self.written.pop(rec.slot * self.wpb + rec.warp, set())
+        if exp.mem is not None and exp.mem.space == "shared" and exp.mem.store:
+            shared = self.model.blocks[rec.block].shared
+            for lane in range(self.cfg.warp_size):
+                if exp.mask >> lane & 1:
+                    a = int(exp.mem.addrs[lane])
+                    p = rec.slot * self.stride + a
+                    got_w, want_w = self.mirror[p], int(shared[a])
+                    assert got_w == want_w, (f"block {rec.block} pc {rec.pc} lane {lane}: shared word {a} "
+                                             f"(slot {rec.slot}) seen on sh_obs_* as {got_w}, model 0x{want_w:x}")  # fmt: skip
+                    assert p in written, f"block {rec.block} pc {rec.pc}: word {p} not written by this warp's slot"
+            self.stores += 1
+        else:
+            assert not written, f"block {rec.block} pc {rec.pc} retired, but its warp slot wrote shared words {sorted(written)}"
+        if self.model.blocks[rec.block].done:
+            self.slot_of.pop(rec.block, None)
+
+    def report(self) -> str:
+        return f"{self.tops} stack tops, {self.stores} shared stores, {self.clears} line clears checked"
+
 
 async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     rng = random.Random(cocotb.RANDOM_SEED)
@@ -50,18 +128,26 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     await drv.load()
 
     board = RetireScoreboard(model)
+    ports = PortChecks(dut, cfg, model, drv.launch.slots, drv.launch.sh_stride, drv.launch.wpb)
     failures: list[BaseException] = []
 
     def on_retire(rec, sm: int) -> None:
         if failures:
             return
         try:
-            board.check(rec)
+            ports.after_retire(rec, board.check(rec))
+        except AssertionError as exc:
+            failures.append(exc)
+
+    async def watch_shared() -> None:
+        try:
+            await ports.watch_shared()
         except AssertionError as exc:
             failures.append(exc)
 
     done_blocks: list[int] = []
     cocotb.start_soon(retire_monitor(dut, cfg.warp_size, on_retire))
+    cocotb.start_soon(watch_shared())
     cocotb.start_soon(drv.dispatch_all(on_dispatch=lambda bid: model.start_block(bid, sm=0)))
 
     budget = 200_000
@@ -100,8 +186,8 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
         assert value == exact[cname], f"counter {cname}: RTL {value}, model {exact[cname]}"
         checked += 1
     cycles = await drv.read_perf(PERF_COUNTERS.index("cycles"))
-    dut._log.info(f"{name}: {board.report()}; {checked} counters and {len(mem)} global words match; "
-                  f"{cycles} cycles")  # fmt: skip
+    dut._log.info(f"{name}: {board.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
+                  f"words match; {cycles} cycles")  # fmt: skip
 
 
 async def check_error(dut, model: Model, name: str) -> None:
