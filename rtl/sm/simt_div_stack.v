@@ -18,9 +18,13 @@
 // Entries are encoded as the golden model's [kind, pc, mask] (docs/isa.md 4.1): SYNC(rpc, mask at
 // the SSY) or DIV(pc + 1 of the branch, not-taken mask, OR-ed by merges); the pc and mask of a DIV
 // are stored unmasked, the exited threads are only removed when it is popped. All 0 when empty.
+//
+// Test-only fault 2 (SIMT_FAULTS builds, docs/sm.md): the first pop triggered by reaching the rpc
+// with threads still active is not done.
 
 `include "simt_isa.vh"
 `include "simt_check.vh"
+`include "simt_fault.vh"
 
 module simt_div_stack #(
     parameter integer WARP_SIZE   = 32,  // lanes per warp: power of two, 4..32
@@ -223,6 +227,19 @@ module simt_div_stack #(
     wire               a_sync  = (op == OP_SSY) ? 1'b1 : s_found;
     wire [PC_W-1:0]    a_rpc   = (op == OP_SSY) ? target : s_rpc;
     wire               a_pop   = !a_err && (a_dep != 0) && (a_mask == 0 || (a_sync && a_pc == a_rpc));
+`ifdef SIMT_FAULTS
+    // Fault 2: the first pop of the run (not reset: once per simulation) that reaching the rpc with
+    // threads still active would start is skipped; the warp goes on with a_pc / a_mask and the entry
+    // stays on the stack. Pops that refill an empty mask are left alone (the warp would idle).
+    `SIMT_FAULT_PLUSARG
+    reg  f_dropped;
+    initial f_dropped = 1'b0;
+    wire f_drop = simt_fault == `SIMT_FAULT_DROPPED_POP && !f_dropped && a_pop && a_mask != 0;
+    always @(posedge clk) if (!busy && start && f_drop) f_dropped <= 1'b1;
+    wire s_pop = a_pop && !f_drop;
+`else
+    wire s_pop = a_pop;  // the start step is followed by pops
+`endif
 
     // ---- pop cycle: rule 3 (also rule 4's pops after a partial EXIT) ------------------------------
     wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;
@@ -266,8 +283,8 @@ module simt_div_stack #(
             depth     <= a_err ? cdep : a_dep;
             error     <= a_err;
             err_kind  <= a_kind;
-            busy      <= a_pop;
-            done      <= !a_pop;
+            busy      <= s_pop;
+            done      <= !s_pop;
         end else begin
             done      <= 1'b0;
         end

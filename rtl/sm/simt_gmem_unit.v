@@ -27,7 +27,10 @@
 //  - completions of several finished warps are delivered round-robin by warp slot.
 //  - acc_ready depends combinationally on mreq_ready (through the coalescer's in_ready), so a new
 //    access can enter in the cycle the previous one's last transaction leaves.
+// Test-only fault 4 (SIMT_FAULTS builds, docs/sm.md): the first store transaction is never presented
+// on the port, yet counts as issued and answered.
 `include "simt_check.vh"
+`include "simt_fault.vh"
 module simt_gmem_unit #(
     parameter integer WARP_SIZE = 32,  // threads per warp: a power of two in 4..32
     parameter integer NUM_WARPS = 16,  // resident warp slots: 1..32
@@ -130,10 +133,23 @@ module simt_gmem_unit #(
     assign co_ready = co_empty || stage_free;
     wire beat_fire = co_valid && co_ready;            // any coalescer beat taken (marker included)
     wire issue     = beat_fire && !co_empty;          // a real transaction enters the stage
+`ifdef SIMT_FAULTS
+    // Fault 4: the first store transaction of the run (not reset: once per simulation) is lost
+    // between the coalescer and the port. It still counts in txns_q and is never waited for, so the
+    // access completes as if it had been sent and acknowledged; memory never sees its words.
+    `SIMT_FAULT_PLUSARG
+    reg  f_lost;
+    initial f_lost = 1'b0;
+    wire f_lose = simt_fault == `SIMT_FAULT_LOST_TXN && !f_lost && issue && co_store;
+    always @(posedge clk) if (f_lose) f_lost <= 1'b1;
+    wire sent = issue && !f_lose;
+`else
+    wire sent = issue;                                // the transaction reaches the port
+`endif
 
     always @(posedge clk) begin
         if (rst) mreq_valid <= 1'b0;
-        else if (stage_free) mreq_valid <= issue;
+        else if (stage_free) mreq_valid <= sent;
     end
 
     always @(posedge clk) begin
@@ -232,6 +248,7 @@ module simt_gmem_unit #(
             localparam [WID_W-1:0] SLOT = g;
             wire mine_acc = acc_fire && acc_warp == SLOT;
             wire mine_beat = beat_fire && cur_warp_q == SLOT;
+            wire mine_sent = sent && cur_warp_q == SLOT;  // a transaction of this slot is issued
             wire mine_rsp = rsp_fire && rsp_warp == SLOT;
             wire mine_cpl = cpl_fire && cpl_sel == SLOT;
 
@@ -260,7 +277,7 @@ module simt_gmem_unit #(
             // Counters: an issue and a response of the same slot may coincide.
             always @(posedge clk) begin
                 if (rst) out_q <= {CNT_W{1'b0}};
-                else out_q <= out_q + {{(CNT_W-1){1'b0}}, mine_beat && !co_empty}
+                else out_q <= out_q + {{(CNT_W-1){1'b0}}, mine_sent}
                                     - {{(CNT_W-1){1'b0}}, mine_rsp};
             end
 

@@ -28,7 +28,9 @@
 // only when idle; a clear and a row accepted at the same edge: the clear is written at that edge,
 // before the row's first pass.
 // Shared memory is not reset: the SM clears a block's lines before the block starts (docs/isa.md 6.1).
+// Test-only fault 3 (SIMT_FAULTS builds, docs/sm.md): store rows write bank (b+1) mod NUM_BANKS.
 `include "simt_check.vh"
+`include "simt_fault.vh"
 module simt_shared_lsu #(
     parameter integer NUM_LANES    = 8,     // lanes per row: 4, 8, 16 or 32
     parameter integer NUM_BANKS    = 8,     // power of two, 1..32
@@ -174,16 +176,33 @@ module simt_shared_lsu #(
     // ---------------------------------------------------------------- banks
     genvar gi, gb;
     wire [NUM_BANKS*32-1:0] bank_dout;
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    // Fault 3 only moves store passes: loads still read the bank their address names.
+    wire f_wrong_bank = simt_fault == `SIMT_FAULT_WRONG_BANK && r_store;
+`endif
 
     generate
         for (gb = 0; gb < NUM_BANKS; gb = gb + 1) begin : g_bank
             localparam integer BI = gb;
             reg  [31:0]   mem [0:DEPTH-1];
             reg  [31:0]   dout;
-            wire          we   = clr_go | (pass_now & r_store & bank_hit[gb]);
-            wire          re   = pass_now & ~r_store & bank_hit[gb];
-            wire [LW-1:0] line = clr_go ? clr_line : bank_line[gb*LW +: LW];
-            wire [31:0]   d    = clr_go ? 32'd0 : bank_wd[gb*32 +: 32];
+`ifdef SIMT_FAULTS
+            // Fault 3: this bank performs the pass meant for the bank below it, so the data of bank b
+            // lands in bank (b+1) mod NUM_BANKS at the same line (no effect with one bank).
+            localparam integer SRC = (gb + NUM_BANKS - 1) % NUM_BANKS;
+            wire          hit  = f_wrong_bank ? bank_hit[SRC] : bank_hit[gb];
+            wire [LW-1:0] sel  = f_wrong_bank ? bank_line[SRC*LW +: LW] : bank_line[gb*LW +: LW];
+            wire [31:0]   wd   = f_wrong_bank ? bank_wd[SRC*32 +: 32] : bank_wd[gb*32 +: 32];
+`else
+            wire          hit  = bank_hit[gb];
+            wire [LW-1:0] sel  = bank_line[gb*LW +: LW];
+            wire [31:0]   wd   = bank_wd[gb*32 +: 32];
+`endif
+            wire          we   = clr_go | (pass_now & r_store & hit);
+            wire          re   = pass_now & ~r_store & hit;
+            wire [LW-1:0] line = clr_go ? clr_line : sel;
+            wire [31:0]   d    = clr_go ? 32'd0 : wd;
 
             always @(posedge clk) begin
                 if (we) mem[line] <= d;

@@ -1,11 +1,13 @@
 `include "simt_isa.vh"
 `include "simt_check.vh"
+`include "simt_fault.vh"
 // Streaming multiprocessor (docs/sm.md): warp table, round-robin scheduler, fetch, decode, row-serial
 // operand read / execute / writeback, divergence stacks, barriers, shared, constant and global memory.
 //
 // One warp-instruction is in the back end at a time and a warp is never in it twice, so there is no
 // forwarding and no hazard logic (seed 000 section 4.2.1). A global access leaves the back end: the
 // warp waits in state MEM while other warps run, and re-enters once to write its loads and retire.
+// Test-only fault 1 (SIMT_FAULTS builds, docs/sm.md): bit 0 of warp lane 1's ALU results is flipped.
 module simt_sm #(
     parameter integer WARP_SIZE    = 32,      // threads per warp: power of two, 4..32
     parameter integer NUM_LANES    = 8,       // integer lanes: 4, 8, 16 or 32, <= WARP_SIZE
@@ -524,6 +526,9 @@ module simt_sm #(
         end
     endtask
 
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+`endif
     wire [5:0] err_lane_idx = row * NUM_LANES + bad_lane[LANE_W-1:0];
     wire [NUM_LANES*32-1:0] cmp_row = gdata[row * NUM_LANES * 32 +: NUM_LANES * 32];
 
@@ -542,6 +547,13 @@ module simt_sm #(
             ex_we    = row_mask;
             ex_wdata = sh_rdata;
         end
+`ifdef SIMT_FAULTS
+        // Fault 1: warp lane 1 (row 0, lane 1) gets its ALU result with bit 0 flipped, in the
+        // register file and the retire record alike.
+        if (simt_fault == `SIMT_FAULT_LANE_VALUE && state == S_EXEC && d_wr && !memwb && is_alu &&
+            row == {ROW_W{1'b0}})
+            ex_wdata[32] = ~ex_wdata[32];
+`endif
     end
 
     integer i;

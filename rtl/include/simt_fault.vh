@@ -1,0 +1,23 @@
+// simt_fault.vh -- test-only fault hooks (docs/sm.md "Test-only fault hooks").
+//
+// The meta-tests prove that each scoreboard can fail by running the design with one real fault
+// planted. A fault exists only in a build with `define SIMT_FAULTS (simulator option -DSIMT_FAULTS);
+// every hook sits inside `ifdef SIMT_FAULTS, so a normal build contains none of this logic.
+//
+// A module that carries a fault places `SIMT_FAULT_PLUSARG in its body: it declares the integer
+// `simt_fault` and reads it once from the plusarg +SIMT_FAULT=n (0, no fault, when absent). Each
+// module reads the plusarg itself, so no fault number has to travel through ports.
+`ifndef SIMT_FAULT_VH
+`define SIMT_FAULT_VH
+
+`define SIMT_FAULT_PLUSARG \
+    integer simt_fault; \
+    initial if (!$value$plusargs("SIMT_FAULT=%d", simt_fault)) simt_fault = 0;
+
+// Fault numbers (+SIMT_FAULT=n)
+`define SIMT_FAULT_LANE_VALUE  1  // simt_sm: bit 0 of warp lane 1's ALU result flipped
+`define SIMT_FAULT_DROPPED_POP 2  // simt_div_stack: the first reconvergence pop does not happen
+`define SIMT_FAULT_WRONG_BANK  3  // simt_shared_lsu: store rows write bank (b+1) mod NUM_BANKS
+`define SIMT_FAULT_LOST_TXN    4  // simt_gmem_unit: the first store transaction never leaves
+
+`endif
