@@ -2,12 +2,14 @@
 
 Each kernel is loaded through the SM's test ports, its blocks are dispatched in flat order, global
 memory is answered by the out-of-order responder with random latency, and **every retired
-warp-instruction is checked in lockstep against the golden model** (tb/scoreboards/retire.py). At
-the end every global word and every exact performance counter must equal the model's.
+warp-instruction is checked in lockstep against the golden model**: the retire scoreboard
+(tb/scoreboards/retire.py: pc, mask, lane values, flags) and the divergence scoreboard
+(tb/scoreboards/divergence.py: next pc and mask, stack events, depth and top). At the end every
+global word and every exact performance counter must equal the model's.
 
 The bench also checks the observation ports the retire scoreboard does not use (:class:`PortChecks`):
 the stack top after each instruction (rt_top_*) against the model's ``Warp.stack[-1]``, the block
-slot (rt_slot) for consistency, and a mirror of shared memory built only from the bank-write ports
+slot (rt_slot) for consistency, shared passes and global transactions (rt_passes, rt_txns), a mirror of shared memory built only from the bank-write ports
 (sh_obs_*) against the model's shared memory of the block after every shared store; every store
 write must be attributed (sh_obs_warp) to the warp slot that retires the store.
 """
@@ -29,6 +31,7 @@ from tb.agents.sm_driver import SmDriver, retire_monitor, sm_parameters
 from tb.kernel_library import ERROR_KERNELS, KERNELS, image_of
 from tb.reference.config import GpuConfig
 from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
+from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard
 
 SM_SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for p in (rtlsim.RTL / "sm").glob("simt_*.v"))
@@ -76,7 +79,13 @@ class PortChecks:
         assert owner == rec.block, f"block {rec.block} retires in slot {rec.slot}, held by block {owner}"
         held = self.slot_of.setdefault(rec.block, rec.slot)
         assert held == rec.slot, f"block {rec.block} moved from slot {held} to {rec.slot}"
-        # Stack top after the instruction, encoded as the model's [kind, pc, mask].
+        mem = exp.mem
+        if mem is not None and mem.space == "shared":
+            assert rec.passes == mem.passes, f"pc {rec.pc}: shared passes RTL {rec.passes}, model {mem.passes}"
+        if mem is not None and mem.space == "global":
+            want_t = len(mem.transactions)
+            assert rec.txns == want_t, f"pc {rec.pc}: global transactions RTL {rec.txns}, model {want_t}"
+        # Stack top after the instruction, encoded as the model's [kind, pc, mask] (0 when empty).
         stack = self.model.warp(rec.block, rec.warp).stack
         want = (1 if stack[-1][0] is DIV else 0, stack[-1][1], stack[-1][2]) if stack else (0, 0, 0)
         got = (rec.top_kind, rec.top_pc, rec.top_mask)
@@ -86,11 +95,11 @@ class PortChecks:
         # Shared store: the words it wrote, seen through the bank-write ports, equal the model's and
         # were written by this warp's slot; any other instruction wrote nothing.
         written = self.written.pop(rec.slot * self.wpb + rec.warp, set())
-        if exp.mem is not None and exp.mem.space == "shared" and exp.mem.store:
+        if mem is not None and mem.space == "shared" and mem.store:
             shared = self.model.blocks[rec.block].shared
             for lane in range(self.cfg.warp_size):
                 if exp.mask >> lane & 1:
-                    a = int(exp.mem.addrs[lane])
+                    a = int(mem.addrs[lane])
                     p = rec.slot * self.stride + a
                     got_w, want_w = self.mirror[p], int(shared[a])
                     assert got_w == want_w, (f"block {rec.block} pc {rec.pc} lane {lane}: shared word {a} "
@@ -128,6 +137,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     await drv.load()
 
     board = RetireScoreboard(model)
+    divergence = DivergenceScoreboard(model)
     ports = PortChecks(dut, cfg, model, drv.launch.slots, drv.launch.sh_stride, drv.launch.wpb)
     failures: list[BaseException] = []
 
@@ -135,7 +145,11 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
         if failures:
             return
         try:
-            ports.after_retire(rec, board.check(rec))
+            exp = board.check(rec)
+            diffs = divergence.check(rec, exp)
+            if diffs:
+                board.fail(rec, "; ".join(diffs), "divergence")
+            ports.after_retire(rec, exp)
         except AssertionError as exc:
             failures.append(exc)
 
@@ -186,7 +200,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
         assert value == exact[cname], f"counter {cname}: RTL {value}, model {exact[cname]}"
         checked += 1
     cycles = await drv.read_perf(PERF_COUNTERS.index("cycles"))
-    dut._log.info(f"{name}: {board.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
+    dut._log.info(f"{name}: {board.report()}; {divergence.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
                   f"words match; {cycles} cycles")  # fmt: skip
 
 
