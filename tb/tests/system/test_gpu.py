@@ -39,13 +39,12 @@ def _config(num_sms: int, lanes: int) -> GpuConfig:
 CONFIGS = {"sm1-l8": _config(1, 8), "sm2-l8": _config(2, 8), "sm4-l16": _config(4, 16), "sm2-l32": _config(2, 32)}
 DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "ResetMidKernelTest"]
 # (configuration, pyuvm tests, kernel seeds): 50 random seeds per simulator, spread over configurations
-RANDOM_BATCHES = [
-    ("sm1-l8", ["RandomTest"], "0:10"),
-    ("sm2-l8", ["RandomTest"], "10:22"),
-    ("sm2-l8", ["MemStressTest"], "22:27"),
-    ("sm4-l16", ["RandomTest"], "27:37"),
-    ("sm2-l32", ["RandomTest"], "37:45"),
-    ("sm2-l32", ["BackToBackTest"], "45:50"),
+RANDOM_BATCHES = [  # balanced for Icarus, where the 32-lane configuration is the slowest per cycle
+    ("sm1-l8", ["RandomTest"], "0:20"),
+    ("sm2-l8", ["RandomTest"], "20:32"),
+    ("sm2-l8", ["MemStressTest"], "32:37"),
+    ("sm4-l16", ["RandomTest"], "37:45"),
+    ("sm1-l8", ["BackToBackTest"], "45:50"),
 ]
 # planted fault (docs/gpu.md "Test-only fault hooks") -> the scoreboard that must catch it
 FAULTS = {1: "RetireMismatch", 2: "DivergenceMismatch", 3: "SharedMismatch", 4: "CoalescingMismatch"}
