@@ -3,7 +3,7 @@
 * :class:`GmemMonitor` (cocotb-bus ``BusMonitor``) publishes every request handshake as a
   :class:`~tb.agents.gmem_responder.MemTxn` and every response handshake as a :class:`MemResponse`.
   It does not look inside the responder, so it sees what the port carried, whichever memory model
-  answers. Each channel sleeps while its valid is low.
+  answers. Each channel sleeps while its valid is low (:func:`tb.agents.handshake.next_handshake`).
 * :class:`GmemAgent` (pyuvm) owns the numpy memory image, builds the responder with the knobs it
   gets from the ConfigDB (``GMEM_KNOBS``: latency range, backpressure and response-bubble
   probabilities, out-of-order completion) and exposes the monitor on two analysis ports.
@@ -17,10 +17,10 @@ from typing import Any
 import cocotb
 import numpy as np
 import pyuvm
-from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb_bus.monitors import BusMonitor
 
 from tb.agents.gmem_responder import M32, GmemResponder, MemTxn
+from tb.agents.handshake import next_handshake
 
 REQ_SIGNALS = ["mreq_valid", "mreq_ready", "mreq_addr", "mreq_write", "mreq_mask", "mreq_wdata", "mreq_tag"]
 RSP_SIGNALS = ["mrsp_valid", "mrsp_ready", "mrsp_tag", "mrsp_rdata"]
@@ -37,7 +37,6 @@ GMEM_PROFILES: dict[str, dict[str, Any]] = {
 class MemResponse:
     tag: int
     rdata: tuple[int, ...]
-    cycle: int
 
 
 class GmemMonitor(BusMonitor):
@@ -47,7 +46,6 @@ class GmemMonitor(BusMonitor):
 
     def __init__(self, dut: Any, clock: Any, callback: Any = None, on_response: Any = None) -> None:
         self.on_response = on_response
-        self.cycle = 0
         super().__init__(dut, None, clock, callback=callback)
         self.seg_words = len(self.bus.mreq_mask)
         self._rsp_task = cocotb.start_soon(self._responses())
@@ -55,32 +53,23 @@ class GmemMonitor(BusMonitor):
     async def _monitor_recv(self) -> None:
         b, seq = self.bus, 0
         while True:
-            await ReadOnly()
-            if not (b.mreq_valid.value.is_resolvable and int(b.mreq_valid.value)):
-                await RisingEdge(b.mreq_valid)
-                continue
-            await RisingEdge(self.clock)  # the cycle that just ended
-            if not int(b.mreq_ready.value):
-                continue
+            await next_handshake(self.clock, b.mreq_valid, b.mreq_ready)
             write = bool(int(b.mreq_write.value))
             wdata = int(b.mreq_wdata.value) if write else 0
-            words = tuple((wdata >> (32 * i)) & M32 for i in range(self.seg_words))
-            self._recv(MemTxn(int(b.mreq_addr.value), write, int(b.mreq_mask.value), words,
-                              int(b.mreq_tag.value), self.cycle, seq=seq))  # fmt: skip
+            # issue_cycle 0: the monitor sleeps between transactions and counts no cycles
+            self._recv(MemTxn(int(b.mreq_addr.value), write, int(b.mreq_mask.value), self._words(wdata),
+                              int(b.mreq_tag.value), 0, seq=seq))  # fmt: skip
             seq += 1
 
     async def _responses(self) -> None:
         b = self.bus
         while True:
-            await ReadOnly()
-            if not (b.mrsp_valid.value.is_resolvable and int(b.mrsp_valid.value)):
-                await RisingEdge(b.mrsp_valid)
-                continue
-            await RisingEdge(self.clock)
-            if int(b.mrsp_ready.value) and self.on_response is not None:
-                rdata = int(b.mrsp_rdata.value)
-                words = tuple((rdata >> (32 * i)) & M32 for i in range(self.seg_words))
-                self.on_response(MemResponse(int(b.mrsp_tag.value), words, self.cycle))
+            await next_handshake(self.clock, b.mrsp_valid, b.mrsp_ready)
+            if self.on_response is not None:
+                self.on_response(MemResponse(int(b.mrsp_tag.value), self._words(int(b.mrsp_rdata.value))))
+
+    def _words(self, packed: int) -> tuple[int, ...]:
+        return tuple((packed >> (32 * i)) & M32 for i in range(self.seg_words))
 
     def kill(self) -> None:
         super().kill()
@@ -99,10 +88,7 @@ class GmemAgent(pyuvm.uvm_component):
         self.rng = pyuvm.ConfigDB().get(self, "", "RNG")
         self.request_ap = pyuvm.uvm_analysis_port("request_ap", self)
         self.response_ap = pyuvm.uvm_analysis_port("response_ap", self)
-        try:
-            self.monitor_on = bool(pyuvm.ConfigDB().get(self, "", "GMEM_MONITOR"))
-        except pyuvm.UVMConfigItemNotFound:
-            self.monitor_on = True
+        self.monitor_on = bool(pyuvm.ConfigDB().get(self, "", "GMEM_MONITOR"))
         self.responder: GmemResponder | None = None
         self.monitor: GmemMonitor | None = None
 

@@ -16,6 +16,7 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
+from tb.agents.handshake import next_handshake
 from tb.reference.image import LaunchImage
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
@@ -155,13 +156,7 @@ class HostMonitor(BusMonitor):
     async def _monitor_recv(self) -> None:
         b = self.bus
         while True:
-            await ReadOnly()  # the settled value of this cycle (no same-timestep race with the BFM)
-            if not (b.valid.value.is_resolvable and int(b.valid.value)):
-                await RisingEdge(b.valid)
-                continue
-            await RisingEdge(self.clock)  # values read here are those of the cycle that just ended
-            if not int(b.ready.value):
-                continue
+            await next_handshake(self.clock, b.valid, b.ready)
             acc = RegAccess(int(b.addr.value), bool(int(b.write.value)), int(b.wdata.value))
             if not acc.write:
                 await ReadOnly()

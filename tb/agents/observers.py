@@ -39,42 +39,28 @@ class RetireMonitor(pyuvm.uvm_component):
         self.cfg = pyuvm.ConfigDB().get(self, "", "GPU_CFG")
         self.retire_ap = pyuvm.uvm_analysis_port("retire_ap", self)
         self.dispatch_ap = pyuvm.uvm_analysis_port("dispatch_ap", self)
-        self.retires = 0
         # end-only checking watches dispatches alone (the model needs the SM of each block)
         self.watch_retires = pyuvm.ConfigDB().get(self, "", "CHECK_MODE") == "full"
 
     async def run_phase(self) -> None:
         dut, ws, nsms = self.dut, self.cfg.warp_size, self.cfg.num_sms
-        if not self.watch_retires:
-            await self.dispatches_only()
-            return
-        rt_valid, disp = dut.rt_valid, dut.dispatch_valid
+        disp = dut.dispatch_valid
+        rt_valid = dut.rt_valid if self.watch_retires else None
         while True:
             await ReadOnly()
             d = _int(disp)
             if d:  # dispatched at the coming edge: before that block can retire anything
                 self.dispatch_ap.write((int(dut.dispatch_block.value), (d & -d).bit_length() - 1))
-            v = _int(rt_valid)
+            v = _int(rt_valid) if rt_valid is not None else 0
             for sm in range(nsms):
                 if v >> sm & 1:
-                    self.retires += 1
                     self.retire_ap.write((sample_retire(dut, ws, sm), sm))
             if d or v:
                 await RisingEdge(dut.clk)
+            elif rt_valid is None:
+                await ValueChange(disp)
             else:
                 await First(ValueChange(rt_valid), ValueChange(disp))
-
-
-    async def dispatches_only(self) -> None:
-        dut = self.dut
-        while True:
-            await ReadOnly()
-            d = _int(dut.dispatch_valid)
-            if d:
-                self.dispatch_ap.write((int(dut.dispatch_block.value), (d & -d).bit_length() - 1))
-                await RisingEdge(dut.clk)
-            else:
-                await ValueChange(dut.dispatch_valid)
 
 
 class SharedMonitor(pyuvm.uvm_component):
@@ -82,7 +68,6 @@ class SharedMonitor(pyuvm.uvm_component):
         self.dut = pyuvm.ConfigDB().get(self, "", "DUT")
         self.cfg = pyuvm.ConfigDB().get(self, "", "GPU_CFG")
         self.ap = pyuvm.uvm_analysis_port("ap", self)
-        self.writes = 0
 
     async def run_phase(self) -> None:
         dut, cfg = self.dut, self.cfg
@@ -97,7 +82,7 @@ class SharedMonitor(pyuvm.uvm_component):
                 continue
             # bit strings, MSB first: banks not written may hold X on Icarus, so slice before int()
             addrs, datas, clr = str(dut.sh_obs_addr.value), str(dut.sh_obs_data.value), _int(dut.sh_obs_clr)
-            warps = str(dut.sh_obs_warp.value) if hasattr(dut, "sh_obs_warp") else None
+            warps = str(dut.sh_obs_warp.value)
             for sm in range(cfg.num_sms):
                 bits = we >> (sm * nb) & ((1 << nb) - 1)
                 if not bits:
@@ -107,8 +92,5 @@ class SharedMonitor(pyuvm.uvm_component):
                     if bits >> b & 1:
                         i = sm * nb + b
                         writes.append((_slice(addrs, i, aw), _slice(datas, i, 32)))
-                self.writes += len(writes)
-                # -1: the RTL does not name the writing warp (no sh_obs_warp port)
-                wslot = -1 if warps is None else _slice(warps, sm, 5)
-                self.ap.write((sm, bool(clr >> sm & 1), writes, wslot))
+                self.ap.write((sm, bool(clr >> sm & 1), writes, _slice(warps, sm, 5)))
             await RisingEdge(dut.clk)

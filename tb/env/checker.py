@@ -97,7 +97,6 @@ class LaunchChecker(pyuvm.uvm_component):
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.launches = self.kernels_checked = 0
         self.seeds: list[int] = []
-        self.cycles = 0
 
     # ---- launch lifecycle (from the host driver) -------------------------------------------------
     @_observer
@@ -133,7 +132,6 @@ class LaunchChecker(pyuvm.uvm_component):
         self.model, self.item, self.boards = None, None, []
 
     def end(self, item: LaunchItem) -> None:
-        self.cycles += item.cycles
         if self.model is None or self.failed:
             self.abandon()
             return
@@ -187,7 +185,7 @@ class LaunchChecker(pyuvm.uvm_component):
             self._raise(type(exc), str(exc))
         for board, kind in ((self.divergence, DivergenceMismatch), (self.shared, SharedMismatch),
                             (self.coalescing, CoalescingMismatch)):  # fmt: skip
-            diffs = board.check(rtl, exp) if board is self.divergence else board.check(rtl, exp, sm)
+            diffs = board.check(rtl, exp, sm)
             if diffs:
                 self._raise(kind, f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs) +
                             f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}")  # fmt: skip

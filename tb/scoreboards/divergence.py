@@ -28,8 +28,9 @@ class DivergenceScoreboard(Scoreboard):
         self.model = model
         self.pushes = self.pops = self.merges = self.tops = 0
 
-    def check(self, rtl: Any, exp: Retire) -> list[str]:
-        """Return the differences (empty when the RTL matches); counts what it compared."""
+    def check(self, rtl: Any, exp: Retire, sm: int = 0) -> list[str]:
+        """Return the differences (empty when the RTL matches); counts what it compared. ``sm`` is
+        unused (a warp's stack is its own); it keeps the per-retire boards' signature the same."""
         diffs: list[str] = []
 
         def cmp(name: str, got: Any, want: Any, fmt: str = "{}") -> None:

@@ -6,14 +6,12 @@ shared memory from those writes, so it sees exactly what the banks hold.
 
 Attribution: the monitor reports the warp slot whose store row is being written (``sh_obs_warp``),
 and a warp has one instruction in execution at a time, so the writes of a warp slot since its
-previous retire belong to its next retire (warp slot = block slot x warps per block + warp). Where
-the port does not name the warp (wslot -1), an SM's writes belong to its next shared store: the
-back end executes one store at a time, and a stray write still shows as an unexpected write there
-or as a leftover at the end. For a shared store the expected writes
-are, per warp row, one write per distinct address carrying the data of the highest active lane with
-that address (docs/isa.md 3.3 and 6.1), at physical address ``slot * sh_stride + address`` (docs/sm.md
-"Shared memory"); the observed multiset must equal it (a wrong bank, a lost or an extra write all
-show). Any other instruction must not write shared memory. When the model finishes a block, the
+previous retire belong to its next retire (warp slot = block slot x warps per block + warp).
+
+For a shared store the expected writes are, per warp row, one write per distinct address carrying
+the data of the highest active lane with that address (docs/isa.md 3.3 and 6.1), at physical address
+``slot * sh_stride + address`` (docs/sm.md "Shared memory"); the observed multiset must equal it (a
+wrong bank, a lost or an extra write all show). Any other instruction must not write shared memory. When the model finishes a block, the
 block's region of the mirror must equal the model's shared memory of that block.
 """
 
@@ -72,8 +70,6 @@ class SharedMemoryScoreboard(Scoreboard):
         diffs: list[str] = []
         mem = exp.mem
         if mem is not None and mem.space == "shared" and mem.store:
-            # writes whose warp the port does not name belong to the SM's next shared store
-            got += self.pending.pop((sm, -1), [])
             want = self.expected_writes(rtl, exp)
             seen = Counter(got)
             missing, extra = want - seen, seen - want

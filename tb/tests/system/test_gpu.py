@@ -13,6 +13,7 @@ import os
 import pytest
 
 from tb import rtlsim
+from tb.agents.sm_driver import sm_parameters
 from tb.reference.config import GpuConfig
 
 SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v"))
@@ -21,13 +22,8 @@ GLOBAL_WORDS = 8192
 
 
 def gpu_parameters(cfg: GpuConfig) -> dict[str, int]:
-    return {
-        "NUM_SMS": cfg.num_sms, "WARP_SIZE": cfg.warp_size, "NUM_LANES": cfg.num_lanes,
-        "NUM_WARPS": cfg.num_warps, "NUM_BLOCKS": cfg.num_blocks, "RF_DEPTH": cfg.rf_depth,
-        "SHARED_WORDS": cfg.shared_words, "NUM_BANKS": cfg.num_banks, "CONST_WORDS": cfg.const_words,
-        "IMEM_WORDS": cfg.imem_words, "STACK_DEPTH": cfg.stack_depth, "SEG_WORDS": cfg.seg_words,
-        "GLOBAL_WORDS": cfg.global_words,
-    }  # fmt: skip
+    """simt_gpu's Verilog parameters: the SM's, plus the number of SMs."""
+    return {"NUM_SMS": cfg.num_sms, **sm_parameters(cfg)}
 
 
 def _config(num_sms: int, lanes: int) -> GpuConfig:
