@@ -91,11 +91,15 @@ def _build_and_test(
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
     seed = os.environ.get("SEED")
+    # The runner's own `testcase` filter is `\.(.*name)$`, so "KernelTest" would also pick
+    # "ResetMidKernelTest": anchor each name at the dot before it.
+    names = [n.strip() for n in testcase.split(",") if n.strip()] if isinstance(testcase, str) else list(testcase or [])
+    test_filter = r"\.(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
     results = runner.test(
         hdl_toplevel=toplevel,
         hdl_toplevel_lang="verilog",
         test_module=test_module,
-        testcase=testcase,
+        test_filter=test_filter,
         build_dir=bdir,
         test_dir=run_dir,
         results_xml=str(run_dir / "results.xml"),

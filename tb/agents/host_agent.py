@@ -15,9 +15,11 @@ import cocotb
 import pyuvm
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
-from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, HostBfm, HostMonitor
+from tb.agents.host_bfm import PERF_WARP_INSTRS, ST_BUSY, ST_DONE, ST_ERROR, HostBfm, HostMonitor
 from tb.env.items import LaunchItem
 from tb.reference.model import ERROR_CODES, PERF_COUNTERS, KernelError, Model
+
+assert PERF_COUNTERS[PERF_WARP_INSTRS] == "warp_instrs"  # the BFM's stall watchdog reads it by index
 
 
 class PerfReader:
@@ -79,7 +81,7 @@ class HostDriver(pyuvm.uvm_driver):
             await self.interrupt(item)
             self.launch_ap.write(("abandon", item))
             return
-        item.status = await bfm.wait_idle(on_poll=self._poll)
+        item.status = await bfm.wait_idle(item.max_cycles, on_poll=self._poll)
         item.cycles = int((cocotb.utils.get_sim_time("ns") - t0) // 10)
         await ClockCycles(self.dut.clk, 4)  # the monitors see the last responses
         self._poll()

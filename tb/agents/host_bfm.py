@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cocotb.triggers import ReadOnly, RisingEdge
+from cocotb.triggers import ReadOnly, RisingEdge, Timer
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
@@ -25,6 +25,7 @@ REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED =
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 PERF_ALL_SMS = 0xFF
+PERF_WARP_INSTRS = 2  # index of warp_instrs in tb.reference.model.PERF_COUNTERS
 
 LAUNCH_ERRORS = {0x10: "bad image", 0x11: "block cannot fit one SM", 0x12: "program or constants too large",
                  0x13: "START with no image loaded"}  # fmt: skip
@@ -59,9 +60,10 @@ class HostBfm(BusDriver):
 
     _signals = HOST_SIGNALS
 
-    def __init__(self, dut: Any, clock: Any) -> None:
+    def __init__(self, dut: Any, clock: Any, period_ns: int = 10) -> None:
         super().__init__(dut, "host", clock)
         self.dut = dut
+        self.period_ns = period_ns
         self.idle()
 
     def idle(self) -> None:
@@ -114,22 +116,31 @@ class HostBfm(BusDriver):
         return await self.read(REG_STATUS)
 
     async def wait_idle(self, max_cycles: int = 2_000_000, every: int = 50,
-                        on_poll: Callable[[], None] | None = None) -> int:  # fmt: skip
+                        on_poll: Callable[[], None] | None = None, stall_cycles: int = 100_000) -> int:  # fmt: skip
         """Poll STATUS until BUSY and LOADING are low. ``on_poll`` runs at each poll (a scoreboard's
-        failure check); after ``max_cycles`` a :class:`Watchdog` ends the hang with a clear error."""
-        st = 0
-        for _ in range(max(1, max_cycles // every)):
+        failure check). A :class:`Watchdog` ends a hang with a clear error: after ``max_cycles``, or as
+        soon as no warp-instruction retired (performance counter ``warp_instrs``) in ``stall_cycles``."""
+        st, waited, last_instrs, last_check = 0, 0, -1, 0
+        while waited < max_cycles:
             st = await self.status()
             if on_poll is not None:
                 on_poll()
             if not st & (ST_BUSY | ST_LOADING):
                 return st
-            for _ in range(every):
-                await RisingEdge(self.clock)
-        raise Watchdog(
-            f"watchdog: the GPU stayed busy for {max_cycles} cycles (STATUS 0x{st:x}, blocks dispatched "
-            f"{await self.read(REG_BLOCKS_DISPATCHED)}, done {await self.read(REG_BLOCKS_DONE)})"
-        )
+            if st & ST_BUSY and waited - last_check >= stall_cycles:
+                instrs = await self.perf(PERF_WARP_INSTRS)
+                if instrs == last_instrs:
+                    raise Watchdog(f"watchdog: no warp-instruction retired in {stall_cycles} cycles "
+                                   f"({instrs} so far; {await self._progress(st)})")  # fmt: skip
+                last_instrs, last_check = instrs, waited
+            await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
+            await RisingEdge(self.clock)
+            waited += every
+        raise Watchdog(f"watchdog: the GPU stayed busy for {max_cycles} cycles ({await self._progress(st)})")
+
+    async def _progress(self, st: int) -> str:
+        return (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
+                f"done {await self.read(REG_BLOCKS_DONE)}")  # fmt: skip
 
     async def error(self) -> GpuError:
         regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_ERR_LANE + 1)]

@@ -49,6 +49,10 @@ class EndOfKernelMismatch(Mismatch):
     pass
 
 
+class GoldenMismatch(Mismatch):
+    """A benchmark kernel's output differs from its C reference program's."""
+
+
 def rerun_command(kernel_seed: int | None = None) -> str:
     """One command that reruns exactly the current pytest launcher (same regression seed, same kernel)."""
     node = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
@@ -95,7 +99,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.boards: list[Scoreboard] = []
         self.end_board = EndOfKernelChecker()
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        self.launches = self.kernels_checked = 0
+        self.launches = self.kernels_checked = self.golden_words = 0
         self.seeds: list[int] = []
 
     # ---- launch lifecycle (from the host driver) -------------------------------------------------
@@ -150,6 +154,12 @@ class LaunchChecker(pyuvm.uvm_component):
         diffs = self.end_board.check(self.model, self.mem, item.perf)
         if diffs:
             self._raise(EndOfKernelMismatch, f"end of kernel check of {item}: " + "; ".join(diffs))
+        if item.golden is not None:
+            words, diffs = item.golden.mismatches(self.mem)
+            if diffs:
+                self._raise(GoldenMismatch, f"{item}: output differs from kernels/{item.golden.kernel}/golden.c "
+                            f"(size {item.golden.size}, seed {item.golden.seed}): " + "; ".join(diffs))  # fmt: skip
+            self.golden_words += words
         self.kernels_checked += 1
         if item.seed is not None:
             self.seeds.append(item.seed)
@@ -223,6 +233,8 @@ class LaunchChecker(pyuvm.uvm_component):
                 raise AssertionError(f"{name} scoreboard compared nothing in this test")
             lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in t.items() if v))
         lines.append(f"end of kernel: {self.end_board.summary()}")
+        if self.golden_words:
+            lines.append(f"C references: {self.golden_words} output words compared")
         return lines
 
 

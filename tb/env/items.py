@@ -18,6 +18,8 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     ``interrupt`` ("reset" or "abort") stops the kernel ``interrupt_after`` cycles after START (abort
     waits until a memory response is owed, so the drain is exercised); ``gmem`` switches the memory
     responder's knobs before the launch; ``seed`` is the random kernel's seed, for the rerun command.
+    ``golden`` is a benchmark case (:class:`kernels.suite.Case`) whose output words must equal its C
+    reference's; ``max_cycles`` is the watchdog's budget for the launch (a stall is caught sooner).
     """
 
     def __init__(self, name: str, image: LaunchImage | None = None, **kw: Any) -> None:
@@ -31,6 +33,8 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.interrupt_after: int = kw.pop("interrupt_after", 300)
         self.gmem: dict[str, Any] | None = kw.pop("gmem", None)
         self.seed: int | None = kw.pop("seed", None)
+        self.golden: Any = kw.pop("golden", None)
+        self.max_cycles: int = kw.pop("max_cycles", 2_000_000)
         if kw:
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
         # results, filled by the driver

@@ -16,7 +16,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import isa
@@ -346,6 +346,7 @@ class Program:
     symbols: dict[str, tuple[str, int]]  # name -> (section: "text"/"const"/"data"/"equ", value)
     source: list[SourceLine]  # indexed by pc
     regs_used: frozenset[int]  # register indices the code names
+    param_names: dict[str, int] = field(default_factory=dict)  # named .param -> parameter index
 
     def source_of(self, pc: int) -> str:
         """``file:line: text`` of the instruction at ``pc`` (for failure messages)."""
@@ -1107,7 +1108,7 @@ class _Assembler:
         for ins in self.code:
             source += [SourceLine(self.file, ins.line, self.lines[ins.line - 1])] * ins.size
         symbols = {s.name: (s.section, s.value) for s in self.symbols.values() if s.value is not None}
-        return Program(image, symbols, source, used)
+        return Program(image, symbols, source, used, dict(self.param_names))
 
     def launch_location(self, message: str) -> tuple[int, int]:
         keys = (("grid dimensions", ".grid"), ("block dimensions", ".block"), ("register rows", ".regs"),

@@ -4,7 +4,9 @@ Every test builds :class:`~tb.env.gpu_env.GpuEnv`, resets the GPU and plays laun
 the host agent; the environment checks every retire in lock-step and every launch at its end.
 Environment variables (set by the pytest launcher): GPU_CFG (machine), KERNEL_SEEDS ("a:b" range or
 "n,m,..." list, random tests), CHECK_MODE (full|end), SIMT_FAULT_EXPECT (meta-test), SIMT_STATS
-(a JSON-lines file the run appends its counts to, for the regression summary).
+(a JSON-lines file the run appends its counts to, for the regression summary); for the benchmark
+kernels KERNEL_CASES ("name:size,..."), GMEM_PROFILE, GMEM_LATENCY (fixed latency in cycles) and
+SIMT_BENCH (a JSON-lines file of each case's performance counters, for the benchmark report).
 """
 
 from __future__ import annotations
@@ -52,12 +54,15 @@ class GpuTest(pyuvm.uvm_test):
         db.set(None, "*", "DUT", cocotb.top)
         db.set(None, "*", "GPU_CFG", self.cfg)
         db.set(None, "*", "GMEM", self.mem)
-        db.set(None, "*", "GMEM_KNOBS", dict(GMEM_PROFILES[self.gmem_profile]))
+        db.set(None, "*", "GMEM_KNOBS", self.gmem_knobs())
         db.set(None, "*", "RNG", self.rng)
         db.set(None, "*", "CHECK_MODE", os.environ.get("CHECK_MODE", "full"))
         self.env = GpuEnv("env", self)
         self.wall = time.monotonic()
         self.t0 = cocotb.utils.get_sim_time("ns")  # tests of one run share the simulator's clock
+
+    def gmem_knobs(self) -> dict:
+        return dict(GMEM_PROFILES[self.gmem_profile])
 
     def start_of_simulation_phase(self) -> None:
         dut = cocotb.top
@@ -93,7 +98,7 @@ class GpuTest(pyuvm.uvm_test):
             "mode": c.mode, "launches": c.launches, "kernels": c.kernels_checked, "seeds": len(c.seeds),
             "retires": t["retire"].get("compared", 0), "lanes": t["retire"].get("lanes_compared", 0),
             "transactions": t["coalescing/bank"].get("txns", 0) + t["coalescing/bank"].get("loader_txns", 0),
-            "shared_writes": t["shared memory"].get("writes", 0), "cycles": int((cocotb.utils.get_sim_time("ns") - self.t0) // 10),
+            "shared_writes": t["shared memory"].get("writes", 0), "golden_words": c.golden_words, "cycles": int((cocotb.utils.get_sim_time("ns") - self.t0) // 10),
             "seconds": round(time.monotonic() - self.wall, 3),
         }  # fmt: skip
         with open(path, "a") as f:
@@ -188,6 +193,41 @@ class BenchTest(GpuTest):
         return library.directed(rng, BENCH_KERNELS) + library.random_kernels(self.cfg, seeds_from_env("100:104"))
 
 
+@pyuvm.test()
+class KernelTest(GpuTest):
+    """Benchmark kernels (kernels/, KERNEL_CASES) with every scoreboard on; each output word is compared
+    with the kernel's C reference program, compiled with gcc at test time."""
+
+    def gmem_knobs(self) -> dict:
+        knobs = dict(GMEM_PROFILES[os.environ.get("GMEM_PROFILE", "default")])
+        if os.environ.get("GMEM_LATENCY"):
+            knobs["latency"] = (int(os.environ["GMEM_LATENCY"]),) * 2
+        return knobs
+
+    def items(self) -> list[LaunchItem]:
+        from kernels.suite import prepare
+
+        self.cases = []
+        for spec in os.environ["KERNEL_CASES"].split(","):
+            name, size = spec.split(":")
+            case = prepare(name, int(size), self.rng.randrange(1 << 31), self.cfg)
+            self.cases.append(LaunchItem(f"{case.label} (inputs seed {case.seed})", case.image, golden=case,
+                                         max_cycles=1 << 31))  # fmt: skip
+        return self.cases
+
+    def report_phase(self) -> None:
+        super().report_phase()
+        path = os.environ.get("SIMT_BENCH")
+        if path:
+            with open(path, "a") as f:
+                for item in self.cases:
+                    row = {"kernel": item.golden.kernel, "size": item.golden.size, "seed": item.golden.seed,
+                           "config": os.environ.get("GPU_TAG", ""), "sim": os.environ.get("SIM", ""),
+                           "lanes": self.cfg.num_lanes, "latency": self.gmem_knobs()["latency"],
+                           "golden_words": sum(len(o.expected) for o in item.golden.outputs), **item.perf}
+                    f.write(json.dumps(row) + "\n")
+
+
 FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "SharedMismatch": "shared_barrier",
                  "CoalescingMismatch": "vecadd"}  # fmt: skip
 
@@ -203,6 +243,12 @@ class FaultTest(GpuTest):
         self.no_kernels_ok = True
 
     def items(self) -> list[LaunchItem]:
+        if self.expect == "GoldenMismatch":  # not an RTL fault: one word of the C answer is planted wrong
+            from kernels.suite import prepare
+
+            case = prepare("vecadd", 100, 1, self.cfg)
+            case.outputs[0].expected[42] ^= 1
+            return [LaunchItem("vecadd with a corrupted C answer", case.image, golden=case)]
         return library.directed(self.rng, [FAULT_KERNELS[self.expect]])
 
     async def run_phase(self) -> None:

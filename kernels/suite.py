@@ -1,0 +1,253 @@
+"""The benchmark kernel suite: find the kernels, build a launch from a size and a seed, get the C answer.
+
+Each kernel lives in ``kernels/<name>/``:
+
+- ``kernel.s``  the assembly kernel (docs/assembler.md); its named ``.param``s are filled by the harness
+- ``gen.py``    the input generator: ``SIZES``, ``ODD_SIZES``, ``CI_SIZES`` and ``setup(size, rng, cfg)``
+                returning a :class:`Setup` (launch shape, scalar parameters, input arrays, outputs)
+- ``golden.c``  the C reference: ``golden ARGS... < inputs > outputs``, words little-endian uint32,
+                inputs and outputs concatenated in the order ``setup`` lists them
+- ``README.md`` what it computes, its launch shape, the divergence and memory behaviour it exercises
+
+:func:`prepare` lays the arrays out in global memory, passes their base addresses to the ``.param`` of
+the same name, assembles the kernel, compiles ``golden.c`` with gcc (cached under ``build/kernels/``
+by the source's hash: never a checked-in answer) and runs it on the same inputs. The result is a
+:class:`Case`: the launch image and, per output array, its base address and the C program's words.
+
+    python -m kernels.suite                       # list the kernels and their sizes
+    python -m kernels.suite vecadd --size 100     # run one case on the golden model, compare with C
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import importlib
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from tb.reference.asm import assemble_file
+from tb.reference.config import GpuConfig
+from tb.reference.image import LaunchImage
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = Path(__file__).resolve().parent
+BUILD = ROOT / "build" / "kernels"
+ALIGN = 64  # each array starts on a 64-word boundary (a whole number of segments for SEG_WORDS <= 32)
+GCC_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
+
+
+class SuiteError(Exception):
+    """A kernel folder, its generator or its C reference is broken; the message says which and how."""
+
+
+@dataclass
+class Setup:
+    """What a kernel's ``gen.setup`` returns for one size.
+
+    ``params``: scalar kernel parameters by ``.param`` name; ``inputs``: the arrays the kernel reads, in
+    the order golden.c reads them; ``outputs``: (name, words) of the arrays it writes, in the order
+    golden.c writes them; ``args``: golden.c's command-line integers.
+    """
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    params: dict[str, int]
+    inputs: list[tuple[str, np.ndarray]]
+    outputs: list[tuple[str, int]]
+    args: list[int]
+    shared_words: int = 0
+
+
+@dataclass
+class Output:
+    name: str
+    base: int
+    expected: np.ndarray  # the C program's words
+
+
+@dataclass
+class Case:
+    kernel: str
+    size: int
+    seed: int
+    image: LaunchImage
+    outputs: list[Output]
+    setup: Setup = field(repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.kernel}/{self.size}"
+
+    def mismatches(self, mem: np.ndarray, limit: int = 5) -> tuple[int, list[str]]:
+        """(words compared, descriptions of the first ``limit`` words of ``mem`` that differ from C)."""
+        compared, diffs = 0, []
+        for out in self.outputs:
+            got = mem[out.base : out.base + len(out.expected)]
+            compared += len(out.expected)
+            for i in np.flatnonzero(got != out.expected)[: max(0, limit - len(diffs))]:
+                diffs.append(f"{out.name}[{i}] (global {out.base + i}): C 0x{int(out.expected[i]):08x}, "
+                             f"GPU 0x{int(got[i]):08x}")  # fmt: skip
+            if len(diffs) < limit and len(got) < len(out.expected):
+                diffs.append(f"{out.name}: only {len(got)} of {len(out.expected)} words fit global memory")
+        return compared, diffs
+
+
+def names() -> list[str]:
+    """Every kernel folder (one with a kernel.s), sorted."""
+    return sorted(p.parent.name for p in KERNELS.glob("*/kernel.s"))
+
+
+@cache
+def generator(name: str) -> ModuleType:
+    folder = KERNELS / name
+    missing = [f for f in ("kernel.s", "gen.py", "golden.c", "README.md") if not (folder / f).is_file()]
+    if missing:
+        raise SuiteError(f"kernels/{name}: missing {', '.join(missing)} (see kernels/README.md)")
+    mod = importlib.import_module(f"kernels.{name}.gen")
+    for attr in ("SIZES", "ODD_SIZES", "CI_SIZES", "setup"):
+        if not hasattr(mod, attr):
+            raise SuiteError(f"kernels/{name}/gen.py: define {attr} (see kernels/README.md)")
+    return mod
+
+
+def sizes(name: str) -> list[int]:
+    """FlexGrip's sizes and the kernel's unusual ones."""
+    mod = generator(name)
+    return [*mod.SIZES, *mod.ODD_SIZES]
+
+
+# ------------------------------------------------------------------------------------------------
+# C reference
+# ------------------------------------------------------------------------------------------------
+def golden_binary(name: str) -> Path:
+    """Compile kernels/<name>/golden.c with gcc once per source version (safe under pytest -n)."""
+    src = KERNELS / name / "golden.c"
+    header = KERNELS / "golden_io.h"
+    digest = hashlib.sha1(src.read_bytes() + header.read_bytes() + " ".join(GCC_FLAGS).encode()).hexdigest()[:12]
+    exe = BUILD / name / f"golden-{digest}"
+    if exe.exists():
+        return exe
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        raise SuiteError("gcc not found: the C reference programs are compiled at test time; "
+                         "install it (Debian: sudo apt-get install gcc)")  # fmt: skip
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    with open(exe.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not exe.exists():
+            tmp = exe.with_suffix(".tmp")
+            proc = subprocess.run([gcc, *GCC_FLAGS, f"-I{KERNELS}", "-o", str(tmp), str(src)],
+                                  capture_output=True, text=True, check=False)  # fmt: skip
+            if proc.returncode != 0:
+                raise SuiteError(f"gcc failed on kernels/{name}/golden.c:\n{proc.stderr.strip()}")
+            tmp.rename(exe)
+    return exe
+
+
+def run_golden(name: str, setup: Setup) -> list[np.ndarray]:
+    """The C reference's outputs for ``setup``'s inputs, one array per output."""
+    exe = golden_binary(name)
+    data = b"".join(np.asarray(a, dtype="<u4").tobytes() for _, a in setup.inputs)
+    proc = subprocess.run([str(exe), *map(str, setup.args)], input=data, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise SuiteError(f"kernels/{name}/golden.c exited {proc.returncode}: {proc.stderr.decode().strip()}")
+    want = sum(n for _, n in setup.outputs)
+    words = np.frombuffer(proc.stdout, dtype="<u4").astype(np.uint32)
+    if len(proc.stdout) != 4 * want:
+        raise SuiteError(f"kernels/{name}/golden.c wrote {len(proc.stdout)} bytes; the outputs "
+                         f"{setup.outputs} are {4 * want}")  # fmt: skip
+    out, at = [], 0
+    for _, n in setup.outputs:
+        out.append(words[at : at + n])
+        at += n
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# One case
+# ------------------------------------------------------------------------------------------------
+def _aligned(n: int) -> int:
+    return -(-n // ALIGN) * ALIGN
+
+
+def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
+    """Kernel ``name`` at ``size`` with inputs from ``seed``: launch image (inputs in DATA records) and
+    the C reference's outputs. Raises :class:`SuiteError` if the arrays do not fit ``cfg``'s memory."""
+    mod = generator(name)
+    setup: Setup = mod.setup(size, np.random.default_rng([seed, size]), cfg)
+    prog = assemble_file(KERNELS / name / "kernel.s")
+    image = prog.image
+    image.grid, image.block, image.shared_words = setup.grid, setup.block, setup.shared_words
+    bases: dict[str, int] = {}
+    at = 0
+    for arr_name, length in [*((n, len(a)) for n, a in setup.inputs), *setup.outputs]:
+        bases[arr_name] = at
+        at += _aligned(max(length, 1))
+    if at > cfg.global_words:
+        raise SuiteError(f"{name}/{size}: the arrays need {at} words of global memory; the configuration "
+                         f"has {cfg.global_words} (global_words): use a smaller size or a bigger memory")  # fmt: skip
+    values = {**bases, **setup.params}  # arrays the kernel does not name are allowed (golden-only)
+    if set(setup.params) - set(prog.param_names):
+        raise SuiteError(f"kernels/{name}/gen.py sets {sorted(set(setup.params) - set(prog.param_names))}, "
+                         f"which kernel.s does not declare with .param")  # fmt: skip
+    missing = set(prog.param_names) - set(values)
+    if missing:
+        raise SuiteError(f"kernels/{name}/kernel.s declares .param {sorted(missing)}; gen.py sets no value "
+                         f"and no array has that name")  # fmt: skip
+    params = list(image.params)
+    for pname, index in prog.param_names.items():
+        params[index] = int(values[pname]) & 0xFFFFFFFF
+    image.params = params
+    image.data = [(bases[n], [int(x) for x in np.asarray(a, dtype=np.uint32)]) for n, a in setup.inputs if len(a)]
+    image.check(cfg)
+    expected = run_golden(name, setup)
+    outputs = [Output(n, bases[n], e) for (n, _), e in zip(setup.outputs, expected, strict=True)]
+    return Case(name, size, seed, image, outputs, setup)
+
+
+def run_on_model(case: Case, cfg: GpuConfig) -> tuple[np.ndarray, dict[str, int]]:
+    """Run ``case`` on the golden model alone: (final global memory, event counts)."""
+    from tb.reference.model import Model
+
+    result = Model(cfg, case.image).run()
+    return result.gmem, result.counters.as_dict()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m kernels.suite", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap.add_argument("kernel", nargs="?", help="kernel folder name (omit to list them)")
+    ap.add_argument("--size", type=int, action="append", help="size (repeatable; default: every size)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the model's machine")
+    args = ap.parse_args(argv)
+    if args.kernel is None:
+        for n in names():
+            mod = generator(n)
+            print(f"{n:<12} sizes {mod.SIZES} unusual {mod.ODD_SIZES} make test {mod.CI_SIZES}")
+        return 0
+    from kernels.machines import bench_config
+
+    cfg = bench_config(args.lanes)
+    status = 0
+    for size in args.size or sizes(args.kernel):
+        case = prepare(args.kernel, size, args.seed, cfg)
+        mem, counts = run_on_model(case, cfg)
+        compared, diffs = case.mismatches(mem)
+        verdict = "matches C" if not diffs else "DIFFERS from C: " + "; ".join(diffs)
+        print(f"{case.label:<16} {compared:>7} words {verdict}  ({counts['warp_instrs']} warp-instructions)")
+        status |= bool(diffs)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The benchmark kernels (kernels/) on the RTL, every scoreboard on, each output word against C.
+
+``make test`` runs each kernel's CI_SIZES (kernels/<name>/gen.py) on the 2-SM, 8-lane configuration
+under the default (randomly delayed, reordered) memory; ``make bench`` runs every size on the
+benchmark machine (tb/bench/kernels_bench.py). ``KERNEL_CASES=name:size,...`` replaces a batch's cases.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kernels import suite
+from tb.tests.system.test_gpu import run_gpu
+
+CONFIG = "sm2-l8"
+# two batches, so pytest -n spreads them over the cores
+BATCHES = {
+    "vector": ["vecadd", "reduction", "scalarprod", "autocor"],
+    "matrix": ["bitonic", "transpose", "matrixmul", "stencil3d"],
+}
+
+
+def ci_cases(kernels: list[str]) -> str:
+    return ",".join(f"{k}:{n}" for k in kernels for n in suite.generator(k).CI_SIZES)
+
+
+def test_every_kernel_is_in_a_batch() -> None:
+    """A new kernel folder must join the RTL regression (kernels/README.md, "Adding a kernel")."""
+    listed = sorted(k for ks in BATCHES.values() for k in ks)
+    assert listed == suite.names(), f"kernels/ has {suite.names()}; BATCHES lists {listed}"
+
+
+@pytest.mark.parametrize("batch", list(BATCHES))
+def test_kernels(batch: str) -> None:
+    cases = os.environ.get("KERNEL_CASES") or ci_cases(BATCHES[batch])
+    run_gpu(CONFIG, ["KernelTest"], KERNEL_CASES=cases)
+
+
+def test_a_wrong_c_answer_is_caught() -> None:
+    """Meta-test: one planted wrong word in a C reference's output fails the launch (GoldenMismatch)."""
+    run_gpu(CONFIG, ["FaultTest"], SIMT_FAULT_EXPECT="GoldenMismatch")
