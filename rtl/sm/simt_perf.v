@@ -8,6 +8,7 @@ module simt_perf #(
 ) (
     input  wire                 clk,
     input  wire                 rst,
+    input  wire                 run,           // a launch is running: cycles and idle cycles count
     input  wire                 idle_cycle,    // the back end had nothing to do this cycle
     input  wire                 retire,        // a warp-instruction retires this cycle
     input  wire [2:0]           cls,           // its class (SIMT_CLS_*)
@@ -51,8 +52,9 @@ module simt_perf #(
         if (rst) begin
             for (j = 0; j < 32; j = j + 1) cnt[j] <= 64'd0;
         end else begin
-            cnt[`SIMT_PERF_CYCLES] <= cnt[`SIMT_PERF_CYCLES] + 64'd1;
-            if (idle_cycle) cnt[`SIMT_PERF_IDLE_CYCLES] <= cnt[`SIMT_PERF_IDLE_CYCLES] + 64'd1;
+            // Stopped when the launch ends, so a counter read later still gives the kernel's cycles.
+            if (run) cnt[`SIMT_PERF_CYCLES] <= cnt[`SIMT_PERF_CYCLES] + 64'd1;
+            if (run && idle_cycle) cnt[`SIMT_PERF_IDLE_CYCLES] <= cnt[`SIMT_PERF_IDLE_CYCLES] + 64'd1;
             if (retire) begin
                 cnt[`SIMT_PERF_WARP_INSTRS]   <= cnt[`SIMT_PERF_WARP_INSTRS] + 64'd1;
                 cnt[`SIMT_PERF_THREAD_INSTRS] <= cnt[`SIMT_PERF_THREAD_INSTRS] + nthreads;

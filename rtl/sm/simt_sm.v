@@ -115,8 +115,10 @@ module simt_sm #(
     output reg  [4:0]                  err_warp,
     output reg  [PCX_W-1:0]            err_pc,
     output reg  [5:0]                  err_lane,       // 63: no lane responsible
-    // performance counters (SIMT_PERF_* indices); perf_clear zeroes them (a new launch)
+    // performance counters (SIMT_PERF_* indices); perf_clear zeroes them (a new launch), cycles and
+    // idle cycles count while perf_run is high (the launch is running)
     input  wire                        perf_clear,
+    input  wire                        perf_run,
     input  wire [4:0]                  perf_sel,
     output wire [63:0]                 perf_value
 );
@@ -782,7 +784,7 @@ module simt_sm #(
 
     // ---- performance counters (SIMT_PERF_*) ------------------------------------------------------
     simt_perf #(.WARP_SIZE(WARP_SIZE), .DEPTH_W(DEPTH_W), .NUM_BLOCKS(NUM_BLOCKS)) u_perf (
-        .clk(clk), .rst(rst || perf_clear), .idle_cycle(state == S_IDLE && !take_cmp && !take_sched),
+        .clk(clk), .rst(rst || perf_clear), .run(perf_run), .idle_cycle(state == S_IDLE && !take_cmp && !take_sched),
         .retire(state == S_RETIRE), .cls(d_cls), .mask(cur_mask),
         .divergent(state == S_STACK && ds_done && ds_divergent && !ds_error),
         .pushes(state == S_STACK && ds_done && !ds_error ? ds_pushes : 1'b0),

@@ -271,7 +271,7 @@ module simt_gpu #(
                 .err_valid(sm_err[s]), .err_kind(sm_err_kind[s*4 +: 4]),
                 .err_block(sm_err_block[s*32 +: 32]), .err_warp(sm_err_warp[s*5 +: 5]),
                 .err_pc(sm_err_pc[s*17 +: 17]), .err_lane(sm_err_lane[s*6 +: 6]),
-                .perf_clear(launch_ok), .perf_sel(perf_sel[4:0]), .perf_value(sm_perf[s*64 +: 64])
+                .perf_clear(launch_ok), .perf_run(running), .perf_sel(perf_sel[4:0]), .perf_value(sm_perf[s*64 +: 64])
             );
         end
     endgenerate

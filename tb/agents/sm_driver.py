@@ -76,6 +76,7 @@ class SmDriver:
         d = self.dut
         for name in ("imem_we", "cmem_we", "blk_valid", "perf_sel", "perf_clear"):
             getattr(d, name).value = 0
+        d.perf_run.value = 1  # the SM bench counts every cycle
         d.sm_id.value = 0
 
     async def load(self) -> None:
