@@ -48,7 +48,7 @@ help:  ## list the targets
 	@echo "  make model            reference-model tests (tb/tests/model, pure Python)"
 	@echo "  make unit SIM=…       block testbenches (tb/tests/unit)"
 	@echo "  make system SIM=…     whole-GPU testbenches (tb/tests/system)"
-	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py)"
+	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
 	@echo "  make clean            remove build outputs and caches (keeps .venv)"

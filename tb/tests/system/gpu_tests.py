@@ -234,7 +234,8 @@ FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "S
 
 @pyuvm.test()
 class FaultTest(GpuTest):
-    """Meta-test: a fault planted in the RTL (+SIMT_FAULT=n) must be caught by the named scoreboard."""
+    """Meta-test: a fault planted in the RTL (+SIMT_FAULT=n), or in a C reference's answer
+    (GoldenMismatch), must be caught by the named scoreboard."""
 
     def build_phase(self) -> None:
         self.expect = os.environ["SIMT_FAULT_EXPECT"]
