@@ -123,10 +123,11 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
                          f"{ratio} | {_fmt(r['warp_instrs'])} | {r['cycles'] / max(r['warp_instrs'], 1):.1f} | "
                          f"{r['idle_cycles'] / max(r['cycles'], 1):.0%} | {eff:.0%} | "
                          f"{util:.0%} | {_fmt(r['shared_passes'])} | {_fmt(r['global_transactions'])} |")  # fmt: skip
-    lines += ["", f"## Speed-up from {lanes[0]} to {lanes[-1]} lanes (size {REPORT_SIZE})", "",
-              "| kernel | ours | FlexGrip |", "|---|---|---|"]  # fmt: skip
+    if len(lanes) > 1:
+        lines += ["", f"## Speed-up from {lanes[0]} to {lanes[-1]} lanes (size {REPORT_SIZE})", "",
+                  "| kernel | ours | FlexGrip |", "|---|---|---|"]  # fmt: skip
     ours_su, fg_su = [], []
-    for k in kernels:
+    for k in kernels if len(lanes) > 1 else []:
         a, b = by.get((k, REPORT_SIZE, lanes[0])), by.get((k, REPORT_SIZE, lanes[-1]))
         if a is None or b is None or a is b:
             continue
