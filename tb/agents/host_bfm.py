@@ -18,6 +18,7 @@ from cocotb_bus.monitors import BusMonitor
 
 from tb.agents.handshake import next_handshake
 from tb.reference.image import LaunchImage
+from tb.reference.model import PERF_COUNTERS
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
@@ -25,7 +26,7 @@ REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED =
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 PERF_ALL_SMS = 0xFF
-PERF_WARP_INSTRS = 2  # index of warp_instrs in tb.reference.model.PERF_COUNTERS
+PERF_WARP_INSTRS = PERF_COUNTERS.index("warp_instrs")  # read by the stall watchdog
 
 LAUNCH_ERRORS = {0x10: "bad image", 0x11: "block cannot fit one SM", 0x12: "program or constants too large",
                  0x13: "START with no image loaded"}  # fmt: skip

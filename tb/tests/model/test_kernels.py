@@ -6,6 +6,8 @@ here the model proves each kernel and its C program agree at every size, before 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -57,7 +59,7 @@ def test_inputs_depend_on_the_seed_and_repeat() -> None:
 
 
 def test_arrays_that_do_not_fit_are_refused() -> None:
-    small = bench_config(8).__class__(**{**bench_config(8).as_dict(), "global_words": 1024})
+    small = dataclasses.replace(bench_config(8), global_words=1024)
     with pytest.raises(suite.SuiteError, match="global_words"):
         suite.prepare("vecadd", 1000, seed=1, cfg=small)
 
