@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from tb.reference import isa
 from tb.reference.asm import assemble
 from tb.reference.image import LaunchImage
 
@@ -233,6 +234,93 @@ GPU_KERNELS["big_grid"] = """
         ADD  r11, r11, r8
         STG  [r11], r10
         EXIT
+"""
+
+
+
+def _every_op(tag: str) -> str:
+    """One of every instruction that can run under a partial mask (all but BAR and EXIT), results
+    folded into r9; each branch targets the next line (uniform), SSY its own next line (popped at once)."""
+    lines = []
+    for op in isa.OPS:
+        mn, fmt = op.mnemonic, op.fmt
+        if mn in ("BAR", "EXIT"):
+            continue
+        text = {
+            isa.Fmt.NONE: "NOP", isa.Fmt.R3: f"{mn} r4, r3, r5", isa.Fmt.RMUL: f"{mn} r4, r3, r5",
+            isa.Fmt.RMAD: f"{mn} r4, r3, r5, r2", isa.Fmt.RNOT: f"{mn} r4, r3", isa.Fmt.MV: f"{mn} r4, r3",
+            isa.Fmt.IMM: f"{mn} r4, 5", isa.Fmt.RI: f"{mn} r4, r3, 5", isa.Fmt.SREG: f"{mn} r4, %tid",
+            isa.Fmt.BRANCH: f"{mn} r3, {tag}_{mn}", isa.Fmt.TARGET: f"{mn} {tag}_{mn}",
+        }.get(fmt)  # fmt: skip
+        if mn == "LD":
+            text = "LD r4, [r10 + 0]"
+        elif mn == "ST":
+            text = "ST [r10 + 0], r3"
+        elif mn == "LDC":
+            text = "LDC r4, [r12 + 0]"
+        elif mn == "LDG":
+            text = "LDG r4, [r13 + 0]"
+        elif mn == "STG":
+            text = "STG [r13 + 0], r9"
+        assert text is not None, f"masks kernel: no operand pattern for {mn} ({fmt})"
+        lines.append(f"        {text}")
+        if fmt in (isa.Fmt.BRANCH, isa.Fmt.TARGET):
+            lines.append(f"{tag}_{mn}:")
+        elif op.writes_rd:
+            lines.append("        XOR  r9, r9, r4")
+    return "\n".join(lines)
+
+
+# Functional coverage (docs/testplan.yaml): every instruction under a partial and a single-thread
+# mask, shared-memory bank conflicts of every degree 1..16 with broadcast and partial sharing, and
+# EXIT / BAR of part of a warp (after a partial EXIT the live threads are fewer than the launched).
+GPU_KERNELS["masks"] = f"""
+.grid 1
+.block 64
+.regs 16
+.shared 512
+.param OUT, 0
+        LDS  r1, %laneid
+        LDS  r2, %tid
+        MULI r3, r2, 0x1357
+        ADDI r5, r1, 3
+        SHLI r10, r2, 2          ; shared address tid*4 (< 256)
+        ANDI r12, r1, 3          ; constant address
+        LDS  r13, %OUT
+        ADD  r13, r13, r2        ; global address OUT + tid
+        MVI  r9, 0
+        SLTI r6, r1, 5           ; lanes 0..4 run the body, the others wait at p_end
+        SSY  p_end
+        BEQ  r6, p_end
+{_every_op("p")}
+p_end:  SEQI r6, r1, 3           ; lane 3 alone runs the body
+        SSY  s_end
+        BEQ  r6, s_end
+{_every_op("s")}
+s_end:  MVI  r8, 0               ; k-1 for k = 1..16: lanes read min(lane, k-1)*32, all in bank 0,
+conf:   MIN  r11, r1, r8         ; so the first row of lanes makes min(k, NUM_LANES) passes
+        SHLI r11, r11, 5
+        LD   r4, [r11 + 0]
+        XOR  r9, r9, r4
+        ADDI r8, r8, 1
+        SLTI r7, r8, 16
+        BNE  r7, conf
+        SLTI r6, r1, 6           ; lanes 6.. store and exit: a partial EXIT
+        SSY  e1
+        BNE  r6, e1
+        STG  [r13 + 0], r9
+        EXIT
+e1:     BAR                      ; live threads 0..5: BAR with a partial mask
+        SEQI r6, r1, 2
+        SSY  e2
+        BNE  r6, e2
+        STG  [r13 + 0], r9
+        EXIT
+e2:     BAR                      ; live thread 2 alone
+        STG  [r13 + 0], r9
+        EXIT
+.const
+        .word 11, 22, 33, 44
 """
 
 ERROR_KERNELS: dict[str, str] = {

@@ -70,6 +70,7 @@ class MemTxn:
     ready_cycle: int = 0
     response_cycle: int | None = None
     seq: int = 0  # acceptance order (0, 1, 2, ...)
+    overtook: bool = False  # answered while an earlier-accepted request was still unanswered
 
 
 def _bit(handle: SimHandleBase) -> int | None:
@@ -142,6 +143,7 @@ class GmemResponder:
         self.cycle = 0
         self._pending: list[MemTxn] = []  # accepted, response not yet taken
         self.dropped = 0  # responses discarded by a reset
+        self.held = 0  # requests held off at least one cycle (valid while ready was low)
         self._presented: MemTxn | None = None
         self._held: tuple[int, ...] | None = None  # request payload seen valid and not accepted
         self._task: Task | None = None
@@ -223,6 +225,8 @@ class GmemResponder:
         if self.check_protocol and self._held is not None and payload != self._held:
             raise ProtocolError(f"request changed while held (valid, not ready): {self._held} -> {payload}")
         if not ready:
+            if self._held is None:
+                self.held += 1
             self._held = payload
             return
         self._held = None
@@ -276,5 +280,6 @@ class GmemResponder:
         txn.response_cycle = self.cycle - 1  # the cycle in which the handshake happened
         self._pending.remove(txn)
         self._presented = None
+        txn.overtook = any(p.seq < txn.seq for p in self._pending)
         for cb in self.on_response:
             cb(txn)

@@ -94,6 +94,8 @@ class LaunchChecker(pyuvm.uvm_component):
         self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, self.write_request)
         self.response_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("response_export", self, self.write_response)
         self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
+        # every retire after all scoreboards agreed: (model record, sm, the model's warp after it)
+        self.checked_ap = pyuvm.uvm_analysis_port("checked_ap", self)
         self.item: LaunchItem | None = None
         self.model: Model | None = None
         self.boards: list[Scoreboard] = []
@@ -199,6 +201,7 @@ class LaunchChecker(pyuvm.uvm_component):
             if diffs:
                 self._raise(kind, f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs) +
                             f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}")  # fmt: skip
+        self.checked_ap.write((exp, sm, self.model.warp(exp.block, exp.warp)))
 
     @_observer
     def write_shared(self, event: tuple[int, bool, list[tuple[int, int]]]) -> None:

@@ -16,6 +16,7 @@ import pyuvm
 from tb.agents.gmem_agent import GmemAgent
 from tb.agents.host_agent import HostAgent
 from tb.agents.observers import RetireMonitor, SharedMonitor
+from tb.coverage.collector import CoverageCollector
 from tb.env.checker import LaunchChecker
 
 
@@ -28,6 +29,8 @@ class GpuEnv(pyuvm.uvm_env):
         self.retires = RetireMonitor("retires", self)
         self.shared = SharedMonitor("shared", self) if self.full else None
         self.checker = LaunchChecker("checker", self)
+        # functional coverage samples checked retires, so it needs the full checking mode
+        self.coverage = CoverageCollector("coverage", self) if self.full else None
 
     def connect_phase(self) -> None:
         c = self.checker
@@ -40,3 +43,8 @@ class GpuEnv(pyuvm.uvm_env):
             self.shared.ap.connect(c.shared_export)
         self.memory.request_ap.connect(c.request_export)
         self.memory.response_ap.connect(c.response_export)
+        if self.coverage is not None:
+            c.checked_ap.connect(self.coverage.retire_export)
+            self.retires.dispatch_ap.connect(self.coverage.dispatch_export)
+            self.host.driver.launch_ap.connect(self.coverage.launch_export)
+            self.coverage.memory = self.memory

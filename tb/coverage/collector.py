@@ -1,0 +1,59 @@
+"""The pyuvm component that feeds :class:`~tb.coverage.functional.GpuCoverage` (docs/verification.md).
+
+It listens to the launch checker's *checked* retires (sampled after every scoreboard agreed), the
+block dispatches, the host driver's launch events and the memory responder's answered requests, and
+at the end of each pyuvm test writes the process's whole coverage database to
+``$SIMT_FCOV/<sim>-<config>-<pid>.yml`` (one file per simulator run; ``make coverage`` merges them).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pyuvm
+
+from tb.coverage.functional import GpuCoverage, export
+
+
+class CoverageCollector(pyuvm.uvm_component):
+    def build_phase(self) -> None:
+        self.cfg = pyuvm.ConfigDB().get(self, "", "GPU_CFG")
+        self.cov = GpuCoverage(self.cfg)
+        self.retire_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("retire_export", self, self.write_retire)
+        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("dispatch_export", self, self.write_dispatch)
+        self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
+        self.memory: Any = None  # the memory agent (set by the environment); its responder is built later
+        self.responder: Any = None
+        self._held = 0
+
+    def write_retire(self, event: tuple[Any, int, Any]) -> None:
+        self.cov.retire(*event)
+
+    def write_dispatch(self, event: tuple[int, int]) -> None:
+        self.cov.dispatch(*event)
+
+    def write_launch(self, event: tuple[str, Any]) -> None:
+        what, item = event
+        if what != "begin" and self.responder is not None and self.responder.held > self._held:
+            self._held = self.responder.held
+            self.cov.stalled()
+        self.cov.launch(what, item)
+
+    def _response(self, txn: Any) -> None:
+        self.cov.response(txn.response_cycle - txn.issue_cycle, txn.overtook)
+
+    async def run_phase(self) -> None:  # the responder exists from start_of_simulation on
+        if self.memory is not None and self.memory.responder is not None:
+            self.responder = self.memory.responder
+            self.responder.on_response.append(self._response)
+
+    def report_phase(self) -> None:
+        folder = os.environ.get("SIMT_FCOV")
+        if not folder:
+            return
+        if self.cov.samples == 0 and not getattr(pyuvm.uvm_root().uvm_test_top, "no_kernels_ok", False):
+            raise AssertionError("functional coverage sampled no retire in this test")
+        name = f"{os.environ.get('SIM', 'sim')}-{os.environ.get('GPU_TAG', 'gpu')}-{os.getpid()}.yml"
+        export(Path(folder) / name)
