@@ -38,17 +38,20 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tb.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench venv clean distclean env
+.PHONY: help regress test lint model unit system bench coverage differential mutants venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
 	@echo "  make [regress] SIM=…  verification regression: model + unit + system, with a summary"
-	@echo "  make test             everything CI runs: the default nox sessions (lint, model, unit+system on both sims)"
+	@echo "  make test             everything CI runs: the default nox sessions (lint, model, unit+system on both sims, differential)"
 	@echo "  make lint             ruff on the Python, verilator --lint-only -Wall on every rtl/ file"
 	@echo "  make model            reference-model tests (tb/tests/model, pure Python)"
 	@echo "  make unit SIM=…       block testbenches (tb/tests/unit)"
 	@echo "  make system SIM=…     whole-GPU testbenches (tb/tests/system)"
+	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
+	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
 	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
+	@echo "  make mutants          mutation testing of rtl/ (~40 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
 	@echo "  make clean            remove build outputs and caches (keeps .venv)"
@@ -86,6 +89,23 @@ model: $(STAMP)
 
 lint: $(STAMP)
 	@$(call with_tools,) $(PY) -m tb.tasks lint $(TASK_ARGS)
+
+# Both simulators: functional coverage merged across them, code coverage from Verilator.
+coverage: $(STAMP)
+	@$(call with_tools,icarus verilator) $(PY) -m tb.tasks coverage $(TASK_ARGS)
+
+# Both simulators on the same kernels and seeds; their traces must be identical.
+differential: $(STAMP)
+	@$(call with_tools,icarus verilator) $(PY) -m tb.tasks differential $(TASK_ARGS)
+
+# Mutation testing (tb/mutants/): a seeded sample of one-change mutants of rtl/, each through the fast
+# regression on Icarus; about 40 minutes, so not part of `make test`. MUTANTS=N mutants (default: the
+# CI-sized sample), MUTANTS_SEED=s another sample; not SEED, which the benches read as their own seed.
+MUTANTS ?=
+MUTANTS_SEED ?=
+mutants: $(STAMP)
+	@$(call with_tools,icarus) $(PY) -m tb.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
+	  $(if $(MUTANTS_SEED),--seed $(MUTANTS_SEED)) $(ARGS)
 
 # CI: nox runs from the project's .venv and its sessions reuse it (venv_backend="none").
 test: $(STAMP)

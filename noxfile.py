@@ -24,7 +24,7 @@ PYTHON = sys.executable
 nox.options.default_venv_backend = "none"
 nox.options.error_on_missing_interpreters = True
 # What CI runs (`make test`): everything but bench. Naming a parametrized session runs all its sims.
-nox.options.sessions = ["lint", "model", "unit", "system"]
+nox.options.sessions = ["lint", "model", "unit", "system", "differential"]
 
 SIM_PARAMS = nox.parametrize("sim", [nox.param(sim, id=sim) for sim in SIMULATORS])
 
@@ -62,6 +62,12 @@ def unit(session: nox.Session, sim: str) -> None:
 def system(session: nox.Session, sim: str) -> None:
     """Whole-GPU testbenches (make system SIM=...)."""
     _task(session, "system", sim)
+
+
+@nox.session(venv_backend="none")
+def differential(session: nox.Session) -> None:
+    """Icarus vs Verilator on the same random kernels: identical traces (make differential)."""
+    _task(session, "differential")
 
 
 @nox.session(venv_backend="none")

@@ -10,7 +10,9 @@ result checking are defined once::
 build folder under ``build/sim/`` so configurations never reuse each other's binaries. ``WAVES=1``
 dumps an FST next to the build (its path is printed). ``SEED=n`` fixes cocotb's random seed
 (``cocotb.RANDOM_SEED``) so a failing run can be repeated exactly. Builds are reused while the sources
-are unchanged (both simulators' runners check timestamps).
+are unchanged (both simulators' runners check timestamps). Verilator runs start from a random initial
+state seeded from that seed; ``SIMT_CODE_COVERAGE=1`` adds Verilator line and toggle coverage
+(:func:`coverage_data_dir`, ``tb/codecov.py``); ``run(..., sim=...)`` overrides SIM for one call.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -29,8 +33,10 @@ from cocotb_tools.runner import get_runner
 from tb import illegal_probe, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
-RTL = ROOT / "rtl"
-BUILD = ROOT / "build" / "sim"
+# Mutation testing (tb/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
+# copy and SIMT_BUILD_ROOT a build folder of its own, so no mutant ever reuses (or spoils) a real build.
+RTL = Path(os.environ.get("SIMT_RTL_ROOT") or ROOT / "rtl")
+BUILD = Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim")
 
 
 def build_dir(
@@ -48,11 +54,43 @@ def _run_name() -> str:
     return f"{name}-{os.getpid()}"
 
 
+# Every Verilator model is built with --x-initial unique and run with +verilator+rand+reset+2: each
+# register and memory bit starts random (a register the RTL forgets to reset then shows up, where
+# Icarus would show X and a zero-initialising Verilator would hide it). The seed derives from the
+# regression seed, so SEED=n repeats it; SIMT_RANDOM_INIT=0 starts from zeros instead (same build; the
+# default of coverage runs).
+VERILATOR_BUILD_ARGS = ["--x-initial", "unique"]
+# SIMT_CODE_COVERAGE=1 (Verilator only): line and toggle coverage, in builds of their own ("-cov"),
+# each run writing its counts to a .dat file of its own in coverage_data_dir() (tb/codecov.py reads them).
+CODE_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
+COVERAGE_DATA = ROOT / "build" / "coverage" / "dat"
+
+
+def _flag(name: str, default: str = "0") -> bool:
+    return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
+
+
+def code_coverage_enabled() -> bool:
+    """True when ``SIMT_CODE_COVERAGE=1``: Verilator runs then collect line and toggle coverage."""
+    return _flag("SIMT_CODE_COVERAGE")
+
+
+def coverage_data_dir() -> Path:
+    """Where coverage runs write their .dat files: ``SIMT_COVERAGE_DIR``, else build/coverage/dat."""
+    return Path(os.environ.get("SIMT_COVERAGE_DIR") or COVERAGE_DATA)
+
+
+def verilator_seed(regression_seed: int) -> int:
+    """The ``+verilator+seed`` of a run (1..2**31-1; 0 would mean "pick one") from its regression seed."""
+    return regression_seed % 0x7FFFFFFF + 1
+
+
 def _build_and_test(
     toplevel: str,
     sources: Sequence[str | Path],
     test_module: str,
     *,
+    sim: str | None = None,
     parameters: Mapping[str, object] | None,
     testcase: str | Sequence[str] | None,
     extra_env: Mapping[str, str] | None,
@@ -61,16 +99,21 @@ def _build_and_test(
     defines: Mapping[str, object] | None = None,
     plusargs: Sequence[str] = (),
 ) -> Path:
-    sim = simenv.sim_from_env()
+    sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
     srcs = [p if Path(p).is_absolute() else RTL / p for p in sources]
     defs = dict(defines or {})
+    coverage = code_coverage_enabled() and sim == "verilator"
+    if code_coverage_enabled() and not coverage:
+        print(f"note: SIMT_CODE_COVERAGE=1 is Verilator-only; this {sim} run collects no code coverage")
     bdir = build_dir(toplevel, sim, params | {f"`{k}": v for k, v in defs.items()},
-                     tag + ("-waves" if waves else ""), srcs)  # fmt: skip
+                     "-".join(t for t in (tag, "cov" * coverage, "waves" * waves) if t), srcs)  # fmt: skip
     bdir.mkdir(parents=True, exist_ok=True)
     build_args: list[str] = []
+    if sim == "verilator":
+        build_args += VERILATOR_BUILD_ARGS + (CODE_COVERAGE_ARGS if coverage else [])
     if sim == "verilator" and waves:
         build_args += ["--trace-fst", "--trace-structs"]
     runner = get_runner(sim)
@@ -90,7 +133,24 @@ def _build_and_test(
         )
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
-    seed = os.environ.get("SEED")
+    # The regression seed is chosen here (not left to cocotb) so the Verilator seed can derive from it.
+    seed = int(os.environ.get("SEED") or secrets.randbelow(1 << 31))
+    env = {**(extra_env or {}), "SIM": sim}
+    run_plusargs = list(plusargs)
+    if sim == "verilator":
+        vseed = verilator_seed(seed)
+        # Coverage runs start from zeros: Verilator's toggle counters start from 0, so a random start
+        # would credit about half of all bits with toggles that are only the random start being reset.
+        rand = _flag("SIMT_RANDOM_INIT", "0" if coverage else "1")
+        run_plusargs += [f"+verilator+rand+reset+{2 if rand else 0}", f"+verilator+seed+{vseed}"]
+        env["SIMT_VERILATOR_SEED"] = str(vseed)
+        print(f"verilator: {'random' if rand else 'zero'} initial state, +verilator+seed+{vseed} "
+              f"(from regression seed {seed}: rerun with SEED={seed})")  # fmt: skip
+        if coverage:
+            cov_dir = coverage_data_dir()
+            cov_dir.mkdir(parents=True, exist_ok=True)
+            dat = cov_dir / f"{bdir.name}.{run_dir.name}.{time.time_ns()}.dat"
+            run_plusargs.append(f"+verilator+coverage+file+{dat}")
     # The runner's own `testcase` filter is `\.(.*name)$`, so "KernelTest" would also pick
     # "ResetMidKernelTest": anchor each name at the dot before it.
     names = [n.strip() for n in testcase.split(",") if n.strip()] if isinstance(testcase, str) else list(testcase or [])
@@ -103,10 +163,10 @@ def _build_and_test(
         build_dir=bdir,
         test_dir=run_dir,
         results_xml=str(run_dir / "results.xml"),
-        seed=int(seed) if seed else None,
-        plusargs=list(plusargs),
+        seed=seed,
+        plusargs=run_plusargs,
         waves=waves,
-        extra_env=dict(extra_env or {}),
+        extra_env=env,
         log_file=log_file,
     )
     if waves:
@@ -125,6 +185,7 @@ def run(
     tag: str = "",
     defines: Mapping[str, object] | None = None,
     plusargs: Sequence[str] = (),
+    sim: str | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -132,9 +193,10 @@ def run(
     under a file lock, and every run gets its own folder and results file. Raises (failing the
     calling pytest test) when the build fails or any cocotb test fails. Returns the results.xml path.
     ``defines`` are Verilog macros (part of the build's identity), ``plusargs`` go to this run only.
+    ``sim`` picks the simulator of this call (default: ``SIM``); the tests see it as ``SIM``.
     """
     results = _build_and_test(toplevel, sources, test_module, parameters=parameters, testcase=testcase,
-                              extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs)  # fmt: skip
+                              extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs, sim=sim)  # fmt: skip
     _check(results)
     return results
 

@@ -6,6 +6,8 @@
     python -m tb.tasks system  --sim icarus        [-- PYTEST_ARGS...]
     python -m tb.tasks bench   --sim verilator     [-- SCRIPT_ARGS...]
     python -m tb.tasks regress --sim verilator     (model + unit + system, then a summary)
+    python -m tb.tasks differential                (Icarus vs Verilator traces)  [-- PYTEST_ARGS...]
+    python -m tb.tasks mutants                     (mutation testing of rtl/)  [-- --count N --seed S ...]
 
 ``--sim`` defaults to the SIM environment variable (default verilator). A task whose tests do not
 exist yet says so and succeeds. Simulator tasks first select and check the tools (tb/simenv.py) and
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -30,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tb" / "tests"
 BENCH = ROOT / "tb" / "bench"
 REPORTS = ROOT / "build" / "reports"
+FCOV = ROOT / "build" / "coverage" / "functional"  # functional-coverage files of the system runs
 # Python that ruff checks (kernels/ joins once it exists).
 LINT_PY = ["tb", "noxfile.py", "conftest.py", "kernels"]
 
@@ -135,13 +139,16 @@ def task_unit(sim: str, extra: Sequence[str]) -> Outcome:
 
 
 def task_system(sim: str, extra: Sequence[str]) -> Outcome:
-    """Whole-GPU testbenches (the pyuvm environment) running kernels against the reference model."""
+    """Whole-GPU testbenches (the pyuvm environment) running kernels against the reference model.
+    Every run also writes its functional coverage to build/coverage/functional/<sim>/ (make coverage)."""
     simenv.apply([sim])
     stats = REPORTS / f"system-{sim}-stats.jsonl"
     REPORTS.mkdir(parents=True, exist_ok=True)
     stats.unlink(missing_ok=True)
+    fcov = FCOV / sim
+    shutil.rmtree(fcov, ignore_errors=True)  # this stage's runs, not an older regression's
     out = _pytest(f"system {sim}", TESTS / "system", "no system testbenches yet", extra, sim,
-                  {"SIMT_STATS": str(stats)})  # fmt: skip
+                  {"SIMT_STATS": str(stats), "SIMT_FCOV": str(fcov)})  # fmt: skip
     out.table = system_table(stats)
     for line in out.table:
         _say(line)
@@ -220,6 +227,69 @@ def task_regress(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome(f"regress {sim}", "passed" if ok else "failed", detail, time.monotonic() - start)
 
 
+def task_coverage(sim: str, extra: Sequence[str]) -> Outcome:
+    """make coverage: the system regression on both simulators (functional coverage, merged across
+    seeds, configurations and simulators), Verilator's built with line and toggle coverage (code
+    coverage of rtl/); then both reports. ``--unit`` adds the unit benches on Verilator to the code
+    coverage (every unit configuration is then a coverage build of its own: slow); ``--report-only``
+    reuses the data of the last run. Fails if a test fails or a coverage hole has no explanation."""
+    from tb import codecov, rtlsim
+    from tb.coverage import report as fcov_report
+
+    start = time.monotonic()
+    args = [a for a in extra if a not in ("--report-only", "--unit")]
+    outcomes: list[Outcome] = []
+    if "--report-only" not in extra:
+        shutil.rmtree(rtlsim.coverage_data_dir(), ignore_errors=True)
+        for s in simenv.SIMULATORS:  # the test processes inherit SIMT_CODE_COVERAGE
+            os.environ["SIMT_CODE_COVERAGE"] = "1" if s == "verilator" else "0"
+            if s == "verilator" and "--unit" in extra:
+                outcomes.append(task_unit(s, args))
+            outcomes.append(task_system(s, args))
+    out = REPORTS / "coverage"
+    _say("")
+    rc_f = fcov_report.main([str(FCOV), "--out", str(out)])
+    try:
+        code = codecov.report([rtlsim.coverage_data_dir()], out / "code")
+        code_line = (f"code coverage of rtl/: line {code.line.text()}, branch {code.branch.text()}, "
+                     f"toggle {code.toggle.text()}: {out / 'code' / 'index.html'}")  # fmt: skip
+    except codecov.CodecovError as err:
+        code, code_line = None, f"code coverage: {err}"
+    _say(code_line)
+    _say("")
+    _say("coverage summary:")
+    for o in outcomes:
+        _say(f"  {o.name:<18} {o.status}  {o.detail}  ({o.seconds:.1f}s)")
+    ok = all(o.ok for o in outcomes) and rc_f == 0 and code is not None
+    why = [] if rc_f == 0 else ["functional coverage has unexplained holes" if rc_f == 1 else "no functional data"]
+    why += [] if code is not None else ["no code-coverage data"]
+    why += [f"{o.name} failed" for o in outcomes if not o.ok]
+    detail = "; ".join(why) if why else f"reports in {out.relative_to(ROOT)}"
+    return Outcome("coverage", "passed" if ok else "failed", detail, time.monotonic() - start)
+
+
+def task_differential(sim: str, extra: Sequence[str]) -> Outcome:
+    """Icarus (4-state) and Verilator (2-state, random initial state) on the same random kernels and
+    seeds: identical retire traces and final memory (tb/tests/differential). Needs both simulators."""
+    simenv.apply(["icarus", "verilator"])
+    return _pytest("differential", TESTS / "differential", "no differential tests yet", extra, sim=None)
+
+
+def task_mutants(sim: str, extra: Sequence[str]) -> Outcome:
+    """make mutants: mutation testing of rtl/ (tb/mutants/, docs/verification.md): a seeded sample of
+    mutants, each through the fast regression on Icarus, two at a time; report in
+    build/reports/mutants.md. Not a CI session (about 40 minutes). ``extra`` goes to
+    ``python -m tb.mutants run`` (--count N, --seed S, --only ID..., --sim); ``sim`` is not used: the
+    mutation run picks its own simulator (Icarus, measured cheaper per mutant)."""
+    from tb.mutants.__main__ import main as mutants_main
+
+    start = time.monotonic()
+    rc = mutants_main(["run", *extra])
+    detail = {0: "every survivor killed or explained", 1: "survivors NOT EXPLAINED (build/reports/mutants.md)",
+              2: "no run: the baseline or the self-check failed"}.get(rc, f"exit {rc}")  # fmt: skip
+    return Outcome("mutants", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -227,6 +297,9 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "system": task_system,
     "bench": task_bench,
     "regress": task_regress,
+    "differential": task_differential,
+    "coverage": task_coverage,
+    "mutants": task_mutants,
 }
 
 

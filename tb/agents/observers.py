@@ -7,6 +7,7 @@
 
 Both sleep on a value change of their valid signals, so a quiet port costs nothing per cycle; while
 it is busy they sample once per cycle in the ReadOnly phase (settled values, no race with drivers).
+Neither looks at its port before the first reset has reached the registers (:func:`reset_applied`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyuvm
-from cocotb.triggers import First, ReadOnly, RisingEdge, ValueChange
+from cocotb.triggers import FallingEdge, First, ReadOnly, RisingEdge, ValueChange
 
 from tb.agents.sm_driver import sample_retire
 
@@ -33,6 +34,19 @@ def _slice(bits: str, i: int, width: int) -> int:
         raise AssertionError(f"shared-memory observation port carries X/Z in a written bank: {chunk}") from None
 
 
+async def reset_applied(clk: Any, rst: Any) -> None:
+    """Return at the first rising clock edge with ``rst`` high (seen at the falling edge before it).
+
+    Until then every register holds what the simulator starts it with: X on Icarus, random bits on
+    Verilator (tb/rtlsim.py), so an observation port's valid may be 1 with garbage behind it.
+    """
+    while True:
+        await FallingEdge(clk)
+        if _int(rst):
+            await RisingEdge(clk)
+            return
+
+
 class RetireMonitor(pyuvm.uvm_component):
     def build_phase(self) -> None:
         self.dut = pyuvm.ConfigDB().get(self, "", "DUT")
@@ -46,6 +60,7 @@ class RetireMonitor(pyuvm.uvm_component):
         dut, ws, nsms = self.dut, self.cfg.warp_size, self.cfg.num_sms
         disp = dut.dispatch_valid
         rt_valid = dut.rt_valid if self.watch_retires else None
+        await reset_applied(dut.clk, dut.rst)
         while True:
             await ReadOnly()
             d = _int(disp)
@@ -74,6 +89,7 @@ class SharedMonitor(pyuvm.uvm_component):
         nb = cfg.num_banks
         aw = (cfg.shared_words - 1).bit_length()
         we_sig = dut.sh_obs_we
+        await reset_applied(dut.clk, dut.rst)
         while True:
             await ReadOnly()
             we = _int(we_sig)

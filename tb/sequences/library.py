@@ -13,6 +13,7 @@ import pyuvm
 
 from tb.env.items import LaunchItem
 from tb.kernel_library import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of
+from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 
 
@@ -33,9 +34,25 @@ def directed(rng: random.Random, names: list[str] | None = None) -> list[LaunchI
     return [LaunchItem(n, image_of(n, rng)) for n in names]
 
 
-def kernel_errors(rng: random.Random) -> list[LaunchItem]:
-    """Each kernel error kind, each followed by an ABORT; then a clean launch proves recovery."""
+# A kernel error raised only by blocks on SM 1 and up (blocks go round-robin over the SMs, so one of
+# the four lands there): the error registers must report that SM's error fields, not SM 0's.
+OTHER_SM_ERROR = """
+.grid 4
+.block 32
+        LDS  r1, %smid
+        BEQ  r1, ok              ; uniform in a warp: blocks on SM 0 just leave
+        .illegal 0x00000017
+ok:     EXIT
+"""
+
+
+def kernel_errors(rng: random.Random, cfg: GpuConfig | None = None) -> list[LaunchItem]:
+    """Each kernel error kind, each followed by an ABORT; with several SMs (``cfg``) also an error
+    that only SM 1 and up raise; then a clean launch proves recovery."""
     items = [LaunchItem(n, image_of(n, rng), expect_error=n) for n in ERROR_KERNELS]
+    if cfg is not None and cfg.num_sms > 1:
+        image = assemble(OTHER_SM_ERROR, "other_sm_error.s").image
+        items.append(LaunchItem("ILLEGAL_INSTRUCTION on SM 1+", image, expect_error="ILLEGAL_INSTRUCTION"))
     return [*items, LaunchItem("vecadd after errors", image_of("vecadd", rng))]
 
 

@@ -23,9 +23,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import First
 
 from tb.agents.gmem_agent import GMEM_PROFILES
+from tb.agents.host_bfm import REG_CONFIG, REG_ID
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
 from tb.reference.config import GpuConfig
+from tb.reference.image import MAGIC
 from tb.sequences import library
 
 
@@ -107,10 +109,24 @@ class GpuTest(pyuvm.uvm_test):
 
 @pyuvm.test()
 class SmokeTest(GpuTest):
-    """One vector addition: the environment and the GPU work at all."""
+    """One vector addition: the environment and the GPU work at all; first the ID and CONFIG registers
+    read what docs/gpu.md says (no launch ever looks at them)."""
 
     def items(self) -> list[LaunchItem]:
         return library.directed(self.rng, ["vecadd"])
+
+    async def run_phase(self) -> None:
+        self.raise_objection()
+        await self.env.host.driver.reset()
+        bfm = self.env.host.driver.bfm
+        ident, config = await bfm.read(REG_ID), await bfm.read(REG_CONFIG)
+        c = self.cfg
+        want = c.num_sms << 24 | c.num_lanes << 16 | c.warp_size << 8 | 1  # version 1
+        assert ident == MAGIC, f"ID register 0x{ident:08x}, docs/gpu.md says 0x{MAGIC:08x}"
+        assert config == want, f"CONFIG register 0x{config:08x}, expected 0x{want:08x} for {c.num_sms} SMs, " \
+                               f"{c.num_lanes} lanes, warp size {c.warp_size}, version 1 (docs/gpu.md)"  # fmt: skip
+        await super().run_phase()
+        self.drop_objection()
 
 
 @pyuvm.test()
@@ -123,10 +139,11 @@ class DirectedTest(GpuTest):
 
 @pyuvm.test()
 class ErrorTest(GpuTest):
-    """Every kernel error kind through the error registers; ABORT recovers the GPU."""
+    """Every kernel error kind through the error registers (with several SMs, also one raised on SM 1
+    and up only); ABORT recovers the GPU."""
 
     def items(self) -> list[LaunchItem]:
-        return library.kernel_errors(self.rng)
+        return library.kernel_errors(self.rng, self.cfg)
 
 
 @pyuvm.test()
@@ -263,3 +280,37 @@ class FaultTest(GpuTest):
             f"the planted fault was caught by the wrong scoreboard: {type(fault).__name__}, expected {self.expect}:\n{fault}")
         self.logger.info(f"caught as expected by {self.expect}: {str(fault).splitlines()[0]}")
         self.drop_objection()
+
+
+@pyuvm.test()
+class TraceTest(GpuTest):
+    """The dual-simulator differential's run (tb/tests/differential): random kernels (KERNEL_SEEDS) with
+    every scoreboard on, and a trace of every dispatch, retire, memory request and response and each
+    launch's final memory written to the file SIMT_TRACE (tb/difftrace.py), to compare simulators."""
+
+    def build_phase(self) -> None:
+        super().build_phase()
+        from tb.difftrace import TraceWriter
+
+        self.trace = TraceWriter("trace", self)
+
+    def connect_phase(self) -> None:
+        env, t = self.env, self.trace
+        env.retires.retire_ap.connect(t.retire_export)
+        env.retires.dispatch_ap.connect(t.dispatch_export)
+        env.memory.request_ap.connect(t.request_export)
+        env.memory.response_ap.connect(t.response_export)
+        env.host.driver.launch_ap.connect(t.launch_export)
+
+    def start_of_simulation_phase(self) -> None:
+        super().start_of_simulation_phase()
+        from tb.benchutil import rerun_seed
+
+        seed = rerun_seed(__name__, type(self).__name__)
+        self.trace.header(f"sim={os.environ.get('SIM', '')} config={os.environ.get('GPU_TAG', '')} "
+                          f"regression_seed={seed} verilator_seed={os.environ.get('SIMT_VERILATOR_SEED', '-')} "
+                          f"kernel_seeds={os.environ.get('KERNEL_SEEDS', '')}")  # fmt: skip
+        self.logger.info(f"regression seed {seed} (rerun with SEED={seed}); trace: {self.trace.path}")
+
+    def items(self) -> list[LaunchItem]:
+        return library.random_kernels(self.cfg, seeds_from_env())

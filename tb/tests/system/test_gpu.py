@@ -47,18 +47,19 @@ FAULTS = {1: "RetireMismatch", 2: "DivergenceMismatch", 3: "SharedMismatch", 4: 
 FAULT_CONFIG = "sm2-l8"
 
 
-def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, **env: str) -> None:
+def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str) -> None:
     """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
-    the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT)."""
+    the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
+    ``sim`` overrides SIM for this run."""
     cfg = cfg if cfg is not None else CONFIGS[tag]
     extra = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items()), "GPU_TAG": tag, **env}
-    for var in ("SIMT_STATS", "SIMT_BENCH"):
+    for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV"):
         if os.environ.get(var):
             extra[var] = os.environ[var]
     plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []
     defines = {"SIMT_FAULTS": 1} if plusargs else None
     rtlsim.run("simt_gpu", SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
-               tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs)  # fmt: skip
+               tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim)  # fmt: skip
 
 
 @pytest.mark.parametrize("tag", list(CONFIGS))

@@ -16,9 +16,13 @@ Checks:
   transactions, all of them issued and answered before it; load data of every active lane equals the
   bench's program-order memory model (a numpy copy updated per access in each warp's order), lanes
   outside the mask read 0, stores return 0;
+- completion order: round-robin by warp slot, starting after the slot delivered last (slot 0 first
+  after reset): a warp whose transactions were all answered a few cycles ago is never passed over
+  for a slot further round (no warp can starve behind lower slots);
 - at the end: every access completed, every request answered exactly once (no transaction lost or
   duplicated), nothing outstanding, final memory equal to the model, and (NUM_WARPS > 1) several
-  warps had accesses in flight at once (latency hiding).
+  warps had accesses in flight at once (latency hiding) and completions competed (round-robin
+  exercised, when the completion port stalls).
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ M32 = 0xFFFF_FFFF
 CONFIGS = [(32, 4, 8), (32, 8, 1), (16, 2, 4), (8, 16, 16)]  # (WARP_SIZE, NUM_WARPS, SEG_WORDS)
 SOURCES = ["sm/simt_gmem_unit.v", "sm/simt_coalescer.v"]
 WATCHDOG = 4000  # cycles without a completion while accesses are in flight: a hang
+# A warp's last response this many cycles ago has surely made it 'finished' inside the unit (one edge
+# updates its outstanding count): the round-robin check only trusts those.
+SETTLED = 2
 
 
 def _wid_w(num_warps: int) -> int:
@@ -136,6 +143,10 @@ class GmemBench:
         self.requests_seen = 0
         self.overtaken = 0
         self.last_seq_answered = -1
+        self.cycle = 0  # counted by complete()
+        self.answered_at: dict[int, int] = {}  # warp -> cycle its last transaction was answered
+        self.last_cpl = self.nw - 1  # round-robin: slot 0 is first after reset
+        self.contested = 0  # completions chosen among several settled warps
         self.responder = GmemResponder(
             dut, dut.clk, self.mem, reset=dut.rst, req_ready_prob=knobs.req_ready_prob,
             latency=knobs.latency, out_of_order=knobs.out_of_order, rsp_valid_prob=knobs.rsp_valid_prob, rng=rng,
@@ -171,6 +182,8 @@ class GmemBench:
         acc = self.inflight.get(warp)
         assert acc is not None, f"response tag {t.tag:#x}: warp {warp} has no access in flight"
         acc.answered += 1
+        if acc.answered == len(acc.txns):
+            self.answered_at[warp] = self.cycle
         if t.seq < self.last_seq_answered:
             self.overtaken += 1  # a later request was answered before this one
         self.last_seq_answered = max(self.last_seq_answered, t.seq)
@@ -236,6 +249,7 @@ class GmemBench:
         idle_cycles = 0  # cycles since the last completion while something is in flight
         while True:
             await RisingEdge(d.clk)
+            self.cycle += 1
             idle_cycles = idle_cycles + 1 if self.inflight else 0
             if idle_cycles > WATCHDOG:
                 raise AssertionError(f"hang: no completion for {WATCHDOG} cycles, warps {sorted(self.inflight)} "
@@ -259,6 +273,7 @@ class GmemBench:
         warp = int(d.cpl_warp.value)
         acc = self.inflight.pop(warp, None)
         assert acc is not None, f"completion for warp {warp}, which has no access in flight"
+        self._check_round_robin(warp)
         where = f"warp {warp} access '{acc.name}' mask={acc.mask:#x}"
         assert int(d.cpl_store.value) == int(acc.store), f"{where}: cpl_store {int(d.cpl_store.value)}"
         assert int(d.cpl_txns.value) == len(acc.txns), (
@@ -287,6 +302,19 @@ class GmemBench:
         self.transactions += len(acc.txns)
         self.words += sum(bin(t.mask).count("1") for t in acc.txns)
         self.empties += not acc.txns
+
+    def _check_round_robin(self, warp: int) -> None:
+        """No settled warp lies between the last delivered slot and ``warp`` going round."""
+        def rank(w: int) -> int:
+            return (w - self.last_cpl - 1) % self.nw
+
+        settled = [w for w, c in self.answered_at.items() if w != warp and self.cycle - c >= SETTLED]
+        skipped = [w for w in settled if rank(w) < rank(warp)]
+        assert not skipped, (f"completion of warp {warp} after warp {self.last_cpl}: warp(s) {sorted(skipped)}, "
+                             f"finished earlier, come first in round-robin order (the unit must not starve them)")  # fmt: skip
+        self.contested += bool(settled)
+        self.answered_at.pop(warp, None)
+        self.last_cpl = warp
 
     async def run(self, limit: int = 20_000) -> None:
         await self.reset()
@@ -331,11 +359,14 @@ class GmemBench:
             assert self.overtaken > 0, "no response overtook an earlier one: reordering not exercised"
         if self.nw > 1:
             assert self.max_inflight > 1, "never more than one warp in flight: no latency hiding exercised"
+        if self.nw > 1 and self.k.cpl_stall_prob > 0:
+            assert self.contested > 0, "completions never competed: round-robin order not exercised"
         cocotb.log.info(
             "checked %d accesses (%d empty), %d transactions, %d words, %d load lanes, %d memory words; "
-            "%d responses overtaken; max %d warps / %d transactions in flight (WARP_SIZE=%d NUM_WARPS=%d SEG_WORDS=%d)",
+            "%d responses overtaken; %d completions in round-robin competition; max %d warps / %d transactions "
+            "in flight (WARP_SIZE=%d NUM_WARPS=%d SEG_WORDS=%d)",
             self.accesses, self.empties, self.transactions, self.words, self.lanes, self.mem.size,
-            self.overtaken,
+            self.overtaken, self.contested,
             self.max_inflight, self.max_outstanding_txns, self.ws, self.nw, self.seg,
         )  # fmt: skip
         assert self.transactions > 0, "checked 0 transactions"

@@ -29,8 +29,8 @@ Illegal images (each kind on each configuration where it can occur): bad magic (
 loaded image, right after END), bad version, unknown tag, records swapped / missing / repeated / DATA
 too early, wrong record lengths, 0 instructions, END with a payload, DATA without base, dimensions 0 or
 > 65535, registers 0 or 33, a grid of more than 2^32-1 blocks (the model accepts it: the RTL's 32-bit
-block index cannot), DATA outside GLOBAL_WORDS: 0x10; too many warps, registers or shared words:
-0x11; program or constants larger than their memories: 0x12. The images that the model refuses are
+block index cannot), DATA outside GLOBAL_WORDS: 0x10; too many warps, registers (also with all 32 per
+thread) or shared words: 0x11; program or constants larger than their memories: 0x12. The images that the model refuses are
 also checked to raise LaunchError in ``LaunchImage.check``.
 """
 
@@ -297,6 +297,10 @@ def make_illegal_images(cfg: GpuConfig, rng: random.Random) -> list[Bad]:
             img = base()
             img.block, img.regs = (wpb * ws - rng.randrange(ws), 1, 1), regs
             add(f"registers_{wpb}x{regs}", recs_of(img), 3, 1, E_FIT, img)
+            if regs < 32:  # 32, the largest legal count, too: a block that does not fit, not a bad image
+                img = base()
+                img.block, img.regs = (wpb * ws - rng.randrange(ws), 1, 1), 32
+                add(f"registers_{wpb}x32", recs_of(img), 3, 1, E_FIT, img)
             break
     for sh in (cfg.shared_words + 1, cfg.shared_words + cfg.num_banks, M32):
         img = base()

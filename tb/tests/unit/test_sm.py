@@ -236,9 +236,10 @@ CONFIGS = {
     "w32l32": GpuConfig(warp_size=32, num_lanes=32, num_warps=4, num_blocks=2, rf_depth=128,
                         shared_words=256, num_banks=16, global_words=GLOBAL_WORDS, imem_words=256,
                         const_words=64, stack_depth=8, seg_words=4),
+    # stack_depth 7: a full stack fills the 3-bit depth field (kernel full_stack reaches it)
     "w16l4": GpuConfig(warp_size=16, num_lanes=4, num_warps=8, num_blocks=3, rf_depth=1024,
                        shared_words=512, num_banks=4, global_words=GLOBAL_WORDS, imem_words=256,
-                       const_words=64, stack_depth=8, seg_words=16),
+                       const_words=64, stack_depth=7, seg_words=16),
 }  # fmt: skip
 
 

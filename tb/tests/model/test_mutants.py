@@ -1,0 +1,180 @@
+"""The mutant generator of ``make mutants`` (tb/mutants/): pure Python, no simulator.
+
+The mutation run itself is too slow for ``make test``; these check that what it mutates is right:
+every operator is found, the regions that must not be mutated are skipped, each mutant is one splice
+of one place, ids are stable, and the real rtl/ gives mutants that change exactly what they say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import Counter
+
+import pytest
+
+from tb.mutants.__main__ import SELF_CHECK, select, self_check_mutant
+from tb.mutants.generate import OPERATORS, RTL, all_mutants, mutants_of, rtl_files
+from tb.mutants.lexer import Source, tokenize
+from tb.mutants.report import load_equivalents
+
+SNIPPET = """\
+`include "simt_check.vh"
+// a comment: a + b == c ? d : e
+module m #(
+    parameter integer N = 4    // not mutated: a parameter default
+) (
+    input  wire         clk,
+    input  wire [N-1:0] a,
+    output reg  [N-1:0] q
+);
+    generate
+        if (N < 1) begin : bad_n
+            `SIMT_AT_ELAB $fatal(1, "m: illegal parameter N=%0d (1..)", N);
+        end
+    endgenerate
+    wire [N-1:0] row_mask = a & ~{N{1'b0}};
+    wire         big = a[N-1:1] != 0;
+    reg  [3:0]   cnt;
+`ifdef SIMT_FAULTS
+    wire flt = a == 4'd3;
+`else
+    wire ok = a <= 4'd3;
+`endif
+    always @(posedge clk) begin
+        if (a < 4'd4) cnt <= cnt + 4'd1;
+        else cnt <= big ? cnt - 1'b1 : {4{1'b0}};
+        q <= (cnt >> 1) ^ a;
+    end
+endmodule
+"""
+
+
+def _ids(text: str = SNIPPET) -> list[str]:
+    return [m.id for m in mutants_of("sm/m.v", text)]
+
+
+def test_every_operator_is_found_in_a_snippet() -> None:
+    ids = _ids()
+    kinds = Counter(i.split(":")[3] for i in ids)
+    assert set(kinds) == set(OPERATORS), kinds
+    for expected in ("m.v:24:15:op-swap:<→<=", "m.v:24:34:op-swap:+→-", "m.v:24:9:cond-invert:if",
+                     "m.v:25:25:cond-invert:?", "m.v:25:25:arm-swap:?:", "m.v:24:17:const:4'd4→4'd5",
+                     "m.v:24:17:const:4'd4→4'd3", "m.v:25:33:const:1'b1→1'b0", "m.v:26:25:op-swap:^→|",
+                     "m.v:26:19:op-swap:>>→<<", "m.v:15:29:stuck-bit:bit0=1", "m.v:15:29:stuck-bit:bit0=0",
+                     "m.v:21:17:op-swap:<=→<", "m.v:16:33:op-swap:!=→=="):  # fmt: skip
+        assert expected in ids, f"{expected} not generated; got {ids}"
+
+
+def test_skipped_regions_are_not_mutated() -> None:
+    by_line = Counter(int(i.split(":")[1]) for i in _ids())
+    # comment, header and ports, the $fatal check, declarations without initialiser, the fault hook
+    for line in (2, 3, 4, 6, 7, 8, 11, 12, 17, 19):
+        assert by_line[line] == 0, f"line {line} mutated: {SNIPPET.splitlines()[line - 1]!r}"
+    assert by_line[21] > 0, "the `else branch of `ifdef SIMT_FAULTS is the real design and must be mutated"
+    ids = _ids()
+    assert not any(":op-swap:<=→<" in i and i.split(":")[1] in ("24", "25", "26") for i in ids), \
+        "a non-blocking assignment was mutated as a comparison"  # fmt: skip
+    assert [i for i in ids if i.startswith("m.v:16:") and ":const:" in i] == ["m.v:16:36:const:0→1"], \
+        "a part-select bound was mutated"  # fmt: skip
+    assert not any(i.startswith("m.v:25:") and ":const:4→" in i for i in ids), "a replication count was mutated"
+
+
+def test_each_mutant_changes_one_place() -> None:
+    base = tokenize(SNIPPET)
+    for m in mutants_of("sm/m.v", SNIPPET):
+        new = m.apply(SNIPPET)
+        assert new != SNIPPET, m.id
+        assert new[: m.start] == SNIPPET[: m.start] and new[m.start + len(m.replacement) :] == SNIPPET[m.end :]
+        toks = tokenize(new)
+        changed = _changed_tokens(base, toks)
+        if m.operator in ("op-swap", "const"):
+            assert changed == 1, f"{m.id} changes {changed} tokens"
+        Source(new)  # still balanced and lexable
+
+
+def test_ids_are_stable_and_unique() -> None:
+    assert _ids() == _ids()
+    assert len(set(_ids())) == len(_ids())
+    everything = all_mutants()
+    ids = [m.id for m in everything]
+    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1][:5]
+    assert ids == [m.id for m in all_mutants()]
+    files = {m.file for m in everything}
+    assert files == set(rtl_files()), "every rtl/sm and rtl/top file has mutants"
+
+
+def test_real_rtl_mutants_change_exactly_one_token() -> None:
+    """On the real rtl/ (a seeded sample per file, to stay fast): a token swap differs from the
+    original in exactly one token, any mutant in exactly one contiguous place, and still lexes."""
+    rng = random.Random(7)
+    for name in rtl_files():
+        text = (RTL / name).read_text()
+        base = tokenize(text)
+        mutants = mutants_of(name, text)
+        for m in rng.sample(mutants, min(12, len(mutants))):
+            new = m.apply(text)
+            changed = _changed_tokens(base, tokenize(new))
+            if m.operator in ("op-swap", "const"):
+                assert changed == 1, f"{m.id} changes {changed} tokens"
+            else:
+                assert changed >= 1, m.id
+            before, after = m.lines(text)
+            assert before != after, m.id
+            assert " ".join(text.splitlines()[m.line - 1].split()) in before, f"{m.id}: line {m.line} is not where it says"
+
+
+def test_fault_hooks_and_legality_checks_of_the_real_rtl_are_not_mutated() -> None:
+    for name in rtl_files():
+        text = (RTL / name).read_text()
+        lines = text.splitlines()
+        for m in mutants_of(name, text):
+            assert "$fatal" not in lines[m.line - 1], f"{m.id} mutates a parameter check"
+        src = Source(text)
+        inside = False
+        for tok, ok in zip(src.code, src.mutable):
+            if tok.kind == "directive" and tok.text.startswith("`ifdef"):
+                inside = True  # every `ifdef in rtl/sm and rtl/top is SIMT_FAULTS (checked below)
+            elif tok.kind == "directive" and tok.text in ("`else", "`endif"):
+                inside = False
+            elif inside:
+                assert not ok, f"{name} line {tok.line}: {tok.text!r} inside `ifdef SIMT_FAULTS is mutable"
+        assert all("SIMT_FAULTS" in ln for ln in lines if ln.strip().startswith("`ifdef"))
+
+
+def test_sample_is_seeded() -> None:
+    mutants = all_mutants()
+    args = argparse.Namespace(file=None, operator=None, only=None, all=False, count=20, seed=3)
+    assert [m.id for m in select(mutants, args)] == [m.id for m in select(mutants, args)]
+    other = [m.id for m in select(mutants, argparse.Namespace(**{**vars(args), "seed": 4}))]
+    assert other != [m.id for m in select(mutants, args)]
+
+
+def test_self_check_mutant_exists() -> None:
+    m = self_check_mutant(all_mutants())
+    assert m.file == SELF_CHECK[0] and "a - b" in m.lines((RTL / m.file).read_text())[1]
+
+
+def test_equivalence_reasons_parse() -> None:
+    for key, why in load_equivalents().items():
+        assert key.count(":") >= 4 and why, key
+
+
+def _changed_tokens(a: list, b: list) -> int:
+    """Number of tokens that differ between two token lists of equal length, else the size of the
+    differing middle (common prefix and suffix removed)."""
+    ta, tb = [t.text for t in a if t.kind != "ws"], [t.text for t in b if t.kind != "ws"]
+    i = 0
+    while i < min(len(ta), len(tb)) and ta[i] == tb[i]:
+        i += 1
+    j = 0
+    while j < min(len(ta), len(tb)) - i and ta[-1 - j] == tb[-1 - j]:
+        j += 1
+    return max(len(ta) - i - j, len(tb) - i - j)
+
+
+@pytest.mark.parametrize("text", ["wire a = b <= c;", "always @* x <= y;", "assign z = p ? q <= r : s;"])
+def test_nonblocking_assignment_or_comparison(text: str) -> None:
+    src = Source(text)
+    le = [i for i, t in enumerate(src.code) if t.text == "<="]
+    assert (le[0] in src.assign_le) == text.startswith("always")
