@@ -51,7 +51,7 @@ help:  ## list the targets
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
 	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
 	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
-	@echo "  make mutants          mutation testing of rtl/ (~40 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
+	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
 	@echo "  make clean            remove build outputs and caches (keeps .venv)"
@@ -99,7 +99,7 @@ differential: $(STAMP)
 	@$(call with_tools,icarus verilator) $(PY) -m tb.tasks differential $(TASK_ARGS)
 
 # Mutation testing (tb/mutants/): a seeded sample of one-change mutants of rtl/, each through the fast
-# regression on Icarus; about 40 minutes, so not part of `make test`. MUTANTS=N mutants (default: the
+# regression on Icarus; about 20 minutes, so not part of `make test`. MUTANTS=N mutants (default: the
 # CI-sized sample), MUTANTS_SEED=s another sample; not SEED, which the benches read as their own seed.
 MUTANTS ?=
 MUTANTS_SEED ?=

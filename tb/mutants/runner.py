@@ -53,6 +53,11 @@ RANDOM_SEEDS = "20,21"
 BENCH_SEED = "1"
 # A stage may take this many times its baseline time (plus a margin) before it counts as a hang.
 TIMEOUT_FACTOR, TIMEOUT_MARGIN = 2.5, 30.0
+# The first failing cocotb test of a stage, as cocotb logs it ("<module>.<test> failed"), and the
+# pytest node running it (-v prints each node id as it starts).
+COCOTB_FAILED = re.compile(r"cocotb\.regression\s+(\S+) failed")
+PYTEST_NODE = re.compile(r"^(tb/\S+::\S+)", re.M)
+POLL_SECONDS = 0.5
 # Settings of the caller's shell that would change what a stage runs or records.
 INHERITED_OFF = {"KERNEL_SEEDS", "SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_CODE_COVERAGE", "SIMT_COVERAGE_DIR",
                  "WAVES", "PYTEST_ADDOPTS", "SIMT_FAULT"}  # fmt: skip
@@ -130,21 +135,38 @@ class Runner:
         return env
 
     def _pytest(self, stage: Stage, rtl: Path, build: Path, log: Path, limit: float | None) -> tuple[str, float]:
-        """Run one stage; returns ("pass" | "fail" | "timeout", seconds)."""
-        cmd = [sys.executable, "-m", "pytest", *stage.nodes, "-x", "-q", "-n0", "-p", "no:cacheprovider",
+        """Run one stage; returns ("pass" | "fail" | "timeout", seconds).
+
+        The output streams to ``log`` (``-s``), which is watched: at the first failing cocotb test the
+        stage is stopped, as pytest's ``-x`` would only stop after the whole simulator run (a GPU run
+        holds five pyuvm tests, and a hung launch waits for the host watchdog in each)."""
+        cmd = [sys.executable, "-m", "pytest", *stage.nodes, "-x", "-v", "-s", "-n0", "-p", "no:cacheprovider",
                "--no-header", "-rf"]  # fmt: skip
         start = time.monotonic()
-        with open(log, "w") as out:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=self._env(rtl, build, stage), stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        env = self._env(rtl, build, stage) | {"PYTHONUNBUFFERED": "1"}
+        with open(log, "w") as out, open(log, errors="replace") as watch:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)  # fmt: skip
             with self._lock:
                 self._procs.add(proc)
+            seen = ""
             try:
-                rc = proc.wait(timeout=limit)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                proc.wait()
-                return "timeout", time.monotonic() - start
+                while True:
+                    try:
+                        rc = proc.wait(timeout=POLL_SECONDS)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    seen = seen[-1000:] + watch.read()
+                    if COCOTB_FAILED.search(seen):
+                        _kill_group(proc)
+                        proc.wait()
+                        rc = 1
+                        break
+                    if limit is not None and time.monotonic() - start > limit:
+                        _kill_group(proc)
+                        proc.wait()
+                        return "timeout", time.monotonic() - start
             finally:
                 with self._lock:
                     self._procs.discard(proc)
@@ -253,9 +275,15 @@ def _first_compile_error(text: str, rtl: Path) -> str:
 
 
 def _failed_node(text: str) -> str:
+    """The failing pytest node and, when the stage was stopped at it, the cocotb test."""
     m = re.search(r"^FAILED (\S+)", text, re.M)
     if m:
         return m.group(1)
+    failed = COCOTB_FAILED.search(text)
+    if failed:
+        nodes = PYTEST_NODE.findall(text[: failed.start()])
+        where = nodes[-1] if nodes else "?"
+        return f"{where} ({failed.group(1).rsplit('.', 1)[-1]})"
     m = re.search(r"^ERROR (\S+)", text, re.M)
     return m.group(1) if m else "pytest failed (see the stage log)"
 

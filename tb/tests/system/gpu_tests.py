@@ -23,7 +23,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import First
 
 from tb.agents.gmem_agent import GMEM_PROFILES
-from tb.agents.host_bfm import REG_CONFIG, REG_ID
+from tb.agents.host_bfm import REG_CONFIG, REG_ERR_BLOCK, REG_ERR_SM, REG_ID, RegAccess
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
 from tb.reference.config import GpuConfig
@@ -137,13 +137,61 @@ class DirectedTest(GpuTest):
         return library.directed(self.rng)
 
 
+class ErrorSmCheck(pyuvm.uvm_component):
+    """ERR_SM must name the SM the blamed block was dispatched to (the host driver checks the other
+    error registers against the model): follows each launch's dispatches and the error-register reads."""
+
+    def build_phase(self) -> None:
+        self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
+        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("dispatch_export", self, self.write_dispatch)
+        self.reg_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("reg_export", self, self.write_reg)
+        self.sm_of: dict[int, int] = {}  # block -> SM, this launch
+        self.err_sm: int | None = None
+        self.checked = 0
+        self.wrong: list[str] = []
+
+    def write_launch(self, event: tuple[str, LaunchItem]) -> None:
+        if event[0] == "begin":
+            self.sm_of.clear()
+
+    def write_dispatch(self, event: tuple[int, int]) -> None:
+        bid, sm = event
+        self.sm_of[bid] = sm
+
+    def write_reg(self, acc: RegAccess) -> None:
+        if acc.write:
+            return
+        if acc.addr == REG_ERR_SM:
+            self.err_sm = acc.data
+        elif acc.addr == REG_ERR_BLOCK and self.err_sm is not None and acc.data in self.sm_of:
+            if self.err_sm != self.sm_of[acc.data]:
+                self.wrong.append(f"ERR_SM reads {self.err_sm}, but block {acc.data} ran on SM {self.sm_of[acc.data]}")
+            self.checked += 1
+            self.err_sm = None
+
+
 @pyuvm.test()
 class ErrorTest(GpuTest):
     """Every kernel error kind through the error registers (with several SMs, also one raised on SM 1
-    and up only); ABORT recovers the GPU."""
+    and up only; ERR_SM against the block's SM); ABORT recovers the GPU."""
+
+    def build_phase(self) -> None:
+        super().build_phase()
+        self.err_sm = ErrorSmCheck("err_sm", self)
+
+    def connect_phase(self) -> None:
+        self.env.host.driver.launch_ap.connect(self.err_sm.launch_export)
+        self.env.retires.dispatch_ap.connect(self.err_sm.dispatch_export)
+        self.env.host.ap.connect(self.err_sm.reg_export)
 
     def items(self) -> list[LaunchItem]:
         return library.kernel_errors(self.rng, self.cfg)
+
+    def report_phase(self) -> None:
+        super().report_phase()
+        wrong = self.err_sm.wrong
+        assert not wrong, f"{len(wrong)} kernel error(s) with a wrong ERR_SM: " + "; ".join(wrong[:3])
+        assert self.err_sm.checked > 0, "no kernel error's ERR_SM was checked"
 
 
 @pyuvm.test()

@@ -7,7 +7,10 @@ warp-instruction is checked in lockstep against the golden model**: the retire s
 (tb/scoreboards/divergence.py: next pc and mask, stack events, depth and top). At the end every
 global word and every exact performance counter must equal the model's.
 
-The bench also checks the observation ports the retire scoreboard does not use (:class:`PortChecks`):
+The bench also checks ``idle`` (high before the first dispatch and after the last block, low in
+between), the timing counters (idle cycles <= cycles, one per clock each once the SM is idle, both
+frozen while ``perf_run`` is low), and the observation ports the retire scoreboard does not use
+(:class:`PortChecks`):
 the stack top after each instruction (rt_top_*) against the model's ``Warp.stack[-1]``, the block
 slot (rt_slot) for consistency, shared passes and global transactions (rt_passes, rt_txns), a mirror of shared memory built only from the bank-write ports
 (sh_obs_*) against the model's shared memory of the block after every shared store; every store
@@ -135,6 +138,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     await FallingEdge(dut.clk)
     dut.rst.value = 0
     await drv.load()
+    assert int(dut.idle.value) == 1, "idle is low before any block was dispatched (docs/sm.md: no block resident)"
 
     board = RetireScoreboard(model)
     divergence = DivergenceScoreboard(model)
@@ -160,6 +164,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
             failures.append(exc)
 
     done_blocks: list[int] = []
+    busy_cycles = 0  # cycles with idle low
     cocotb.start_soon(retire_monitor(dut, cfg.warp_size, on_retire))
     cocotb.start_soon(watch_shared())
     cocotb.start_soon(drv.dispatch_all(on_dispatch=lambda bid: model.start_block(bid, sm=0)))
@@ -167,6 +172,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     budget = 200_000
     for _ in range(budget):
         await RisingEdge(dut.clk)
+        busy_cycles += not int(dut.idle.value)
         if int(dut.blk_done.value):
             done_blocks.append(int(dut.blk_done_id.value))
         if failures or int(dut.err_valid.value):
@@ -191,6 +197,17 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     await ClockCycles(dut.clk, 5)
     bad = np.flatnonzero(mem != model.gmem)
     assert len(bad) == 0, f"global memory differs at {len(bad)} words, first {bad[0]}: RTL 0x{int(mem[bad[0]]):x} model 0x{int(model.gmem[bad[0]]):x}"
+    checked = await check_counters(drv, model)
+    assert int(dut.idle.value) == 1 and busy_cycles > 0, (
+        f"idle must be low while blocks are resident and high once all are done: low for {busy_cycles} cycles, "
+        f"now {int(dut.idle.value)}")  # fmt: skip
+    cycles = await check_timing_counters(dut, drv)
+    dut._log.info(f"{name}: {board.report()}; {divergence.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
+                  f"words match; {cycles} cycles")  # fmt: skip
+
+
+async def check_counters(drv: SmDriver, model: Model) -> int:
+    """Every timing-independent counter equals the model's; returns how many were compared."""
     exact = model.counters.as_dict()
     checked = 0
     for idx, cname in enumerate(PERF_COUNTERS):
@@ -199,9 +216,41 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
             continue
         assert value == exact[cname], f"counter {cname}: RTL {value}, model {exact[cname]}"
         checked += 1
-    cycles = await drv.read_perf(PERF_COUNTERS.index("cycles"))
-    dut._log.info(f"{name}: {board.report()}; {divergence.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
-                  f"words match; {cycles} cycles")  # fmt: skip
+    return checked
+
+
+async def check_timing_counters(dut, drv: SmDriver) -> int:
+    """The timing counters the model cannot predict: idle cycles are some of the cycles; with every
+    block done and perf_run high both grow by exactly one per clock; both stop while perf_run is low (a
+    counter read after a launch still gives the launch's). Returns cycles."""
+    cyc, idl = PERF_COUNTERS.index("cycles"), PERF_COUNTERS.index("idle_cycles")
+
+    async def read() -> tuple[int, int]:
+        return await drv.read_perf(cyc), await drv.read_perf(idl)
+
+    async def growth(index: int, edges: int = 10) -> int:
+        dut.perf_sel.value = index
+        await FallingEdge(dut.clk)
+        await ReadOnly()
+        first = int(dut.perf_value.value)
+        await ClockCycles(dut.clk, edges)
+        await FallingEdge(dut.clk)
+        await ReadOnly()
+        grown = int(dut.perf_value.value) - first
+        await FallingEdge(dut.clk)  # out of the read-only phase before the next write
+        return grown
+
+    cycles, idle = await read()
+    assert idle <= cycles, f"idle_cycles {idle} > cycles {cycles}"
+    rates = (await growth(cyc), await growth(idl))
+    assert rates == (10, 10), f"over 10 idle clocks cycles / idle_cycles grew by {rates}, not by 10 each"
+    dut.perf_run.value = 0
+    await ClockCycles(dut.clk, 2)
+    held = await read()
+    await ClockCycles(dut.clk, 20)
+    assert await read() == held, f"cycles / idle_cycles {held} kept counting with perf_run low"
+    dut.perf_run.value = 1
+    return cycles
 
 
 async def check_error(dut, model: Model, name: str) -> None:
