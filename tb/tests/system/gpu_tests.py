@@ -23,7 +23,16 @@ from cocotb.clock import Clock
 from cocotb.triggers import First
 
 from tb.agents.gmem_agent import GMEM_PROFILES
-from tb.agents.host_bfm import REG_CONFIG, REG_ERR_BLOCK, REG_ERR_SM, REG_ID, RegAccess
+from tb.agents.host_bfm import (
+    REG_BLOCKS_DISPATCHED,
+    REG_BLOCKS_DONE,
+    REG_CONFIG,
+    REG_ERR_BLOCK,
+    REG_ERR_SM,
+    REG_ID,
+    REG_PERF_SEL,
+    RegAccess,
+)
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
 from tb.reference.config import GpuConfig
@@ -107,13 +116,18 @@ class GpuTest(pyuvm.uvm_test):
             f.write(json.dumps(stats) + "\n")
 
 
+REG_UNLISTED = 0x1F  # no register has this index (docs/gpu.md)
+
+
 @pyuvm.test()
 class SmokeTest(GpuTest):
     """One vector addition: the environment and the GPU work at all; first the ID and CONFIG registers
-    read what docs/gpu.md says (no launch ever looks at them)."""
+    read what docs/gpu.md says (no launch ever looks at them), afterwards the block counts, the
+    PERF_SEL read-back and an unlisted index (reads 0, writes ignored)."""
 
     def items(self) -> list[LaunchItem]:
-        return library.directed(self.rng, ["vecadd"])
+        self.launches = library.directed(self.rng, ["vecadd"])
+        return self.launches
 
     async def run_phase(self) -> None:
         self.raise_objection()
@@ -126,7 +140,28 @@ class SmokeTest(GpuTest):
         assert config == want, f"CONFIG register 0x{config:08x}, expected 0x{want:08x} for {c.num_sms} SMs, " \
                                f"{c.num_lanes} lanes, warp size {c.warp_size}, version 1 (docs/gpu.md)"  # fmt: skip
         await super().run_phase()
+        await self.check_after_launch(bfm)
         self.drop_objection()
+
+    async def check_after_launch(self, bfm) -> None:
+        """Registers the launch flow does not read (docs/gpu.md): BLOCKS_DONE and BLOCKS_DISPATCHED
+        give the last launch's grid, PERF_SEL reads back its 13 bits and keeps them over a write to an
+        unlisted index, which reads 0."""
+        blocks = self.launches[-1].image.num_blocks
+        done, dispatched = await bfm.read(REG_BLOCKS_DONE), await bfm.read(REG_BLOCKS_DISPATCHED)
+        assert (done, dispatched) == (blocks, blocks), (
+            f"BLOCKS_DONE {done}, BLOCKS_DISPATCHED {dispatched} after a launch of {blocks} blocks"
+        )
+        sel = self.rng.randrange(1, 1 << 13)
+        await bfm.write(REG_PERF_SEL, 0xFFFF_E000 | sel)  # bits 31..13 are not stored
+        await bfm.write(REG_UNLISTED, sel ^ 0x1FFF)  # ignored: PERF_SEL keeps its value
+        back = await bfm.read(REG_PERF_SEL)
+        assert back == sel, (
+            f"PERF_SEL reads 0x{back:x} after writing 0x{0xFFFF_E000 | sel:x} (13 bits: 0x{sel:x}), "
+            f"then 0x{sel ^ 0x1FFF:x} to the unlisted index 0x{REG_UNLISTED:02x}"
+        )
+        unlisted = await bfm.read(REG_UNLISTED)
+        assert unlisted == 0, f"register 0x{REG_UNLISTED:02x} (not in docs/gpu.md) reads 0x{unlisted:x}, not 0"
 
 
 @pyuvm.test()
