@@ -34,22 +34,44 @@ def directed(rng: random.Random, names: list[str] | None = None) -> list[LaunchI
     return [LaunchItem(n, image_of(n, rng)) for n in names]
 
 
-# A kernel error raised only by blocks on SM 1 and up (blocks go round-robin over the SMs, so one of
-# the four lands there): the error registers must report that SM's error fields, not SM 0's.
+# A kernel error raised only by the last warp of blocks on SM 1 and up (blocks go round-robin over
+# the SMs, so one of the four lands there): the error registers must report that SM's error fields
+# (warp included), not SM 0's.
 OTHER_SM_ERROR = """
 .grid 4
-.block 32
+.block 128
         LDS  r1, %smid
         BEQ  r1, ok              ; uniform in a warp: blocks on SM 0 just leave
+        LDS  r2, %warpid
+        SEQI r3, r2, 3
+        BEQ  r3, ok              ; warps 0..2 leave too
+        .illegal 0x00000017
+ok:     EXIT
+"""
+
+# A kernel error raised only by warp 3 of block 3, on any number of SMs: ERR_BLOCK and ERR_WARP are
+# not 0 (the error kernels above all fail in warp 0 of block 0).
+LATE_WARP_ERROR = """
+.grid 4
+.block 128
+        LDS  r1, %ctaid.x
+        SEQI r1, r1, 3
+        LDS  r2, %warpid
+        SEQI r2, r2, 3
+        AND  r3, r1, r2
+        BEQ  r3, ok              ; uniform in a warp
         .illegal 0x00000017
 ok:     EXIT
 """
 
 
 def kernel_errors(rng: random.Random, cfg: GpuConfig | None = None) -> list[LaunchItem]:
-    """Each kernel error kind, each followed by an ABORT; with several SMs (``cfg``) also an error
-    that only SM 1 and up raise; then a clean launch proves recovery."""
+    """Each kernel error kind, each followed by an ABORT; one raised by a later warp of a later block;
+    with several SMs (``cfg``) also an error that only SM 1 and up raise; then a clean launch proves
+    recovery."""
     items = [LaunchItem(n, image_of(n, rng), expect_error=n) for n in ERROR_KERNELS]
+    image = assemble(LATE_WARP_ERROR, "late_warp_error.s").image
+    items.append(LaunchItem("ILLEGAL_INSTRUCTION in warp 3 of block 3", image, expect_error="ILLEGAL_INSTRUCTION"))
     if cfg is not None and cfg.num_sms > 1:
         image = assemble(OTHER_SM_ERROR, "other_sm_error.s").image
         items.append(LaunchItem("ILLEGAL_INSTRUCTION on SM 1+", image, expect_error="ILLEGAL_INSTRUCTION"))
