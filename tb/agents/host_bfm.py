@@ -17,6 +17,7 @@ from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
 from tb.agents.handshake import next_handshake
+from tb.agents.observers import reset_applied
 from tb.reference.image import LaunchImage
 from tb.reference.model import PERF_COUNTERS
 
@@ -158,6 +159,8 @@ class HostMonitor(BusMonitor):
     """Publishes every completed host access as a :class:`RegAccess` (reads with their data).
 
     Sleeps on ``host_valid`` between accesses, so an idle host interface costs nothing per cycle.
+    Starts at the first reset (:func:`tb.agents.observers.reset_applied`): before it ``host_ready``
+    and ``host_rvalid`` are whatever the simulator starts the registers with.
     """
 
     _signals = HOST_SIGNALS
@@ -167,6 +170,7 @@ class HostMonitor(BusMonitor):
 
     async def _monitor_recv(self) -> None:
         b = self.bus
+        await reset_applied(self.clock, self.entity.rst)
         while True:
             await next_handshake(self.clock, b.valid, b.ready)
             acc = RegAccess(int(b.addr.value), bool(int(b.write.value)), int(b.wdata.value))
