@@ -278,7 +278,7 @@ def task_differential(sim: str, extra: Sequence[str]) -> Outcome:
 def task_mutants(sim: str, extra: Sequence[str]) -> Outcome:
     """make mutants: mutation testing of rtl/ (tb/mutants/, docs/verification.md): a seeded sample of
     mutants, each through the fast regression on Icarus, two at a time; report in
-    build/reports/mutants.md. Not a CI session (about 40 minutes). ``extra`` goes to
+    build/reports/mutants.md. Not a CI session (about 20 minutes). ``extra`` goes to
     ``python -m tb.mutants run`` (--count N, --seed S, --only ID..., --sim); ``sim`` is not used: the
     mutation run picks its own simulator (Icarus, measured cheaper per mutant)."""
     from tb.mutants.__main__ import main as mutants_main

@@ -477,9 +477,10 @@ class Source:
             j -= 1
         return 0
 
-    def _matching_colon(self, q: int) -> int | None:
+    def _arm_stop(self, j: int, at_keyword: bool) -> int:
+        """The first token from ``j`` on, outside brackets and nested ``?:``, that ends a ``?:`` arm: an
+        unmatched ``:``, one of ``; , ) ] }``, or (``at_keyword``) a keyword; ``len(code)`` if none."""
         nested = 0
-        j = q + 1
         while j < len(self.code):
             t = self.code[j]
             if t.kind == "op" and t.text in "([{":
@@ -491,26 +492,14 @@ class Source:
                 if nested == 0:
                     return j
                 nested -= 1
-            elif t.kind == "op" and t.text in (";", ",", ")", "]", "}"):
-                return None
+            elif (t.kind == "op" and t.text in (";", ",", ")", "]", "}")) or (at_keyword and t.kind == "keyword"):
+                return j
             j += 1
-        return None
+        return len(self.code)
+
+    def _matching_colon(self, q: int) -> int | None:
+        j = self._arm_stop(q + 1, at_keyword=False)
+        return j if j < len(self.code) and self.code[j].kind == "op" and self.code[j].text == ":" else None
 
     def _false_arm_end(self, colon: int) -> int:
-        nested = 0
-        j = colon + 1
-        while j < len(self.code):
-            t = self.code[j]
-            if t.kind == "op" and t.text in "([{":
-                j = self.match[j] + 1
-                continue
-            if t.kind == "op" and t.text == "?":
-                nested += 1
-            elif t.kind == "op" and t.text == ":":
-                if nested == 0:
-                    return j - 1
-                nested -= 1
-            elif (t.kind == "op" and t.text in (";", ",", ")", "]", "}")) or t.kind == "keyword":
-                return j - 1
-            j += 1
-        return len(self.code) - 1
+        return self._arm_stop(colon + 1, at_keyword=True) - 1

@@ -3,8 +3,8 @@
 Each mutant gets a temporary folder with its own copy of ``rtl/`` (one file mutated) and its own build
 folder; the benches are pointed at them through ``SIMT_RTL_ROOT`` / ``SIMT_BUILD_ROOT``
 (``tb/rtlsim.py``). The fast regression is a list of stages, cheapest and most specific first, each
-one pytest process stopped at its first failure (``-x``); the mutant's verdict is the first stage
-that fails:
+one pytest process stopped at its first failing cocotb test (its output is watched); the mutant's
+verdict is the first stage that fails:
 
 1. ``unit``    the mutated module's own unit bench, every configuration (none for simt_sm, simt_perf
                and simt_gpu: the stages below are theirs)
