@@ -52,12 +52,13 @@ class TraceWriter(pyuvm.uvm_component):
         self.request_export = Imp("request_export", self, self.write_request)
         self.response_export = Imp("response_export", self, self.write_response)
         self.launch_export = Imp("launch_export", self, self.write_launch)
+        self.clock = _cycle  # the cycle of the event being written (the test may give the trace's own)
 
     def header(self, text: str) -> None:
         self.file.write(f"# {text}\n")
 
     def _add(self, kind: str, text: str) -> None:
-        cycle = _cycle()
+        cycle = self.clock()
         self.pending.append((cycle, _RANK[kind], self.seq, f"{kind} {cycle} {text}"))
         self.seq += 1
 

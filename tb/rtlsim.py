@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from cocotb_tools.runner import get_runner
+from cocotb_tools.runner import Verilator, get_runner
 
 from tb import illegal_probe, simenv
 
@@ -66,6 +66,16 @@ CODE_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
 COVERAGE_DATA = ROOT / "build" / "coverage" / "dat"
 
 
+class SelectiveVerilator(Verilator):
+    """cocotb's Verilator runner without ``--public-flat-rw``: only the signals a Verilator control file
+    (``visibility=``) marks public are visible to the harness, so Verilator optimises the rest."""
+
+    def _build_command(self) -> list:
+        cmds = super()._build_command()
+        cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
+        return cmds
+
+
 def _flag(name: str, default: str = "0") -> bool:
     return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
 
@@ -98,6 +108,8 @@ def _build_and_test(
     log_file: Path | None = None,
     defines: Mapping[str, object] | None = None,
     plusargs: Sequence[str] = (),
+    visibility: Path | None = None,
+    trace: bool = False,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     simenv.apply([sim])
@@ -116,7 +128,9 @@ def _build_and_test(
         build_args += VERILATOR_BUILD_ARGS + (CODE_COVERAGE_ARGS if coverage else [])
     if sim == "verilator" and waves:
         build_args += ["--trace-fst", "--trace-structs"]
-    runner = get_runner(sim)
+    if sim == "verilator" and visibility is not None:
+        build_args.append(str(visibility))
+    runner = SelectiveVerilator() if sim == "verilator" and visibility is not None else get_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent tests of one configuration build it once
         runner.build(
@@ -137,6 +151,11 @@ def _build_and_test(
     seed = int(os.environ.get("SEED") or secrets.randbelow(1 << 31))
     env = {**(extra_env or {}), "SIM": sim}
     run_plusargs = list(plusargs)
+    if trace:  # the test wrapper's trace file (tb/hdl/simt_tb_trace.v), read by tb/agents/trace_monitor.py
+        trace_file = run_dir / "trace.txt"
+        trace_file.unlink(missing_ok=True)
+        run_plusargs.append(f"+SIMT_TRACE={trace_file}")
+        env["SIMT_TRACE_FILE"] = str(trace_file)
     if sim == "verilator":
         vseed = verilator_seed(seed)
         # Coverage runs start from zeros: Verilator's toggle counters start from 0, so a random start
@@ -186,6 +205,8 @@ def run(
     defines: Mapping[str, object] | None = None,
     plusargs: Sequence[str] = (),
     sim: str | None = None,
+    visibility: Path | None = None,
+    trace: bool = False,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -194,9 +215,12 @@ def run(
     calling pytest test) when the build fails or any cocotb test fails. Returns the results.xml path.
     ``defines`` are Verilog macros (part of the build's identity), ``plusargs`` go to this run only.
     ``sim`` picks the simulator of this call (default: ``SIM``); the tests see it as ``SIM``.
+    ``visibility`` (a Verilator control file) builds without ``--public-flat-rw``: only what it marks
+    public is visible. ``trace`` passes ``+SIMT_TRACE=<run folder>/trace.txt`` and ``SIMT_TRACE_FILE``.
     """
     results = _build_and_test(toplevel, sources, test_module, parameters=parameters, testcase=testcase,
-                              extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs, sim=sim)  # fmt: skip
+                              extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs, sim=sim,
+                              visibility=visibility, trace=trace)  # fmt: skip
     _check(results)
     return results
 

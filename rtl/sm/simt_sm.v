@@ -1,6 +1,7 @@
 `include "simt_isa.vh"
 `include "simt_check.vh"
 `include "simt_fault.vh"
+`include "simt_retire.vh"
 // Streaming multiprocessor (docs/sm.md): warp table, round-robin scheduler, fetch, decode, row-serial
 // operand read / execute / writeback, divergence stacks, barriers, shared, constant and global memory.
 //
@@ -79,29 +80,29 @@ module simt_sm #(
     input  wire [SEG_WORDS*32-1:0]     mrsp_rdata,
     // retire port: one record per retired warp-instruction
     output reg                         rt_valid,
-    output reg  [31:0]                 rt_block,
-    output reg  [4:0]                  rt_warp,
-    output reg  [3:0]                  rt_slot,        // block slot of the warp's block
-    output reg  [PCX_W-1:0]            rt_pc,
-    output reg  [31:0]                 rt_instr,
-    output reg  [WARP_SIZE-1:0]        rt_mask,
-    output reg                         rt_wr,
-    output reg  [4:0]                  rt_rd,
-    output reg  [WARP_SIZE*32-1:0]     rt_values,
-    output reg  [PCX_W-1:0]            rt_next_pc,
-    output reg  [WARP_SIZE-1:0]        rt_next_mask,
-    output reg                         rt_pushes,
-    output reg  [DEPTH_W-1:0]          rt_pops,
-    output reg                         rt_merged,
-    output reg  [DEPTH_W-1:0]          rt_depth,
-    output reg  [6:0]                  rt_passes,      // shared: passes of the access
-    output reg  [5:0]                  rt_txns,        // global: transactions of the access
-    output reg                         rt_barrier,
-    output reg                         rt_done,
+    output reg  [`SIMT_RT_BLOCK_W-1:0]     rt_block,
+    output reg  [`SIMT_RT_WARP_W-1:0]      rt_warp,
+    output reg  [`SIMT_RT_SLOT_W-1:0]      rt_slot,        // block slot of the warp's block
+    output reg  [`SIMT_RT_PC_W-1:0]        rt_pc,
+    output reg  [`SIMT_RT_INSTR_W-1:0]     rt_instr,
+    output reg  [`SIMT_RT_MASK_W-1:0]      rt_mask,
+    output reg  [`SIMT_RT_WR_W-1:0]        rt_wr,
+    output reg  [`SIMT_RT_RD_W-1:0]        rt_rd,
+    output reg  [`SIMT_RT_VALUES_W-1:0]    rt_values,
+    output reg  [`SIMT_RT_NEXT_PC_W-1:0]   rt_next_pc,
+    output reg  [`SIMT_RT_NEXT_MASK_W-1:0]  rt_next_mask,
+    output reg  [`SIMT_RT_PUSHES_W-1:0]    rt_pushes,
+    output reg  [`SIMT_RT_POPS_W-1:0]      rt_pops,
+    output reg  [`SIMT_RT_MERGED_W-1:0]    rt_merged,
+    output reg  [`SIMT_RT_DEPTH_W-1:0]     rt_depth,
+    output reg  [`SIMT_RT_PASSES_W-1:0]    rt_passes,      // shared: passes of the access
+    output reg  [`SIMT_RT_TXNS_W-1:0]      rt_txns,        // global: transactions of the access
+    output reg  [`SIMT_RT_BARRIER_W-1:0]   rt_barrier,
+    output reg  [`SIMT_RT_DONE_W-1:0]      rt_done,
     // top entry of the warp's divergence stack after the instruction (0 when rt_depth is 0)
-    output reg  [PCX_W-1:0]            rt_top_pc,
-    output reg  [WARP_SIZE-1:0]        rt_top_mask,
-    output reg                         rt_top_kind,    // 0 SYNC, 1 DIV
+    output reg  [`SIMT_RT_TOP_PC_W-1:0]    rt_top_pc,
+    output reg  [`SIMT_RT_TOP_MASK_W-1:0]  rt_top_mask,
+    output reg  [`SIMT_RT_TOP_KIND_W-1:0]  rt_top_kind,    // 0 SYNC, 1 DIV
     // every shared-memory bank write (docs/sm.md simt_shared_lsu), for the shared-memory monitor
     output wire [NUM_BANKS-1:0]        sh_obs_we,
     output wire [NUM_BANKS*SH_AW-1:0]  sh_obs_addr,

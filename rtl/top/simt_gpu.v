@@ -1,5 +1,6 @@
 `include "simt_isa.vh"
 `include "simt_check.vh"
+`include "simt_retire.vh"
 // GPU top (docs/gpu.md): NUM_SMS streaming multiprocessors, the launch loader, the block scheduler
 // and the arbiter that shares one external global-memory port. A host drives it only through the
 // register interface host_*; the rt_* and sh_obs_* outputs are observation ports for the harness
@@ -36,6 +37,9 @@ module simt_gpu #(
     input  wire [31:0]                       host_wdata,
     output reg                               host_rvalid,
     output reg  [31:0]                       host_rdata,
+    // launch-ended interrupt: high while STATUS reads DONE or ERROR with neither BUSY nor LOADING,
+    // until the next START, ABORT or reset (a host may sleep on it instead of polling STATUS)
+    output wire                              irq,
     // external global-memory port (docs/sm.md protocol, tag {port, sm tag})
     output wire                              mreq_valid,
     input  wire                              mreq_ready,
@@ -50,28 +54,28 @@ module simt_gpu #(
     input  wire [SEG_WORDS*32-1:0]           mrsp_rdata,
     // observation: retire port of every SM (docs/sm.md "Retire port"), SM s in slice s
     output wire [NUM_SMS-1:0]                rt_valid,
-    output wire [NUM_SMS*32-1:0]             rt_block,
-    output wire [NUM_SMS*5-1:0]              rt_warp,
-    output wire [NUM_SMS*4-1:0]              rt_slot,
-    output wire [NUM_SMS*17-1:0]             rt_pc,
-    output wire [NUM_SMS*32-1:0]             rt_instr,
-    output wire [NUM_SMS*WARP_SIZE-1:0]      rt_mask,
-    output wire [NUM_SMS-1:0]                rt_wr,
-    output wire [NUM_SMS*5-1:0]              rt_rd,
-    output wire [NUM_SMS*WARP_SIZE*32-1:0]   rt_values,
-    output wire [NUM_SMS*17-1:0]             rt_next_pc,
-    output wire [NUM_SMS*WARP_SIZE-1:0]      rt_next_mask,
-    output wire [NUM_SMS-1:0]                rt_pushes,
-    output wire [NUM_SMS*DEPTH_W-1:0]        rt_pops,
-    output wire [NUM_SMS-1:0]                rt_merged,
-    output wire [NUM_SMS*DEPTH_W-1:0]        rt_depth,
-    output wire [NUM_SMS*7-1:0]              rt_passes,
-    output wire [NUM_SMS*6-1:0]              rt_txns,
-    output wire [NUM_SMS-1:0]                rt_barrier,
-    output wire [NUM_SMS-1:0]                rt_done,
-    output wire [NUM_SMS*17-1:0]             rt_top_pc,
-    output wire [NUM_SMS*WARP_SIZE-1:0]      rt_top_mask,
-    output wire [NUM_SMS-1:0]                rt_top_kind,
+    output wire [NUM_SMS*`SIMT_RT_BLOCK_W-1:0] rt_block,
+    output wire [NUM_SMS*`SIMT_RT_WARP_W-1:0] rt_warp,
+    output wire [NUM_SMS*`SIMT_RT_SLOT_W-1:0] rt_slot,
+    output wire [NUM_SMS*`SIMT_RT_PC_W-1:0] rt_pc,
+    output wire [NUM_SMS*`SIMT_RT_INSTR_W-1:0] rt_instr,
+    output wire [NUM_SMS*`SIMT_RT_MASK_W-1:0] rt_mask,
+    output wire [NUM_SMS*`SIMT_RT_WR_W-1:0] rt_wr,
+    output wire [NUM_SMS*`SIMT_RT_RD_W-1:0] rt_rd,
+    output wire [NUM_SMS*`SIMT_RT_VALUES_W-1:0] rt_values,
+    output wire [NUM_SMS*`SIMT_RT_NEXT_PC_W-1:0] rt_next_pc,
+    output wire [NUM_SMS*`SIMT_RT_NEXT_MASK_W-1:0] rt_next_mask,
+    output wire [NUM_SMS*`SIMT_RT_PUSHES_W-1:0] rt_pushes,
+    output wire [NUM_SMS*`SIMT_RT_POPS_W-1:0] rt_pops,
+    output wire [NUM_SMS*`SIMT_RT_MERGED_W-1:0] rt_merged,
+    output wire [NUM_SMS*`SIMT_RT_DEPTH_W-1:0] rt_depth,
+    output wire [NUM_SMS*`SIMT_RT_PASSES_W-1:0] rt_passes,
+    output wire [NUM_SMS*`SIMT_RT_TXNS_W-1:0] rt_txns,
+    output wire [NUM_SMS*`SIMT_RT_BARRIER_W-1:0] rt_barrier,
+    output wire [NUM_SMS*`SIMT_RT_DONE_W-1:0] rt_done,
+    output wire [NUM_SMS*`SIMT_RT_TOP_PC_W-1:0] rt_top_pc,
+    output wire [NUM_SMS*`SIMT_RT_TOP_MASK_W-1:0] rt_top_mask,
+    output wire [NUM_SMS*`SIMT_RT_TOP_KIND_W-1:0] rt_top_kind,
     // observation: every shared-memory bank write of every SM (docs/sm.md simt_shared_lsu);
     // SM s, bank b in slice s*NUM_BANKS + b
     output wire [NUM_SMS*NUM_BANKS-1:0]      sh_obs_we,
@@ -252,18 +256,18 @@ module simt_gpu #(
                 .mreq_tag(s_mreq_tag[s*TAG_W +: TAG_W]), .mrsp_valid(s_mrsp_valid[s]),
                 .mrsp_ready(s_mrsp_ready[s]), .mrsp_tag(s_mrsp_tag[s*TAG_W +: TAG_W]),
                 .mrsp_rdata(s_mrsp_rdata[s*SEG_WORDS*32 +: SEG_WORDS*32]),
-                .rt_valid(rt_valid[s]), .rt_block(rt_block[s*32 +: 32]), .rt_warp(rt_warp[s*5 +: 5]),
-                .rt_slot(rt_slot[s*4 +: 4]),
-                .rt_pc(rt_pc[s*17 +: 17]), .rt_instr(rt_instr[s*32 +: 32]),
-                .rt_mask(rt_mask[s*WARP_SIZE +: WARP_SIZE]), .rt_wr(rt_wr[s]), .rt_rd(rt_rd[s*5 +: 5]),
-                .rt_values(rt_values[s*WARP_SIZE*32 +: WARP_SIZE*32]),
-                .rt_next_pc(rt_next_pc[s*17 +: 17]),
-                .rt_next_mask(rt_next_mask[s*WARP_SIZE +: WARP_SIZE]), .rt_pushes(rt_pushes[s]),
-                .rt_pops(rt_pops[s*DEPTH_W +: DEPTH_W]), .rt_merged(rt_merged[s]),
-                .rt_depth(rt_depth[s*DEPTH_W +: DEPTH_W]), .rt_passes(rt_passes[s*7 +: 7]),
-                .rt_txns(rt_txns[s*6 +: 6]), .rt_barrier(rt_barrier[s]), .rt_done(rt_done[s]),
-                .rt_top_pc(rt_top_pc[s*17 +: 17]), .rt_top_mask(rt_top_mask[s*WARP_SIZE +: WARP_SIZE]),
-                .rt_top_kind(rt_top_kind[s]),
+                .rt_valid(rt_valid[s]), .rt_block(rt_block[s*`SIMT_RT_BLOCK_W +: `SIMT_RT_BLOCK_W]), .rt_warp(rt_warp[s*`SIMT_RT_WARP_W +: `SIMT_RT_WARP_W]),
+                .rt_slot(rt_slot[s*`SIMT_RT_SLOT_W +: `SIMT_RT_SLOT_W]),
+                .rt_pc(rt_pc[s*`SIMT_RT_PC_W +: `SIMT_RT_PC_W]), .rt_instr(rt_instr[s*`SIMT_RT_INSTR_W +: `SIMT_RT_INSTR_W]),
+                .rt_mask(rt_mask[s*`SIMT_RT_MASK_W +: `SIMT_RT_MASK_W]), .rt_wr(rt_wr[s*`SIMT_RT_WR_W +: `SIMT_RT_WR_W]), .rt_rd(rt_rd[s*`SIMT_RT_RD_W +: `SIMT_RT_RD_W]),
+                .rt_values(rt_values[s*`SIMT_RT_VALUES_W +: `SIMT_RT_VALUES_W]),
+                .rt_next_pc(rt_next_pc[s*`SIMT_RT_NEXT_PC_W +: `SIMT_RT_NEXT_PC_W]),
+                .rt_next_mask(rt_next_mask[s*`SIMT_RT_NEXT_MASK_W +: `SIMT_RT_NEXT_MASK_W]), .rt_pushes(rt_pushes[s*`SIMT_RT_PUSHES_W +: `SIMT_RT_PUSHES_W]),
+                .rt_pops(rt_pops[s*`SIMT_RT_POPS_W +: `SIMT_RT_POPS_W]), .rt_merged(rt_merged[s*`SIMT_RT_MERGED_W +: `SIMT_RT_MERGED_W]),
+                .rt_depth(rt_depth[s*`SIMT_RT_DEPTH_W +: `SIMT_RT_DEPTH_W]), .rt_passes(rt_passes[s*`SIMT_RT_PASSES_W +: `SIMT_RT_PASSES_W]),
+                .rt_txns(rt_txns[s*`SIMT_RT_TXNS_W +: `SIMT_RT_TXNS_W]), .rt_barrier(rt_barrier[s*`SIMT_RT_BARRIER_W +: `SIMT_RT_BARRIER_W]), .rt_done(rt_done[s*`SIMT_RT_DONE_W +: `SIMT_RT_DONE_W]),
+                .rt_top_pc(rt_top_pc[s*`SIMT_RT_TOP_PC_W +: `SIMT_RT_TOP_PC_W]), .rt_top_mask(rt_top_mask[s*`SIMT_RT_TOP_MASK_W +: `SIMT_RT_TOP_MASK_W]),
+                .rt_top_kind(rt_top_kind[s*`SIMT_RT_TOP_KIND_W +: `SIMT_RT_TOP_KIND_W]),
                 .sh_obs_we(sh_obs_we[s*NUM_BANKS +: NUM_BANKS]),
                 .sh_obs_addr(sh_obs_addr[s*NUM_BANKS*SH_AW +: NUM_BANKS*SH_AW]),
                 .sh_obs_data(sh_obs_data[s*NUM_BANKS*32 +: NUM_BANKS*32]), .sh_obs_clr(sh_obs_clr[s]),
@@ -374,6 +378,7 @@ module simt_gpu #(
     end
 
     wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, ((running || start_pending) && !err_q) || draining};
+    assign irq = (status[1] || status[2]) && !status[0] && !ld_busy;
     always @(posedge clk) begin
         host_rvalid <= 1'b0;
         if (rst) begin

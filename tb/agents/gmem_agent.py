@@ -1,31 +1,28 @@
-"""Global-memory agent: the responder behind the GPU's external memory port, and a passive monitor.
+"""Global-memory agent: the knobs of the HDL memory behind the GPU, and the Python image of its contents.
 
-* :class:`GmemMonitor` (cocotb-bus ``BusMonitor``) publishes every request handshake as a
-  :class:`~tb.agents.gmem_responder.MemTxn` and every response handshake as a :class:`MemResponse`.
-  It does not look inside the responder, so it sees what the port carried, whichever memory model
-  answers. Each channel sleeps while its valid is low (:func:`tb.agents.handshake.next_handshake`).
-* :class:`GmemAgent` (pyuvm) owns the numpy memory image, builds the responder with the knobs it
-  gets from the ConfigDB (``GMEM_KNOBS``: latency range, backpressure and response-bubble
-  probabilities, out-of-order completion) and exposes the monitor on two analysis ports.
+The memory itself is Verilog (tb/hdl/simt_tb_mem.v, inside the test wrapper): it answers every request
+without Python, so a cycle where nothing is observed costs no Python at all. This agent
+
+* sets the memory's knobs (``GMEM_KNOBS`` from the ConfigDB, or a launch item's ``gmem``) and clears
+  the memory at the start of each launch (``launch_export``, from the host driver);
+* keeps :attr:`mem` (the ConfigDB's ``GMEM`` numpy image) equal to the HDL memory by applying every
+  store request the trace monitor reports (``request_export``), in acceptance order — the order in
+  which the HDL memory applies them — so the end-of-kernel check reads what the GPU's stores made.
+
+Knobs (the former Python responder's, tb/agents/gmem_responder.py): ``req_ready_prob``, ``latency``
+(min, max), ``out_of_order``, ``rsp_valid_prob``; probabilities become 256ths in the HDL.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import cocotb
 import numpy as np
 import pyuvm
-from cocotb_bus.monitors import BusMonitor
+from cocotb.triggers import RisingEdge
 
-from tb.agents.gmem_responder import M32, GmemResponder, MemTxn
-from tb.agents.handshake import next_handshake
-
-REQ_SIGNALS = ["mreq_valid", "mreq_ready", "mreq_addr", "mreq_write", "mreq_mask", "mreq_wdata", "mreq_tag"]
-RSP_SIGNALS = ["mrsp_valid", "mrsp_ready", "mrsp_tag", "mrsp_rdata"]
-
-#: named responder settings (tests pick one; the memory-stress test uses "stress")
+#: named memory settings (tests pick one; the memory-stress test uses "stress")
 GMEM_PROFILES: dict[str, dict[str, Any]] = {
     "ideal": {"req_ready_prob": 1.0, "latency": (1, 1), "out_of_order": False, "rsp_valid_prob": 1.0},
     "default": {"req_ready_prob": 0.7, "latency": (2, 40), "out_of_order": True, "rsp_valid_prob": 0.8},
@@ -33,74 +30,59 @@ GMEM_PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
-@dataclass
-class MemResponse:
-    tag: int
-    rdata: tuple[int, ...]
+def _pct(prob: float) -> int:
+    if not 0.0 <= prob <= 1.0:
+        raise ValueError(f"memory knob probability {prob} outside 0..1")
+    return round(prob * 256)
 
 
-class GmemMonitor(BusMonitor):
-    """Publishes requests (``callback``) and responses (``on_response``) seen on the memory port."""
-
-    _signals = REQ_SIGNALS + RSP_SIGNALS
-
-    def __init__(self, dut: Any, clock: Any, callback: Any = None, on_response: Any = None) -> None:
-        self.on_response = on_response
-        super().__init__(dut, None, clock, callback=callback)
-        self.seg_words = len(self.bus.mreq_mask)
-        self._rsp_task = cocotb.start_soon(self._responses())
-
-    async def _monitor_recv(self) -> None:
-        b, seq = self.bus, 0
-        while True:
-            await next_handshake(self.clock, b.mreq_valid, b.mreq_ready)
-            write = bool(int(b.mreq_write.value))
-            wdata = int(b.mreq_wdata.value) if write else 0
-            # issue_cycle 0: the monitor sleeps between transactions and counts no cycles
-            self._recv(MemTxn(int(b.mreq_addr.value), write, int(b.mreq_mask.value), self._words(wdata),
-                              int(b.mreq_tag.value), 0, seq=seq))  # fmt: skip
-            seq += 1
-
-    async def _responses(self) -> None:
-        b = self.bus
-        while True:
-            await next_handshake(self.clock, b.mrsp_valid, b.mrsp_ready)
-            if self.on_response is not None:
-                self.on_response(MemResponse(int(b.mrsp_tag.value), self._words(int(b.mrsp_rdata.value))))
-
-    def _words(self, packed: int) -> tuple[int, ...]:
-        return tuple((packed >> (32 * i)) & M32 for i in range(self.seg_words))
-
-    def kill(self) -> None:
-        super().kill()
-        if self._rsp_task is not None:
-            self._rsp_task.cancel()
-            self._rsp_task = None
+def apply_knobs(dut: Any, knobs: dict[str, Any], seed: int) -> None:
+    """Drive the wrapper's memory knob inputs (between launches; the memory reads them every cycle)."""
+    lo, hi = knobs["latency"]
+    if not 1 <= lo <= hi < 1 << 16:
+        raise ValueError(f"memory latency {knobs['latency']}: need 1 <= min <= max < 65536")
+    dut.mem_ready_pct.value = _pct(knobs["req_ready_prob"])
+    dut.mem_rsp_pct.value = _pct(knobs["rsp_valid_prob"])
+    dut.mem_lat_min.value, dut.mem_lat_max.value = lo, hi
+    dut.mem_ooo.value = int(bool(knobs["out_of_order"]))
+    dut.mem_seed.value = seed & (1 << 64) - 1
 
 
 class GmemAgent(pyuvm.uvm_component):
-    """Memory image + responder (always) + monitor (when ``GMEM_MONITOR`` is true in the ConfigDB)."""
-
     def build_phase(self) -> None:
-        self.dut = pyuvm.ConfigDB().get(self, "", "DUT")
-        self.mem: np.ndarray = pyuvm.ConfigDB().get(self, "", "GMEM")
-        self.knobs: dict[str, Any] = pyuvm.ConfigDB().get(self, "", "GMEM_KNOBS")
-        self.rng = pyuvm.ConfigDB().get(self, "", "RNG")
-        self.request_ap = pyuvm.uvm_analysis_port("request_ap", self)
-        self.response_ap = pyuvm.uvm_analysis_port("response_ap", self)
-        self.monitor_on = bool(pyuvm.ConfigDB().get(self, "", "GMEM_MONITOR"))
-        self.responder: GmemResponder | None = None
-        self.monitor: GmemMonitor | None = None
+        db = pyuvm.ConfigDB()
+        self.dut = db.get(self, "", "DUT")
+        self.mem: np.ndarray = db.get(self, "", "GMEM")
+        self.knobs: dict[str, Any] = dict(db.get(self, "", "GMEM_KNOBS"))
+        self.rng = db.get(self, "", "RNG")
+        self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
+        self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, self.write_request)
+        self.stores = self.held = 0
 
     def start_of_simulation_phase(self) -> None:
-        dut = self.dut
-        self.responder = GmemResponder(dut, dut.clk, self.mem, reset=dut.rst, rng=self.rng, **self.knobs)
-        self.responder.start()
-        if self.monitor_on:
-            self.monitor = GmemMonitor(dut, dut.clk, callback=self.request_ap.write, on_response=self.response_ap.write)
+        apply_knobs(self.dut, self.knobs, self.rng.getrandbits(64))  # the seed is loaded during reset
+        self.dut.mem_clear.value = 0
 
-    def set_profile(self, knobs: dict[str, Any]) -> None:
-        """Change latency/backpressure/ordering between launches."""
-        assert self.responder is not None
-        for k, v in knobs.items():
-            setattr(self.responder, k, v)
+    def write_launch(self, event: tuple[str, Any]) -> None:
+        what, item = event
+        if what != "begin":
+            return
+        if item.gmem is not None:
+            self.knobs = dict(item.gmem)
+            apply_knobs(self.dut, self.knobs, self.rng.getrandbits(64))
+        self.mem[:] = 0
+        self.dut.mem_clear.value = 1
+        cocotb.start_soon(self._end_clear())
+
+    async def _end_clear(self) -> None:
+        await RisingEdge(self.dut.clk)  # the memory clears at this edge, before the image's first word
+        self.dut.mem_clear.value = 0
+
+    def write_request(self, txn: Any) -> None:
+        self.held += txn.held
+        if not txn.write:
+            return
+        self.stores += 1
+        for i, word in enumerate(txn.data):
+            if txn.mask >> i & 1:
+                self.mem[txn.addr + i] = word

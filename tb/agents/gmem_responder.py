@@ -71,6 +71,7 @@ class MemTxn:
     response_cycle: int | None = None
     seq: int = 0  # acceptance order (0, 1, 2, ...)
     overtook: bool = False  # answered while an earlier-accepted request was still unanswered
+    held: bool = False  # held off (valid, not ready) at least one cycle before it was accepted
 
 
 def _bit(handle: SimHandleBase) -> int | None:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cocotb.triggers import ReadOnly, RisingEdge, Timer
+from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
+from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
@@ -117,27 +118,33 @@ class HostBfm(BusDriver):
     async def status(self) -> int:
         return await self.read(REG_STATUS)
 
-    async def wait_idle(self, max_cycles: int = 2_000_000, every: int = 50,
-                        on_poll: Callable[[], None] | None = None, stall_cycles: int = 100_000) -> int:  # fmt: skip
-        """Poll STATUS until BUSY and LOADING are low. ``on_poll`` runs at each poll (a scoreboard's
-        failure check). A :class:`Watchdog` ends a hang with a clear error: after ``max_cycles``, or as
-        soon as no warp-instruction retired (performance counter ``warp_instrs``) in ``stall_cycles``."""
+    async def wait_idle(self, max_cycles: int = 2_000_000, irq: Any = None, stall_cycles: int = 100_000,
+                        every: int = 50) -> int:  # fmt: skip
+        """Wait until STATUS shows BUSY and LOADING low; return STATUS. With ``irq`` (the GPU's
+        launch-ended interrupt) it sleeps until irq rises, waking every ``stall_cycles`` for the
+        watchdog; without, it polls STATUS every ``every`` cycles. A :class:`Watchdog` ends a hang with
+        a clear error: after ``max_cycles``, or as soon as no warp-instruction retired (performance
+        counter ``warp_instrs``) in ``stall_cycles``."""
         st, waited, last_instrs, last_check = 0, 0, -1, 0
+        start = get_sim_time("ns")
         while waited < max_cycles:
             st = await self.status()
-            if on_poll is not None:
-                on_poll()
             if not st & (ST_BUSY | ST_LOADING):
                 return st
+            waited = int((get_sim_time("ns") - start) // self.period_ns)
             if st & ST_BUSY and waited - last_check >= stall_cycles:
                 instrs = await self.perf(PERF_WARP_INSTRS)
                 if instrs == last_instrs:
                     raise Watchdog(f"watchdog: no warp-instruction retired in {stall_cycles} cycles "
                                    f"({instrs} so far; {await self._progress(st)})")  # fmt: skip
                 last_instrs, last_check = instrs, waited
-            await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
+            if irq is None:
+                await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
+            elif not int(irq.value):  # already high: the launch ended while STATUS was being read
+                wait = min(stall_cycles, max_cycles - waited) * self.period_ns
+                await First(RisingEdge(irq), Timer(max(wait, self.period_ns), "ns"))
             await RisingEdge(self.clock)
-            waited += every
+            waited = int((get_sim_time("ns") - start) // self.period_ns)
         raise Watchdog(f"watchdog: the GPU stayed busy for {max_cycles} cycles ({await self._progress(st)})")
 
     async def _progress(self, st: int) -> str:

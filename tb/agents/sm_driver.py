@@ -15,6 +15,7 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
+from tb.reference.retire_record import RtlRetire
 
 
 @dataclass(frozen=True)
@@ -131,41 +132,6 @@ class SmDriver:
         value = int(self.dut.perf_value.value)
         await FallingEdge(self.dut.clk)
         return value
-
-
-@dataclass
-class RtlRetire:
-    """One record of the SM's retire port (docs/sm.md "Retire port").
-
-    The fields after ``done`` have defaults so records built by hand (model-only tests) need not
-    name them: ``slot`` is the block slot of the warp's block in its SM (shared physical address =
-    slot * sh_stride + address); ``top_pc``/``top_mask``/``top_kind`` are the top entry of the warp's
-    divergence stack after the instruction, as in the golden model's ``Warp.stack[-1]`` ([kind, pc,
-    mask]; kind 0 SYNC, 1 DIV), all 0 when ``depth`` is 0.
-    """
-
-    block: int
-    warp: int
-    pc: int
-    instr: int
-    mask: int
-    wr: bool
-    rd: int
-    values: list[int | None]
-    next_pc: int
-    next_mask: int
-    pushes: int
-    pops: int
-    merged: int
-    depth: int
-    passes: int
-    txns: int
-    barrier: bool
-    done: bool
-    slot: int = 0
-    top_pc: int = 0
-    top_mask: int = 0
-    top_kind: int = 0  # 0 SYNC, 1 DIV
 
 
 def _field(dut: Any, name: str, sm: int, width: int) -> str:

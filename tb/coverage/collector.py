@@ -1,7 +1,7 @@
 """The pyuvm component that feeds :class:`~tb.coverage.functional.GpuCoverage` (docs/verification.md).
 
 It listens to the launch checker's *checked* retires (sampled after every scoreboard agreed), the
-block dispatches, the host driver's launch events and the memory responder's answered requests, and
+block dispatches, the host driver's launch events and the memory requests and responses of the trace monitor, and
 at the end of each pyuvm test writes the process's whole coverage database to
 ``$SIMT_FCOV/<sim>-<config>-<pid>.yml`` (one file per simulator run; ``make coverage`` merges them).
 """
@@ -21,12 +21,13 @@ class CoverageCollector(pyuvm.uvm_component):
     def build_phase(self) -> None:
         self.cfg = pyuvm.ConfigDB().get(self, "", "GPU_CFG")
         self.cov = GpuCoverage(self.cfg)
-        self.retire_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("retire_export", self, self.write_retire)
-        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("dispatch_export", self, self.write_dispatch)
-        self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
-        self.memory: Any = None  # the memory agent (set by the environment); its responder is built later
-        self.responder: Any = None
-        self._held = 0
+        Imp = pyuvm.uvm_subscriber.uvm_AnalysisImp
+        self.retire_export = Imp("retire_export", self, self.write_retire)
+        self.dispatch_export = Imp("dispatch_export", self, self.write_dispatch)
+        self.launch_export = Imp("launch_export", self, self.write_launch)
+        self.request_export = Imp("request_export", self, self.write_request)
+        self.response_export = Imp("response_export", self, self.write_response)
+        self._held = False  # a request of this launch was held off
 
     def write_retire(self, event: tuple[Any, int, Any]) -> None:
         self.cov.retire(*event)
@@ -36,18 +37,16 @@ class CoverageCollector(pyuvm.uvm_component):
 
     def write_launch(self, event: tuple[str, Any]) -> None:
         what, item = event
-        if what != "begin" and self.responder is not None and self.responder.held > self._held:
-            self._held = self.responder.held
+        if what != "begin" and self._held:
+            self._held = False
             self.cov.stalled()
         self.cov.launch(what, item)
 
-    def _response(self, txn: Any) -> None:
-        self.cov.response(txn.response_cycle - txn.issue_cycle, txn.overtook)
+    def write_request(self, txn: Any) -> None:
+        self._held |= txn.held
 
-    async def run_phase(self) -> None:  # the responder exists from start_of_simulation on
-        if self.memory is not None and self.memory.responder is not None:
-            self.responder = self.memory.responder
-            self.responder.on_response.append(self._response)
+    def write_response(self, rsp: Any) -> None:
+        self.cov.response(rsp.latency, rsp.overtook)
 
     def report_phase(self) -> None:
         folder = os.environ.get("SIMT_FCOV")

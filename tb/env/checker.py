@@ -26,7 +26,7 @@ from cocotb.triggers import Event
 from tb.agents.sm_driver import SmLaunch
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
-from tb.reference.model import Model
+from tb.reference.model import ERROR_CODES, KernelError, Model
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
 from tb.scoreboards.divergence import DivergenceMismatch, DivergenceScoreboard
@@ -101,7 +101,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.boards: list[Scoreboard] = []
         self.end_board = EndOfKernelChecker()
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        self.launches = self.kernels_checked = self.golden_words = 0
+        self.launches = self.kernels_checked = self.golden_words = self.errors_checked = 0
         self.seeds: list[int] = []
 
     # ---- launch lifecycle (from the host driver) -------------------------------------------------
@@ -116,7 +116,6 @@ class LaunchChecker(pyuvm.uvm_component):
             self.abandon()
 
     def begin(self, item: LaunchItem) -> None:
-        self.mem[:] = 0
         self.item = item
         self.model = None
         self.boards = []
@@ -141,6 +140,8 @@ class LaunchChecker(pyuvm.uvm_component):
         if self.model is None or self.failed:
             self.abandon()
             return
+        if item.expect_error is not None:
+            self.check_kernel_error(item)
         if item.expect_error is not None or item.expect_launch_error is not None:
             self.abandon()
             return
@@ -166,6 +167,27 @@ class LaunchChecker(pyuvm.uvm_component):
         if item.seed is not None:
             self.seeds.append(item.seed)
         self.abandon()
+
+    def check_kernel_error(self, item: LaunchItem) -> None:
+        """The GPU's error registers (``item.error``) must name the error the model raises stepping the
+        warp they blame (lock-step), or running to completion (end-only mode)."""
+        err = item.error
+        assert self.model is not None and item.image is not None and err is not None
+        try:
+            if self.mode == "full" and err.block in self.model.blocks:
+                self.model.step(err.block, err.warp)  # lock-step: the warp the GPU blames must fail now
+            else:
+                Model(self.cfg, item.image).run()  # end-only mode: the model's own interleaving
+        except KernelError as exc:
+            want = (ERROR_CODES[exc.kind], exc.pc, 63 if exc.lane is None else exc.lane)
+            if exc.kind.name != item.expect_error:
+                self._raise(Mismatch, f"{item}: the model raised {exc.kind.name}, expected {item.expect_error}")
+        else:
+            self._raise(Mismatch, f"{item}: the GPU reports an error at block {err.block} warp {err.warp}; "
+                        "the model steps that warp without one")  # fmt: skip
+        if (err.kind, err.pc, err.lane) != want:
+            self._raise(Mismatch, f"{item}: GPU error {err}, model (kind, pc, lane) {want}")
+        self.errors_checked += 1
 
     def _bank(self) -> None:
         for board in self.boards:

@@ -39,7 +39,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
         # results, filled by the driver
         self.status = 0
-        self.error: Any = None
+        self.error: Any = None  # GpuError: the error registers, read when expect_error is set
         self.perf: dict[str, int] = {}
         self.cycles = 0
 

@@ -11,32 +11,12 @@ values and the last retires of that warp.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Any, Protocol
+from typing import Any
 
 from tb.reference.disasm import disassemble
 from tb.reference.model import KernelError, Model, Retire, StepError
+from tb.reference.retire_record import RtlRetire
 from tb.scoreboards.base import Mismatch, Scoreboard
-
-
-class RetireLike(Protocol):
-    block: int
-    warp: int
-    pc: int
-    instr: int
-    mask: int
-    wr: bool
-    rd: int
-    values: list[int | None]  # None: the RTL drove X/Z in that lane
-    next_pc: int
-    next_mask: int
-    pushes: int
-    pops: int
-    merged: int
-    depth: int
-    passes: int
-    txns: int
-    barrier: bool
-    done: bool
 
 
 class RetireMismatch(Mismatch):
@@ -59,7 +39,7 @@ class RetireScoreboard(Scoreboard):
         self.lanes_compared = 0
         self._last: dict[tuple[int, int], deque[str]] = defaultdict(deque)
 
-    def check(self, rtl: RetireLike, sm: int | None = None) -> Retire:
+    def check(self, rtl: RtlRetire, sm: int | None = None) -> Retire:
         if sm is not None:
             self.sm = sm
         try:
@@ -100,7 +80,7 @@ class RetireScoreboard(Scoreboard):
     def last_retires(self, block: int, warp: int) -> str:
         return "\n    ".join(self._last.get((block, warp), [])) or "(none)"
 
-    def fail(self, rtl: RetireLike, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch) -> None:
+    def fail(self, rtl: RtlRetire, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch) -> None:
         raise exc(
             f"{board} mismatch on {where(rtl, self.sm)}: {what}\n"
             f"  last retires of this warp (model):\n    {self.last_retires(rtl.block, rtl.warp)}"

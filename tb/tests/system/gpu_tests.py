@@ -33,6 +33,7 @@ from tb.agents.host_bfm import (
     REG_PERF_SEL,
     RegAccess,
 )
+from tb.agents.trace_monitor import trace_path
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
 from tb.reference.config import GpuConfig
@@ -68,6 +69,7 @@ class GpuTest(pyuvm.uvm_test):
         db.set(None, "*", "GMEM_KNOBS", self.gmem_knobs())
         db.set(None, "*", "RNG", self.rng)
         db.set(None, "*", "CHECK_MODE", os.environ.get("CHECK_MODE", "full"))
+        db.set(None, "*", "TRACE_PATH", trace_path())
         self.env = GpuEnv("env", self)
         self.wall = time.monotonic()
         self.t0 = cocotb.utils.get_sim_time("ns")  # tests of one run share the simulator's clock
@@ -216,7 +218,7 @@ class ErrorTest(GpuTest):
 
     def connect_phase(self) -> None:
         self.env.host.driver.launch_ap.connect(self.err_sm.launch_export)
-        self.env.retires.dispatch_ap.connect(self.err_sm.dispatch_export)
+        self.env.trace.dispatch_ap.connect(self.err_sm.dispatch_export)
         self.env.host.ap.connect(self.err_sm.reg_export)
 
     def items(self) -> list[LaunchItem]:
@@ -379,11 +381,12 @@ class TraceTest(GpuTest):
 
     def connect_phase(self) -> None:
         env, t = self.env, self.trace
-        env.retires.retire_ap.connect(t.retire_export)
-        env.retires.dispatch_ap.connect(t.dispatch_export)
-        env.memory.request_ap.connect(t.request_export)
-        env.memory.response_ap.connect(t.response_export)
+        env.trace.retire_ap.connect(t.retire_export)
+        env.trace.dispatch_ap.connect(t.dispatch_export)
+        env.trace.request_ap.connect(t.request_export)
+        env.trace.response_ap.connect(t.response_export)
         env.host.driver.launch_ap.connect(t.launch_export)
+        t.clock = lambda: env.trace.cycle  # events arrive in batches: their cycle comes from the trace
 
     def start_of_simulation_phase(self) -> None:
         super().start_of_simulation_phase()

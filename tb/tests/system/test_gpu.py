@@ -16,7 +16,11 @@ from tb import rtlsim
 from tb.agents.sm_driver import sm_parameters
 from tb.reference.config import GpuConfig
 
+HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace writer around simt_gpu
 SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v"))
+BENCH_SOURCES = [*SOURCES, *(str(HDL / f) for f in ("simt_tb_mem.v", "simt_tb_trace.v", "simt_gpu_tb.v"))]
+VISIBILITY = HDL / "simt_gpu_tb.vlt"
+TOPLEVEL = "simt_gpu_tb"
 MODULE = "tb.tests.system.gpu_tests"
 GLOBAL_WORDS = 8192
 
@@ -58,8 +62,9 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
             extra[var] = os.environ[var]
     plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []
     defines = {"SIMT_FAULTS": 1} if plusargs else None
-    rtlsim.run("simt_gpu", SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
-               tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim)  # fmt: skip
+    rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
+               tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim,
+               visibility=VISIBILITY, trace=True)  # fmt: skip
 
 
 @pytest.mark.parametrize("tag", list(CONFIGS))

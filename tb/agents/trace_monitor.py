@@ -1,0 +1,146 @@
+"""The GPU's observations in batches: a passive monitor of the test wrapper's trace (tb/hdl/simt_gpu_tb.v).
+
+The wrapper writes every block dispatch, memory request and response, shared-memory bank write and
+retire record to a file, one line per event in the order the GPU produced them
+(tb/hdl/simt_tb_trace.v), and counts flushes on ``trace_batch``. This monitor sleeps until that
+count changes, then reads the new lines and publishes each event, in order, on its analysis ports:
+
+* ``dispatch_ap``  ``(block, sm)``
+* ``request_ap``   :class:`~tb.agents.gmem_responder.MemTxn` (a store's data, or a load's data as read)
+* ``response_ap``  :class:`MemResponse` (tag, data, latency in cycles, whether it overtook an older one)
+* ``shared_ap``    ``(sm, clear, [(physical address, data), ...], warp slot)``
+* ``retire_ap``    ``(RtlRetire, sm)``
+
+Nothing is sampled or skipped: every line is decoded and published. :func:`sync` lets the host
+driver see everything up to the present (it toggles ``trace_sync``, and the wrapper flushes at that
+edge) before it announces the end of a launch.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyuvm
+from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge, ValueChange
+
+from tb.agents.gmem_responder import M32, MemTxn, ProtocolError
+from tb.reference import retire_record
+
+PROTOCOL_ERRORS = {1: "mreq_valid is X/Z out of reset", 2: "request changed while held (valid, not ready)",
+                   3: "request address unaligned or outside memory"}  # fmt: skip
+
+
+@dataclass
+class MemResponse:
+    tag: int
+    rdata: tuple[int, ...]
+    latency: int = 0  # cycles from the request's handshake to the response's
+    overtook: bool = False  # answered while an earlier-accepted request was still unanswered
+
+
+def trace_path(run_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Where a run's trace goes: ``SIMT_TRACE_FILE``, else ``trace.txt`` in the current folder."""
+    return Path(os.environ.get("SIMT_TRACE_FILE") or Path(run_dir or os.getcwd()) / "trace.txt")
+
+
+async def sync(dut: Any) -> None:
+    """Return once every event up to the present edge has been published (the wrapper flushes at the
+    edge after ``trace_sync`` toggles; the monitor wakes on the flush before ReadOnly). Returns on a
+    falling edge, where the caller may drive signals again."""
+    dut.trace_sync.value = 1 - int(dut.trace_sync.value)
+    await RisingEdge(dut.clk)
+    await ReadOnly()
+    await FallingEdge(dut.clk)
+
+
+class TraceMonitor(pyuvm.uvm_component):
+    def build_phase(self) -> None:
+        db = pyuvm.ConfigDB()
+        self.dut = db.get(self, "", "DUT")
+        self.cfg = db.get(self, "", "GPU_CFG")
+        self.path: Path = db.get(self, "", "TRACE_PATH")
+        self.dispatch_ap = pyuvm.uvm_analysis_port("dispatch_ap", self)
+        self.request_ap = pyuvm.uvm_analysis_port("request_ap", self)
+        self.response_ap = pyuvm.uvm_analysis_port("response_ap", self)
+        self.shared_ap = pyuvm.uvm_analysis_port("shared_ap", self)
+        self.retire_ap = pyuvm.uvm_analysis_port("retire_ap", self)
+        self.lines = self.batches = 0
+        self._file: Any = None
+        self._rest = ""
+        self._pending: list[tuple[int, int, int]] = []  # requests not answered: (tag, cycle, seq)
+        self._seq = 0
+        self.cycle = 0  # cycle of the event being published (the HDL memory's count since reset)
+
+    def start_of_simulation_phase(self) -> None:
+        # Earlier pyuvm tests of this simulator run wrote to the same file: start after their lines.
+        if self.path.exists():
+            self._file = open(self.path)  # noqa: SIM115 - kept open for the whole run
+            self._file.seek(0, os.SEEK_END)
+
+    async def run_phase(self) -> None:
+        batch = self.dut.trace_batch
+        while True:
+            await ValueChange(batch)
+            self.drain()
+
+    def drain(self) -> None:
+        """Read and publish every complete line written so far."""
+        if self._file is None:
+            if not self.path.exists():
+                return
+            self._file = open(self.path)  # noqa: SIM115 - kept open for the whole run
+        text = self._rest + self._file.read()
+        if not text:
+            return
+        self.batches += 1
+        cut = text.rfind("\n") + 1
+        self._rest = text[cut:]
+        for line in text[:cut].splitlines():
+            self._event(line)
+
+    def _event(self, line: str) -> None:
+        self.lines += 1
+        t = line.split()
+        kind = t[0]
+        if kind == "Z":
+            self._pending.clear()
+            return
+        if kind == "E":
+            raise ProtocolError(f"memory port: {PROTOCOL_ERRORS.get(int(t[1], 16), t[1])} (trace {self.path})")
+        self.cycle = int(t[1], 16)
+        if kind == "R":
+            self.retire_ap.write((retire_record.decode(t[3:], self.cfg.warp_size), int(t[2])))
+        elif kind == "S":
+            writes = []
+            for pair in t[5:]:
+                a, d = pair.split(":")
+                try:
+                    writes.append((int(a, 16), int(d, 16)))
+                except ValueError:
+                    raise AssertionError(f"shared-memory observation carries X/Z in a written bank: {pair}") from None
+            self.shared_ap.write((int(t[2]), t[3] == "1", writes, int(t[4], 16)))
+        elif kind == "Q":
+            cycle, addr, write, mask, data, tag = (int(x, 16) for x in t[1:7])
+            self.request_ap.write(MemTxn(addr, bool(write), mask, self._words(data), tag, cycle, seq=self._seq,
+                                         held=t[7] == "1"))  # fmt: skip
+            self._pending.append((tag, cycle, self._seq))
+            self._seq += 1
+        elif kind == "P":
+            cycle, tag, rdata = self.cycle, int(t[2], 16), int(t[3], 16)
+            latency, overtook = 0, False
+            for i, (ptag, pcycle, _) in enumerate(self._pending):
+                if ptag == tag:
+                    latency, overtook = cycle - pcycle, i > 0
+                    del self._pending[i]
+                    break
+            self.response_ap.write(MemResponse(tag, self._words(rdata), latency, overtook))
+        elif kind == "D":
+            self.dispatch_ap.write((int(t[2], 16), int(t[3])))
+        else:
+            raise AssertionError(f"trace {self.path}: unknown line {line!r}")
+
+    def _words(self, packed: int) -> tuple[int, ...]:
+        return tuple((packed >> (32 * i)) & M32 for i in range(self.cfg.seg_words))

@@ -1,0 +1,143 @@
+`include "simt_retire.vh"
+// Test-only wrapper of the GPU (docs/verification.md "Harness core"): simt_gpu with its global memory
+// in HDL (simt_tb_mem) and every observation written to a trace file (simt_tb_trace), so the Python
+// harness only drives the host interface and the memory knobs, and reads the trace in batches. The
+// raw Verilog-only bench (simt_gpu_raw.v) instantiates the same wrapper without a trace.
+module simt_gpu_tb #(
+    parameter integer NUM_SMS      = 2,
+    parameter integer WARP_SIZE    = 32,
+    parameter integer NUM_LANES    = 8,
+    parameter integer NUM_WARPS    = 16,
+    parameter integer NUM_BLOCKS   = 4,
+    parameter integer RF_DEPTH     = 512,
+    parameter integer SHARED_WORDS = 1024,
+    parameter integer NUM_BANKS    = 8,
+    parameter integer CONST_WORDS  = 256,
+    parameter integer IMEM_WORDS   = 1024,
+    parameter integer STACK_DEPTH  = 16,
+    parameter integer SEG_WORDS    = 8,
+    parameter integer GLOBAL_WORDS = 8192,
+    parameter integer MEM_PEND     = 64,      // responses in flight in the HDL memory
+    // derived; not meant to be overridden
+    parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
+    parameter integer XTAG_W  = $clog2(NUM_SMS + 1) + WID_W + $clog2(WARP_SIZE)
+) (
+    input  wire        clk,
+    input  wire        rst,
+    input  wire        host_valid,
+    output wire        host_ready,
+    input  wire        host_write,
+    input  wire [7:0]  host_addr,
+    input  wire [31:0] host_wdata,
+    output wire        host_rvalid,
+    output wire [31:0] host_rdata,
+    output wire        irq,
+    // HDL memory knobs (simt_tb_mem), held steady during a launch
+    input  wire [8:0]  mem_ready_pct,
+    input  wire [15:0] mem_lat_min,
+    input  wire [15:0] mem_lat_max,
+    input  wire        mem_ooo,
+    input  wire [8:0]  mem_rsp_pct,
+    input  wire [63:0] mem_seed,
+    input  wire        mem_clear,
+    output wire [8:0]  mem_pending,  // responses the memory owes (the harness aborts while some are)
+    // trace
+    input  wire        trace_sync,
+    output wire [31:0] trace_batch
+);
+    localparam integer DEPTH_W = $clog2(STACK_DEPTH + 1);
+    localparam integer SH_AW   = $clog2(SHARED_WORDS);
+
+    wire                          mreq_valid, mreq_ready, mreq_write, mrsp_valid, mrsp_ready;
+    wire [31:0]                   mreq_addr;
+    wire [SEG_WORDS-1:0]          mreq_mask;
+    wire [SEG_WORDS*32-1:0]       mreq_wdata, mrsp_rdata, req_data;
+    wire [XTAG_W-1:0]             mreq_tag, mrsp_tag;
+    wire [31:0]                   cycle;
+    wire                          req_held;
+    wire [7:0]                    proto_err;
+
+    wire [NUM_SMS-1:0]                       rt_valid;
+    wire [NUM_SMS*`SIMT_RT_BLOCK_W-1:0]      rt_block;
+    wire [NUM_SMS*`SIMT_RT_WARP_W-1:0]       rt_warp;
+    wire [NUM_SMS*`SIMT_RT_SLOT_W-1:0]       rt_slot;
+    wire [NUM_SMS*`SIMT_RT_PC_W-1:0]         rt_pc;
+    wire [NUM_SMS*`SIMT_RT_INSTR_W-1:0]      rt_instr;
+    wire [NUM_SMS*`SIMT_RT_MASK_W-1:0]       rt_mask;
+    wire [NUM_SMS*`SIMT_RT_WR_W-1:0]         rt_wr;
+    wire [NUM_SMS*`SIMT_RT_RD_W-1:0]         rt_rd;
+    wire [NUM_SMS*`SIMT_RT_VALUES_W-1:0]     rt_values;
+    wire [NUM_SMS*`SIMT_RT_NEXT_PC_W-1:0]    rt_next_pc;
+    wire [NUM_SMS*`SIMT_RT_NEXT_MASK_W-1:0]  rt_next_mask;
+    wire [NUM_SMS*`SIMT_RT_PUSHES_W-1:0]     rt_pushes;
+    wire [NUM_SMS*`SIMT_RT_POPS_W-1:0]       rt_pops;
+    wire [NUM_SMS*`SIMT_RT_MERGED_W-1:0]     rt_merged;
+    wire [NUM_SMS*`SIMT_RT_DEPTH_W-1:0]      rt_depth;
+    wire [NUM_SMS*`SIMT_RT_PASSES_W-1:0]     rt_passes;
+    wire [NUM_SMS*`SIMT_RT_TXNS_W-1:0]       rt_txns;
+    wire [NUM_SMS*`SIMT_RT_BARRIER_W-1:0]    rt_barrier;
+    wire [NUM_SMS*`SIMT_RT_DONE_W-1:0]       rt_done;
+    wire [NUM_SMS*`SIMT_RT_TOP_PC_W-1:0]     rt_top_pc;
+    wire [NUM_SMS*`SIMT_RT_TOP_MASK_W-1:0]   rt_top_mask;
+    wire [NUM_SMS*`SIMT_RT_TOP_KIND_W-1:0]   rt_top_kind;
+    wire [NUM_SMS*NUM_BANKS-1:0]             sh_obs_we;
+    wire [NUM_SMS*NUM_BANKS*SH_AW-1:0]       sh_obs_addr;
+    wire [NUM_SMS*NUM_BANKS*32-1:0]          sh_obs_data;
+    wire [NUM_SMS-1:0]                       sh_obs_clr;
+    wire [NUM_SMS*5-1:0]                     sh_obs_warp;
+    wire [NUM_SMS-1:0]                       dispatch_valid;
+    wire [31:0]                              dispatch_block;
+
+    simt_gpu #(
+        .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
+        .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
+        .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
+        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+    ) u_gpu (
+        .clk(clk), .rst(rst),
+        .host_valid(host_valid), .host_ready(host_ready), .host_write(host_write), .host_addr(host_addr),
+        .host_wdata(host_wdata), .host_rvalid(host_rvalid), .host_rdata(host_rdata), .irq(irq),
+        .mreq_valid(mreq_valid), .mreq_ready(mreq_ready), .mreq_addr(mreq_addr), .mreq_write(mreq_write),
+        .mreq_mask(mreq_mask), .mreq_wdata(mreq_wdata), .mreq_tag(mreq_tag),
+        .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .mrsp_tag(mrsp_tag), .mrsp_rdata(mrsp_rdata),
+        .rt_valid(rt_valid), .rt_block(rt_block), .rt_warp(rt_warp), .rt_slot(rt_slot), .rt_pc(rt_pc),
+        .rt_instr(rt_instr), .rt_mask(rt_mask), .rt_wr(rt_wr), .rt_rd(rt_rd), .rt_values(rt_values),
+        .rt_next_pc(rt_next_pc), .rt_next_mask(rt_next_mask), .rt_pushes(rt_pushes), .rt_pops(rt_pops),
+        .rt_merged(rt_merged), .rt_depth(rt_depth), .rt_passes(rt_passes), .rt_txns(rt_txns),
+        .rt_barrier(rt_barrier), .rt_done(rt_done), .rt_top_pc(rt_top_pc), .rt_top_mask(rt_top_mask),
+        .rt_top_kind(rt_top_kind),
+        .sh_obs_we(sh_obs_we), .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
+        .sh_obs_warp(sh_obs_warp), .dispatch_valid(dispatch_valid), .dispatch_block(dispatch_block)
+    );
+
+    simt_tb_mem #(.SEG_WORDS(SEG_WORDS), .XTAG_W(XTAG_W), .GLOBAL_WORDS(GLOBAL_WORDS), .PEND(MEM_PEND)) u_mem (
+        .clk(clk), .rst(rst),
+        .ready_pct(mem_ready_pct), .lat_min(mem_lat_min), .lat_max(mem_lat_max), .ooo(mem_ooo),
+        .rsp_pct(mem_rsp_pct), .seed(mem_seed), .clear(mem_clear),
+        .mreq_valid(mreq_valid), .mreq_ready(mreq_ready), .mreq_addr(mreq_addr), .mreq_write(mreq_write),
+        .mreq_mask(mreq_mask), .mreq_wdata(mreq_wdata), .mreq_tag(mreq_tag),
+        .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .mrsp_tag(mrsp_tag), .mrsp_rdata(mrsp_rdata),
+        .cycle(cycle), .req_data(req_data), .req_held(req_held), .proto_err(proto_err),
+        .pending(mem_pending)
+    );
+
+    simt_tb_trace #(
+        .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_BANKS(NUM_BANKS), .SH_AW(SH_AW),
+        .SEG_WORDS(SEG_WORDS), .XTAG_W(XTAG_W), .DEPTH_W(DEPTH_W)
+    ) u_trace (
+        .clk(clk), .rst(rst), .sync(trace_sync), .irq(irq), .batch(trace_batch),
+        .mreq_valid(mreq_valid), .mreq_ready(mreq_ready), .mreq_addr(mreq_addr), .mreq_write(mreq_write),
+        .mreq_mask(mreq_mask), .mreq_tag(mreq_tag), .req_data(req_data), .req_held(req_held),
+        .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .mrsp_tag(mrsp_tag), .mrsp_rdata(mrsp_rdata),
+        .cycle(cycle), .proto_err(proto_err),
+        .dispatch_valid(dispatch_valid), .dispatch_block(dispatch_block),
+        .sh_obs_we(sh_obs_we), .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
+        .sh_obs_warp(sh_obs_warp),
+        .rt_valid(rt_valid), .rt_block(rt_block), .rt_warp(rt_warp), .rt_pc(rt_pc), .rt_instr(rt_instr),
+        .rt_mask(rt_mask), .rt_wr(rt_wr), .rt_rd(rt_rd), .rt_values(rt_values), .rt_next_pc(rt_next_pc),
+        .rt_next_mask(rt_next_mask), .rt_pushes(rt_pushes), .rt_pops(rt_pops), .rt_merged(rt_merged),
+        .rt_depth(rt_depth), .rt_passes(rt_passes), .rt_txns(rt_txns), .rt_barrier(rt_barrier),
+        .rt_done(rt_done), .rt_slot(rt_slot), .rt_top_pc(rt_top_pc), .rt_top_mask(rt_top_mask),
+        .rt_top_kind(rt_top_kind)
+    );
+endmodule
