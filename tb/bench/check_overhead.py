@@ -1,12 +1,14 @@
-"""What full checking costs: the same launches with every scoreboard on and with only the end-of-kernel
-check, on the simulator in SIM (a benchmark script, not a timed test).
+"""What checking costs, measured side by side in one run on the same launches (a benchmark script, not a
+timed test): the raw Verilog-only bench (tb/bench/raw_bench.py, no Python), the harness with only the
+end-of-kernel check, and the harness checking every retire in lock-step (every scoreboard on).
 
-    SIM=verilator python tb/bench/check_overhead.py [--config sm2-l8] [--repeat 2]
+    SIM=verilator python tb/bench/check_overhead.py [--cases matrixmul:32,matrixmul:64] [--repeat 2]
 
-Runs the pyuvm ``BenchTest`` (directed kernels and a few random kernels, ideal memory) with
-CHECK_MODE=end and CHECK_MODE=full, takes the best wall time of ``--repeat`` runs of each, and prints
-simulated cycles per second and the full/end ratio (issue goal: <= 1.5x on Verilator). Writes
-build/reports/check_overhead-<sim>.md.
+Each case runs on the benchmark machine (kernels/machines.py, 8 lanes, one SM) with a fixed 20-cycle
+memory; the three runs must report the same launch cycles. Rates are simulated cycles (reset, image
+load and kernel) per CPU-second of the simulator process (best of ``--repeat``). Prints, one line
+each, the ratios full/end and full/raw, and writes build/reports/check_overhead-<sim>.md. Targets
+(issue 15): full within 3x of raw, >= 100 k cycles/s on Verilator, full <= 1.3x end.
 """
 
 from __future__ import annotations
@@ -20,46 +22,76 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tb.tests.system.test_gpu import CONFIGS, run_gpu  # noqa: E402
+from kernels.machines import bench_config  # noqa: E402
+from kernels.suite import prepare  # noqa: E402
+from tb.bench import raw_bench  # noqa: E402
+from tb.tests.system.test_gpu import run_gpu  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
+LATENCY = 20
+SEED = 1  # the kernel inputs' seed: the same image in all three runs
 
 
-def measure(config: str, mode: str) -> dict[str, float]:
-    stats = REPORTS / f"check_overhead-{mode}.jsonl"
-    stats.unlink(missing_ok=True)
-    os.environ["SIMT_STATS"] = str(stats)
-    run_gpu(config, ["BenchTest"], CHECK_MODE=mode)
+def harness(case: str, mode: str, sim: str) -> dict:
+    name, size = case.split(":")
+    stats, bench = REPORTS / f"check_overhead-{mode}.jsonl", REPORTS / f"check_overhead-{mode}-perf.jsonl"
+    for p in (stats, bench):
+        p.unlink(missing_ok=True)
+    os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"] = str(stats), str(bench)
+    try:
+        run_gpu("bench-l8", ["KernelTest"], cfg=bench_config(8), sim=sim, CHECK_MODE=mode, GMEM_PROFILE="ideal",
+                GMEM_LATENCY=str(LATENCY), KERNEL_CASES=f"{name}:{size}:{SEED}")  # fmt: skip
+    finally:
+        del os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"]
     row = json.loads(stats.read_text().splitlines()[-1])
+    row["launch_cycles"] = json.loads(bench.read_text().splitlines()[-1])["cycles"]
+    row["rate"] = row["cycles"] / row["cpu_seconds"]
     return row
+
+
+def raw(case: str, sim: str) -> dict:
+    name, size = case.split(":")
+    cfg = bench_config(8)
+    r = raw_bench.run(cfg, prepare(name, int(size), SEED, cfg).image.to_words(), LATENCY, sim)
+    return {"launch_cycles": r.cycles, "cycles": r.sim_cycles, "cpu_seconds": r.cpu_seconds, "rate": r.rate,
+            "retires": 0}  # fmt: skip
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--config", default="sm2-l8", choices=sorted(CONFIGS))
+    ap.add_argument("--cases", default="matrixmul:32,matrixmul:64")
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
     sim = os.environ.get("SIM", "verilator")
     REPORTS.mkdir(parents=True, exist_ok=True)
-    best: dict[str, dict[str, float]] = {}
-    for _ in range(args.repeat):
-        for mode in ("end", "full"):
-            row = measure(args.config, mode)
-            if mode not in best or row["seconds"] < best[mode]["seconds"]:
-                best[mode] = row
-    end, full = best["end"], best["full"]
-    assert end["cycles"] > 0 and full["retires"] > 0, "the benchmark checked nothing"
-    ratio = full["seconds"] / end["seconds"]
-    lines = [
-        f"# Checking overhead ({sim}, {args.config}, best of {args.repeat})",
-        "",
-        "| mode | launches | retires checked | transactions checked | cycles | wall s | cycles/s |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for mode, r in (("end-of-kernel only", end), ("all scoreboards", full)):
-        lines.append(f"| {mode} | {r['launches']} | {r['retires']} | {r['transactions']} | {r['cycles']} | "
-                     f"{r['seconds']:.2f} | {r['cycles'] / r['seconds']:.0f} |")  # fmt: skip
-    lines += ["", f"full / end-only wall-time ratio: **{ratio:.2f}x** (goal <= 1.5x on Verilator)"]
+    lines = [f"# Checking overhead ({sim}, benchmark machine 8 lanes 1 SM, {LATENCY}-cycle memory, best of "
+             f"{args.repeat})", "",
+             "| case | run | launch cycles | retires checked | cycles simulated | CPU s | cycles/s |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    ratios = []
+    for case in args.cases.split(","):
+        best: dict[str, dict] = {}
+        for _ in range(args.repeat):
+            for mode, fn in (("raw", lambda c=case: raw(c, sim)), ("end", lambda c=case: harness(c, "end", sim)),
+                             ("full", lambda c=case: harness(c, "full", sim))):  # fmt: skip
+                row = fn()
+                if mode not in best or row["cpu_seconds"] < best[mode]["cpu_seconds"]:
+                    best[mode] = row
+        cycles = {m: r["launch_cycles"] for m, r in best.items()}
+        assert len(set(cycles.values())) == 1, f"{case}: the runs disagree on the launch's cycles: {cycles}"
+        assert best["full"]["retires"] > 0, f"{case}: full checking checked no retire"
+        for mode, label in (("raw", "raw Verilog bench"), ("end", "harness, end-of-kernel check"),
+                            ("full", "harness, every retire checked")):  # fmt: skip
+            r = best[mode]
+            lines.append(f"| {case} | {label} | {r['launch_cycles']} | {r['retires'] or '-'} | {r['cycles']} | "
+                         f"{r['cpu_seconds']:.3f} | {r['rate']:,.0f} |")  # fmt: skip
+        ratios.append((case, best["end"]["rate"] / best["full"]["rate"], best["raw"]["rate"] / best["full"]["rate"],
+                       best["full"]["rate"]))  # fmt: skip
+    lines.append("")
+    for case, fe, fr, rate in ratios:
+        lines.append(f"- {case}: full/end = **{fe:.2f}x** (target <= 1.3x)")
+        lines.append(f"- {case}: full/raw = **{fr:.2f}x** (target <= 3x); full checking {rate:,.0f} cycles/s "
+                     "(target >= 100 k on Verilator)")  # fmt: skip
     text = "\n".join(lines)
     print(text)
     (REPORTS / f"check_overhead-{sim}.md").write_text(text + "\n")

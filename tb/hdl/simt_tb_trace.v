@@ -4,7 +4,7 @@
 // +SIMT_TRACE=<path> (no plusarg: nothing is written, as in the raw bench). Python reads the file in
 // batches: `batch` counts flushes, and the harness sleeps until it changes, so no Python runs on a
 // cycle where nothing is observed. A flush happens after BATCH lines (+SIMT_TRACE_BATCH=n, default
-// 512), when the launch ends (irq rises), when a protocol error is seen, and at the edge where the
+// 512; +SIMT_TRACE_RETIRES=0 leaves out the R and S lines, for end-of-kernel-only checking), when the launch ends (irq rises), when a protocol error is seen, and at the edge where the
 // harness toggles `sync` (it then reads everything up to that edge).
 //
 // Lines of one cycle, in this order (all numbers hex unless said otherwise):
@@ -81,7 +81,7 @@ module simt_tb_trace #(
     // A testbench process, not logic: the line count and loop indices are updated in place while the
     // lines of one edge are written, so blocking assignments are what this block means.
     /* verilator lint_off BLKSEQ */
-    integer fd, lines, limit, s, b, d;
+    integer fd, lines, limit, retires, s, b, d;
     reg     seen_reset, irq_q, proto_told, sync_q, rst_q;
     reg [8*1024-1:0] path;  // up to 1024 characters
 
@@ -97,6 +97,7 @@ module simt_tb_trace #(
         rst_q = 1'b0;
         if ($value$plusargs("SIMT_TRACE=%s", path)) fd = $fopen(path, "w");
         if ($value$plusargs("SIMT_TRACE_BATCH=%d", limit)) if (limit < 1) limit = 1;
+        if (!$value$plusargs("SIMT_TRACE_RETIRES=%d", retires)) retires = 1;
     end
 
     // Before the first reset every register holds what the simulator starts it with (X on Icarus,
@@ -125,7 +126,7 @@ module simt_tb_trace #(
                 lines = lines + 1;
             end
             for (s = 0; s < NUM_SMS; s = s + 1)
-                if (sh_obs_we[s*NUM_BANKS +: NUM_BANKS] != {NUM_BANKS{1'b0}}) begin
+                if (retires != 0 && sh_obs_we[s*NUM_BANKS +: NUM_BANKS] != {NUM_BANKS{1'b0}}) begin
                     $fwrite(fd, "S %h %0d %h %h", cycle, s, sh_obs_clr[s], sh_obs_warp[s*5 +: 5]);
                     for (b = 0; b < NUM_BANKS; b = b + 1) begin
                         d = s * NUM_BANKS + b;
@@ -136,7 +137,7 @@ module simt_tb_trace #(
                     lines = lines + 1;
                 end
             for (s = 0; s < NUM_SMS; s = s + 1)
-                if (rt_valid[s]) begin
+                if (retires != 0 && rt_valid[s]) begin
                     $fwrite(fd, `SIMT_RT_TRACE_FMT, cycle, s, `SIMT_RT_TRACE_ARGS(s));
                     lines = lines + 1;
                 end

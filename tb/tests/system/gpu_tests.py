@@ -5,7 +5,7 @@ the host agent; the environment checks every retire in lock-step and every launc
 Environment variables (set by the pytest launcher): GPU_CFG (machine), KERNEL_SEEDS ("a:b" range or
 "n,m,..." list, random tests), CHECK_MODE (full|end), SIMT_FAULT_EXPECT (meta-test), SIMT_STATS
 (a JSON-lines file the run appends its counts to, for the regression summary); for the benchmark
-kernels KERNEL_CASES ("name:size,..."), GMEM_PROFILE, GMEM_LATENCY (fixed latency in cycles) and
+kernels KERNEL_CASES ("name:size[:seed],..."), GMEM_PROFILE, GMEM_LATENCY (fixed latency in cycles) and
 SIMT_BENCH (a JSON-lines file of each case's performance counters, for the benchmark report).
 """
 
@@ -71,7 +71,7 @@ class GpuTest(pyuvm.uvm_test):
         db.set(None, "*", "CHECK_MODE", os.environ.get("CHECK_MODE", "full"))
         db.set(None, "*", "TRACE_PATH", trace_path())
         self.env = GpuEnv("env", self)
-        self.wall = time.monotonic()
+        self.wall, self.cpu = time.monotonic(), time.process_time()
         self.t0 = cocotb.utils.get_sim_time("ns")  # tests of one run share the simulator's clock
 
     def gmem_knobs(self) -> dict:
@@ -112,7 +112,7 @@ class GpuTest(pyuvm.uvm_test):
             "retires": t["retire"].get("compared", 0), "lanes": t["retire"].get("lanes_compared", 0),
             "transactions": t["coalescing/bank"].get("txns", 0) + t["coalescing/bank"].get("loader_txns", 0),
             "shared_writes": t["shared memory"].get("writes", 0), "golden_words": c.golden_words, "cycles": int((cocotb.utils.get_sim_time("ns") - self.t0) // 10),
-            "seconds": round(time.monotonic() - self.wall, 3),
+            "seconds": round(time.monotonic() - self.wall, 3), "cpu_seconds": round(time.process_time() - self.cpu, 3),
         }  # fmt: skip
         with open(path, "a") as f:
             f.write(json.dumps(stats) + "\n")
@@ -311,8 +311,8 @@ class KernelTest(GpuTest):
 
         self.cases = []
         for spec in os.environ["KERNEL_CASES"].split(","):
-            name, size = spec.split(":")
-            case = prepare(name, int(size), self.rng.randrange(1 << 31), self.cfg)
+            name, size, *seed = spec.split(":")  # name:size or name:size:inputs-seed
+            case = prepare(name, int(size), int(seed[0]) if seed else self.rng.randrange(1 << 31), self.cfg)
             self.cases.append(LaunchItem(f"{case.label} (inputs seed {case.seed})", case.image, golden=case,
                                          max_cycles=1 << 31))  # fmt: skip
         return self.cases
