@@ -49,6 +49,7 @@ class CoverageCollector(pyuvm.uvm_component):
         self.cov.response(rsp.latency, rsp.overtook)
 
     def report_phase(self) -> None:
+        self.cov.flush()
         folder = os.environ.get("SIMT_FCOV")
         if not folder:
             return

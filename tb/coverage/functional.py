@@ -26,6 +26,8 @@ and ``tb/coverage/report.py`` merges the files of every run (seeds, configuratio
 from __future__ import annotations
 
 import functools
+import weakref
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db
 
 from tb.reference import isa
 from tb.reference.config import GpuConfig
+from tb.reference.model import row_passes
 
 MNEMONICS = [op.mnemonic for op in isa.OPS]
 MASK_CLASSES = ["all", "partial", "single", "none"]
@@ -79,16 +82,8 @@ def coalescing_class(addrs: list[int], txns: int, seg_words: int) -> str:
 
 def row_conflicts(addrs: list[int], mask: int, warp_size: int, num_lanes: int, num_banks: int) -> list[int]:
     """Per row of lanes with an active lane, the passes it needs: the most distinct addresses any one
-    bank receives from the row (docs/isa.md 6.1), 1 … NUM_BANKS."""
-    out = []
-    for lo in range(0, warp_size, num_lanes):
-        per_bank: dict[int, set[int]] = {}
-        for i in range(lo, lo + num_lanes):
-            if mask >> i & 1:
-                per_bank.setdefault(addrs[i] % num_banks, set()).add(addrs[i])
-        if per_bank:
-            out.append(max(len(s) for s in per_bank.values()))
-    return out
+    bank receives from the row (docs/isa.md 6.1), 1 … NUM_BANKS (the model's one definition)."""
+    return row_passes(addrs, mask, warp_size, num_lanes, num_banks)
 
 
 def latency_bucket(cycles: int) -> str:
@@ -111,17 +106,45 @@ def _target(word: int) -> int:
     return isa.decode(word).imm
 
 
-def _point(name: str, bins: list[Any]) -> Callable[[Any], None]:
+class _Tally:
+    """A sampler that counts its samples and hands them to cocotb-coverage in one go (:meth:`flush`).
+
+    Sampling cocotb-coverage directly on every checked retire cost more than the checking itself
+    (its crosses recompute their coverage on each call). Here each distinct value is sampled once per
+    flush through the real CoverPoint/CoverCross, and its further hits are added to the same bins, so
+    the database ends with exactly the hit counts one-call-per-sample would give."""
+
+    def __init__(self, sample: Callable[..., None], items: list[tuple[str, Callable[..., Any]]]) -> None:
+        self.sample = sample
+        self.items = items  # (cover item name, args -> its bin)
+        self.counts: Counter[tuple[Any, ...]] = Counter()
+
+    def __call__(self, *args: Any) -> None:
+        self.counts[args] += 1
+
+    def flush(self) -> None:
+        for args, n in self.counts.items():
+            self.sample(*args)
+            if n > 1:
+                for name, key in self.items:
+                    hits = coverage_db[name]._hits
+                    b = key(args)
+                    if b in hits:
+                        hits[b] += n - 1
+        self.counts.clear()
+
+
+def _point(name: str, bins: list[Any]) -> _Tally:
     """A sampler: call it with a value, the bin equal to it is hit (cocotb-coverage CoverPoint)."""
 
     @CoverPoint(name, bins=list(bins))
     def sample(value: Any) -> None:
         pass
 
-    return sample
+    return _Tally(sample, [(name, lambda a: a[0])])
 
 
-def _cross(name: str, a: tuple[str, list[Any]], b: tuple[str, list[Any]]) -> Callable[[Any, Any], None]:
+def _cross(name: str, a: tuple[str, list[Any]], b: tuple[str, list[Any]]) -> _Tally:
     """A sampler of two points and their cross: ``sample(x, y)``."""
 
     @CoverPoint(f"{name}.{a[0]}", xf=lambda x, y: x, bins=list(a[1]))
@@ -130,7 +153,8 @@ def _cross(name: str, a: tuple[str, list[Any]], b: tuple[str, list[Any]]) -> Cal
     def sample(x: Any, y: Any) -> None:
         pass
 
-    return sample
+    return _Tally(sample, [(f"{name}.{a[0]}", lambda v: v[0]), (f"{name}.{b[0]}", lambda v: v[1]),
+                           (f"{name}.cross", lambda v: (v[0], v[1]))])  # fmt: skip
 
 
 def point_names(cfg: GpuConfig) -> dict[str, list[Any]]:
@@ -153,10 +177,22 @@ def point_names(cfg: GpuConfig) -> dict[str, list[Any]]:
     return names
 
 
+_LIVE: weakref.WeakSet[GpuCoverage] = weakref.WeakSet()
+
+
+def flush_all() -> None:
+    """Hand the counted samples of every live :class:`GpuCoverage` to cocotb-coverage's database."""
+    for cov in list(_LIVE):
+        cov.flush()
+
+
 class GpuCoverage:
-    """The cover points of one configuration and the bookkeeping that classifies observations."""
+    """The cover points of one configuration and the bookkeeping that classifies observations.
+    Samples are counted and reach cocotb-coverage's database at each launch event and on
+    :meth:`flush` / :func:`flush_all` / :func:`export`."""
 
     def __init__(self, cfg: GpuConfig) -> None:
+        _LIVE.add(self)
         self.cfg = cfg
         self.instr = _cross("gpu.instr.opcode_x_mask", ("opcode", MNEMONICS), ("mask", MASK_CLASSES))
         self.depth = _point(f"gpu.div.stack_depth_s{cfg.stack_depth}", [*range(cfg.stack_depth + 1), OVERFLOW])
@@ -182,7 +218,14 @@ class GpuCoverage:
         self.last_retire: dict[int, tuple[int, int]] = {}  # sm -> (block, warp)
 
     # ---- launches (host driver) ------------------------------------------------------------------
+    def flush(self) -> None:
+        """Hand every counted sample to cocotb-coverage (at each launch event and before export)."""
+        for tally in vars(self).values():
+            if isinstance(tally, _Tally):
+                tally.flush()
+
     def launch(self, what: str, item: Any) -> None:
+        self.flush()
         if what == "begin":
             self.after(self.previous)
             self._new_launch()
@@ -248,12 +291,10 @@ class GpuCoverage:
 
     def _memory(self, exp: Any) -> None:
         mem = exp.mem
-        lanes = [i for i in range(self.cfg.warp_size) if exp.mask >> i & 1]
-        addrs = [int(mem.addrs[i]) for i in lanes]
+        every = mem.addrs.tolist() if hasattr(mem.addrs, "tolist") else list(mem.addrs)
+        addrs = [every[i] for i in range(self.cfg.warp_size) if exp.mask >> i & 1]
         if mem.space == "shared":
-            cfg = self.cfg
-            all_addrs = [int(a) for a in mem.addrs]
-            for degree in set(row_conflicts(all_addrs, exp.mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks)):
+            for degree in set(mem.rows):  # the model's passes per row (row_conflicts)
                 self.passes(degree)
             self.sharing(sharing_class(addrs))
         elif mem.space == "global" and mem.transactions:
@@ -279,5 +320,6 @@ class GpuCoverage:
 
 def export(path: Path) -> None:
     """Write the process's coverage database (every point of every configuration run) as YAML."""
+    flush_all()
     path.parent.mkdir(parents=True, exist_ok=True)
     coverage_db.export_to_yaml(str(path))

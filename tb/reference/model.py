@@ -14,6 +14,8 @@ Lanes of a warp are numpy-vectorised; per-warp bookkeeping (masks, stack) uses P
 from __future__ import annotations
 
 import enum
+import functools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,6 +102,7 @@ class MemAccess:
     addrs: np.ndarray  # per lane (only active lanes meaningful)
     data: np.ndarray | None = None  # store data per lane
     passes: int = 0  # shared: serialized passes (docs/isa.md 6.1)
+    rows: tuple[int, ...] = ()  # shared: the passes of each row with an active lane (their sum is passes)
     transactions: tuple[Transaction, ...] = ()  # global: in issue order (docs/isa.md 6.3)
 
 
@@ -125,10 +128,15 @@ class Retire:
 
     @property
     def mnemonic(self) -> str:
-        try:
-            return isa.lookup(self.word).mnemonic
-        except isa.IllegalInstruction:
-            return "<illegal>"
+        return _mnemonic(self.word)
+
+
+@functools.cache
+def _mnemonic(word: int) -> str:
+    try:
+        return isa.lookup(word).mnemonic
+    except isa.IllegalInstruction:
+        return "<illegal>"
 
 
 CLASSES = tuple(u.value for u in isa.Unit)
@@ -631,7 +639,8 @@ class Model:
         if unit == "shared":
             mem = w.block.shared
             addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.SHARED_OUT_OF_RANGE, "shared")
-            rec.mem = MemAccess("shared", False, addrs, passes=self._passes(addrs, mask))
+            rows = self._rows(addrs, mask)
+            rec.mem = MemAccess("shared", False, addrs, passes=sum(rows), rows=rows)
             self.counters.shared_accesses += 1
             self.counters.shared_passes += rec.mem.passes
         elif unit == "const":
@@ -656,7 +665,8 @@ class Model:
         if ins.unit == "shared":
             mem = w.block.shared
             addrs = self._addresses(w, ins, bits, len(mem), ErrorKind.SHARED_OUT_OF_RANGE, "shared")
-            rec.mem = MemAccess("shared", True, addrs, data, passes=self._passes(addrs, mask))
+            rows = self._rows(addrs, mask)
+            rec.mem = MemAccess("shared", True, addrs, data, passes=sum(rows), rows=rows)
             self.counters.shared_accesses += 1
             self.counters.shared_passes += rec.mem.passes
         else:
@@ -675,9 +685,9 @@ class Model:
             act_a, act_d = act_a[keep], act_d[keep]
         mem[act_a] = act_d
 
-    def _passes(self, addrs: np.ndarray, mask: int) -> int:
+    def _rows(self, addrs: np.ndarray, mask: int) -> tuple[int, ...]:
         cfg = self.cfg
-        return shared_passes(addrs.tolist(), mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks)
+        return tuple(row_passes(addrs.tolist(), mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks))
 
     def _coalesce(self, addrs: np.ndarray, mask: int, data: np.ndarray | None) -> tuple[Transaction, ...]:
         return coalesce(addrs.tolist(), mask, None if data is None else data.tolist(), self.W, self.cfg.seg_words)
@@ -740,22 +750,28 @@ class Model:
         )
 
 
-def shared_passes(addrs: Sequence[int], mask: int, warp_size: int, num_lanes: int, num_banks: int) -> int:
-    """Serialized passes of one shared-memory access (docs/isa.md 6.1): per row of ``num_lanes``
-    lanes, the largest number of distinct addresses any bank receives from the row's active lanes."""
+def row_passes(addrs: Sequence[int], mask: int, warp_size: int, num_lanes: int, num_banks: int) -> list[int]:
+    """Per row of ``num_lanes`` lanes with an active lane, the serialized passes of a shared-memory
+    access (docs/isa.md 6.1): the largest number of distinct addresses any bank receives from the
+    row's active lanes."""
     row_mask = (1 << num_lanes) - 1
-    total = 0
+    out = []
     for lo in range(0, warp_size, num_lanes):
         rm = (mask >> lo) & row_mask
         if not rm:
             continue
-        per_bank: dict[int, set[int]] = {}
-        for i in range(num_lanes):
-            if rm >> i & 1:
-                a = addrs[lo + i]
-                per_bank.setdefault(a % num_banks, set()).add(a)
-        total += max(len(s) for s in per_bank.values())
-    return total
+        distinct = {addrs[lo + i] for i in range(num_lanes) if rm >> i & 1}
+        if len(distinct) == 1:
+            out.append(1)
+            continue
+        per_bank = Counter(a % num_banks for a in distinct)
+        out.append(max(per_bank.values()))
+    return out
+
+
+def shared_passes(addrs: Sequence[int], mask: int, warp_size: int, num_lanes: int, num_banks: int) -> int:
+    """Serialized passes of one shared-memory access (docs/isa.md 6.1): the sum of :func:`row_passes`."""
+    return sum(row_passes(addrs, mask, warp_size, num_lanes, num_banks))
 
 
 def coalesce(

@@ -13,6 +13,7 @@ Widths are Verilog expressions in ``WARP_SIZE`` and ``DEPTH_W`` (= clog2(STACK_D
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field, make_dataclass
 from typing import Any
 
@@ -81,6 +82,12 @@ RtlRetire.__doc__ = "One record of an SM's retire port (docs/sm.md \"Retire port
 
 def _lanes(hexdigits: str, warp_size: int) -> list[int | None]:
     """Lane values from the trace's hex (MSB first, lane 0 last); a lane with X/Z digits is None."""
+    try:
+        words = struct.unpack(f">{warp_size}I", bytes.fromhex(hexdigits))
+    except ValueError:  # X or Z somewhere (Icarus: lanes never written): lane by lane
+        pass
+    else:
+        return list(reversed(words))
     out: list[int | None] = []
     end = len(hexdigits)
     for _ in range(warp_size):
@@ -93,18 +100,28 @@ def _lanes(hexdigits: str, warp_size: int) -> list[int | None]:
     return out
 
 
+_VALUES = next(i for i, f in enumerate(FIELDS) if f.kind is list)
+_BOOLS = tuple(i for i, f in enumerate(FIELDS) if f.kind is bool)
+
+
 def decode(tokens: list[str], warp_size: int) -> Any:
-    """An RtlRetire from the hex fields of a trace line's retire record (after ``R <sm>``)."""
-    vals: list[Any] = []
-    for f, tok in zip(FIELDS, tokens, strict=True):
-        if f.kind is list:
-            vals.append(_lanes(tok, warp_size))
-        else:
+    """An RtlRetire from the hex fields of a trace line's retire record (after ``R <cycle> <sm>``)."""
+    if len(tokens) != len(FIELDS):
+        raise AssertionError(f"retire record with {len(tokens)} fields, the table has {len(FIELDS)}: {tokens}")
+    try:
+        vals: list[Any] = [int(t, 16) for t in tokens]
+    except ValueError:
+        vals = [0] * len(tokens)
+        for i, (f, tok) in enumerate(zip(FIELDS, tokens, strict=True)):
+            if i == _VALUES:
+                continue
             try:
-                v = int(tok, 16)
+                vals[i] = int(tok, 16)
             except ValueError:
                 raise AssertionError(f"retire field {f.name} carries X/Z: {tok}") from None
-            vals.append(bool(v) if f.kind is bool else v)
+    vals[_VALUES] = _lanes(tokens[_VALUES], warp_size)
+    for i in _BOOLS:
+        vals[i] = bool(vals[i])
     return RtlRetire(*vals)
 
 

@@ -37,7 +37,7 @@ class RetireScoreboard(Scoreboard):
         self.sm = 0
         self.history = history  # retires of a warp shown with a mismatch
         self.lanes_compared = 0
-        self._last: dict[tuple[int, int], deque[str]] = defaultdict(deque)
+        self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(lambda: deque(maxlen=history))
 
     def check(self, rtl: RtlRetire, sm: int | None = None) -> Retire:
         if sm is not None:
@@ -58,27 +58,26 @@ class RetireScoreboard(Scoreboard):
         cmp("writes a register", rtl.wr, exp.rd is not None)
         if exp.rd is not None and exp.values is not None:
             cmp("destination", rtl.rd, exp.rd, "r{}")
-            for lane in range(len(rtl.values)):
-                if exp.mask >> lane & 1:
-                    self.lanes_compared += 1
-                    want = int(exp.values[lane])
-                    got = rtl.values[lane]
-                    if got != want:
-                        shown = "X" if got is None else f"0x{got:08x}"
-                        diffs.append(f"lane {lane} r{exp.rd}: expected 0x{want:08x}, RTL {shown}")
+            want_all = exp.values.tolist() if hasattr(exp.values, "tolist") else list(exp.values)
+            got_all = rtl.values
+            lanes = [i for i in range(len(got_all)) if exp.mask >> i & 1]
+            self.lanes_compared += len(lanes)
+            for lane in lanes:
+                if got_all[lane] != want_all[lane]:
+                    got, want = got_all[lane], want_all[lane]
+                    shown = "X" if got is None else f"0x{got:08x}"
+                    diffs.append(f"lane {lane} r{exp.rd}: expected 0x{want:08x}, RTL {shown}")
         cmp("finished", rtl.done, exp.done)
         cmp("barrier arrival", rtl.barrier, exp.barrier)
-        hist = self._last[(rtl.block, rtl.warp)]
-        hist.append(f"pc {exp.pc:4d}  {disassemble(exp.word):28s} mask 0x{exp.mask:08x}")
-        if len(hist) > self.history:
-            hist.popleft()
+        self._last[(rtl.block, rtl.warp)].append((exp.pc, exp.word, exp.mask))  # formatted only when shown
         if diffs:
             self.fail(rtl, "; ".join(diffs))
         self.compared += 1
         return exp
 
     def last_retires(self, block: int, warp: int) -> str:
-        return "\n    ".join(self._last.get((block, warp), [])) or "(none)"
+        lines = [f"pc {pc:4d}  {disassemble(word):28s} mask 0x{mask:08x}" for pc, word, mask in self._last.get((block, warp), [])]
+        return "\n    ".join(lines) or "(none)"
 
     def fail(self, rtl: RtlRetire, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch) -> None:
         raise exc(

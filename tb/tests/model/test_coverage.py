@@ -51,6 +51,7 @@ def drive(cov: fc.GpuCoverage, cfg, image) -> None:  # noqa: ANN001
 
 
 def hits(name: str) -> dict:
+    fc.flush_all()  # samples are counted, then handed to cocotb-coverage in one go
     return dict(coverage_db[name].detailed_coverage)
 
 
@@ -146,3 +147,19 @@ def test_report_cli_fails_on_unexplained_holes_and_on_no_input(tmp_path: Path, c
     assert report.main([str(tmp_path / "empty"), "--out", str(tmp_path / "out")]) == 2
     assert "no functional-coverage files" in capsys.readouterr().err
     assert yaml.safe_load((tmp_path / "out" / "functional-merged.yml").read_text())
+
+
+def test_counted_samples_reach_the_database_with_exact_hits() -> None:
+    """Samples are counted and handed over in one go: the hit counts must be what one call per sample
+    gives, in points and crosses alike, and nothing reaches the database before a flush."""
+    cov = fc.GpuCoverage(CFG)
+    before = hits("gpu.memory.order")["overtaking"]
+    cross_before = hits("gpu.global.coalescing.cross")[("coalesced", "load")]
+    for _ in range(5):
+        cov.response(3, True)
+    cov.coalescing("coalesced", "load")
+    cov.coalescing("coalesced", "load")
+    assert dict(coverage_db["gpu.memory.order"].detailed_coverage)["overtaking"] == before  # not yet flushed
+    assert hits("gpu.memory.order")["overtaking"] == before + 5
+    assert hits("gpu.global.coalescing.cross")[("coalesced", "load")] == cross_before + 2
+    assert hits("gpu.global.coalescing.kind")["coalesced"] >= 2

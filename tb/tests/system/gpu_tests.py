@@ -72,6 +72,12 @@ class GpuTest(pyuvm.uvm_test):
         db.set(None, "*", "TRACE_PATH", trace_path())
         self.env = GpuEnv("env", self)
         self.wall, self.cpu = time.monotonic(), time.process_time()
+        self.profile = None
+        if os.environ.get("SIMT_PROFILE"):  # a cProfile of the harness's Python (tb/bench/check_overhead.py --profile)
+            import cProfile
+
+            self.profile = cProfile.Profile()
+            self.profile.enable()
         self.t0 = cocotb.utils.get_sim_time("ns")  # tests of one run share the simulator's clock
 
     def gmem_knobs(self) -> dict:
@@ -99,6 +105,9 @@ class GpuTest(pyuvm.uvm_test):
         for line in lines:
             self.logger.info(line)
         self.write_stats()
+        if self.profile is not None:
+            self.profile.disable()
+            self.profile.dump_stats(os.environ["SIMT_PROFILE"])
 
     def write_stats(self) -> None:
         path = os.environ.get("SIMT_STATS")
