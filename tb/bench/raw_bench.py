@@ -5,7 +5,7 @@ RTL, the same memory model and the same launch image, so it must report the same
 the harness. Built with ``verilator --binary`` at the optimisation the harness's builds use, or run
 on Icarus (``sim="icarus"``).
 
-    python tb/bench/raw_bench.py matrixmul 32 [--config sm1-l8] [--latency 20] [--sim verilator]
+    python tb/bench/raw_bench.py [matrixmul 32] [--config sm1-l8] [--latency 20] [--sim verilator]
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def main() -> int:
     from kernels.suite import prepare
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("kernel")
-    ap.add_argument("size", type=int)
+    ap.add_argument("kernel", nargs="?", default="matrixmul")
+    ap.add_argument("size", nargs="?", type=int, default=32)
     ap.add_argument("--config", default="sm1-l8", choices=sorted(CONFIGS))
     ap.add_argument("--latency", type=int, default=20)
     ap.add_argument("--sim", default=os.environ.get("SIM", "verilator"))

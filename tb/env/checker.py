@@ -29,24 +29,12 @@ from tb.env.items import LaunchItem
 from tb.reference.model import ERROR_CODES, KernelError, Model
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
-from tb.scoreboards.divergence import DivergenceMismatch, DivergenceScoreboard
+from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.end_of_kernel import EndOfKernelChecker
 from tb.scoreboards.retire import RetireScoreboard, where
 from tb.scoreboards.shared import SharedMemoryScoreboard
 
 TEST_MODULE = "tb.tests.system.gpu_tests"  # where the pyuvm tests live (their cocotb names)
-
-
-class SharedMismatch(Mismatch):
-    pass
-
-
-class CoalescingMismatch(Mismatch):
-    pass
-
-
-class EndOfKernelMismatch(Mismatch):
-    pass
 
 
 class GoldenMismatch(Mismatch):
@@ -129,7 +117,8 @@ class LaunchChecker(pyuvm.uvm_component):
             self.divergence = DivergenceScoreboard(self.model)
             self.shared = SharedMemoryScoreboard(cfg, self.model, SmLaunch.of(cfg, image).sh_stride)
             self.coalescing = CoalescingScoreboard(cfg, image)
-            self.boards = [self.retire, self.divergence, self.shared, self.coalescing]
+            self.after_retire = [self.divergence, self.shared, self.coalescing]  # check(rtl, model record, sm)
+            self.boards = [self.retire, *self.after_retire]
 
     def abandon(self) -> None:
         """The launch was reset or aborted on purpose: drop its state (what was checked stays counted)."""
@@ -148,15 +137,12 @@ class LaunchChecker(pyuvm.uvm_component):
         if self.mode == "end":
             self.model.run()
         for board in self.boards:
-            left = board.leftovers()
-            if isinstance(board, CoalescingScoreboard):
-                left += board.end_of_load()
+            left = board.end()
             if left:
-                self._raise(CoalescingMismatch if board is self.coalescing else SharedMismatch,
-                            f"{board.name} scoreboard at the end of {item}: " + "; ".join(left[:5]))  # fmt: skip
+                self._raise(board.mismatch, f"{board.name} scoreboard at the end of {item}: " + "; ".join(left[:5]))
         diffs = self.end_board.check(self.model, self.mem, item.perf)
         if diffs:
-            self._raise(EndOfKernelMismatch, f"end of kernel check of {item}: " + "; ".join(diffs))
+            self._raise(self.end_board.mismatch, f"end of kernel check of {item}: " + "; ".join(diffs))
         if item.golden is not None:
             words, diffs = item.golden.mismatches(self.mem)
             if diffs:
@@ -217,11 +203,10 @@ class LaunchChecker(pyuvm.uvm_component):
             exp = self.retire.check(rtl, sm)
         except Mismatch as exc:
             self._raise(type(exc), str(exc))
-        for board, kind in ((self.divergence, DivergenceMismatch), (self.shared, SharedMismatch),
-                            (self.coalescing, CoalescingMismatch)):  # fmt: skip
+        for board in self.after_retire:
             diffs = board.check(rtl, exp, sm)
             if diffs:
-                self._raise(kind, f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs) +
+                self._raise(board.mismatch, f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs) +
                             f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}")  # fmt: skip
         self.checked_ap.write((exp, sm, self.model.warp(exp.block, exp.warp)))
 

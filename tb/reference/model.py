@@ -678,7 +678,7 @@ class Model:
         if self._races is not None:
             self._race_check(w, ins.unit, addrs, mask, write=True)
         act_a, act_d = addrs[bits], data[bits]
-        if len(act_a) > 1 and len(np.unique(act_a)) != len(act_a):
+        if len(act_a) > 1 and len(set(act_a.tolist())) != len(act_a):  # (np.unique would import numpy.ma)
             # Several lanes store to one word: the highest lane wins (docs/isa.md 3.3).
             _, first_rev = np.unique(act_a[::-1], return_index=True)
             keep = len(act_a) - 1 - first_rev

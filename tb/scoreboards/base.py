@@ -15,7 +15,12 @@ class Mismatch(AssertionError):
 
 
 class Scoreboard:
+    """Every scoreboard has one shape: ``check(...)`` per observed item returns the differences found
+    (or raises :attr:`mismatch`), ``end()`` at the end of a launch returns what never matched; the
+    caller raises :attr:`mismatch`, the board's own exception type, with them."""
+
     name: ClassVar[str] = "scoreboard"
+    mismatch: ClassVar[type[Mismatch]] = Mismatch
     counts: ClassVar[tuple[str, ...]] = ()  # integer attributes summed over launches for the report
 
     def __init__(self) -> None:
@@ -27,6 +32,10 @@ class Scoreboard:
     def leftovers(self) -> list[str]:
         """Observed or expected items never matched (empty when the launch ended cleanly)."""
         return []
+
+    def end(self) -> list[str]:
+        """The end of a launch: everything that never matched (Forastero-style drain)."""
+        return self.leftovers()
 
     def report(self) -> str:
         if self.compared == 0:

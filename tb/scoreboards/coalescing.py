@@ -24,7 +24,7 @@ from typing import Any
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
 from tb.reference.model import Retire
-from tb.scoreboards.base import Scoreboard
+from tb.scoreboards.base import Mismatch, Scoreboard
 
 
 def wid_width(cfg: GpuConfig) -> int:
@@ -35,8 +35,13 @@ def sm_tag_width(cfg: GpuConfig) -> int:
     return wid_width(cfg) + (cfg.warp_size - 1).bit_length()
 
 
+class CoalescingMismatch(Mismatch):
+    """Memory traffic (transactions, pass counts, port integrity) differs from the model's."""
+
+
 class CoalescingScoreboard(Scoreboard):
     name = "coalescing/bank"
+    mismatch = CoalescingMismatch
     counts = ("accesses", "txns", "loader_txns", "shared_accesses", "responses")
 
     def __init__(self, cfg: GpuConfig, image: LaunchImage) -> None:
@@ -136,6 +141,9 @@ class CoalescingScoreboard(Scoreboard):
             store = t.write if store is None else store
             parts.append(f"{'ST' if store else 'LD'} {base:#x}/m{t.mask:#x}")
         return "[" + ", ".join(parts) + (", ..." if len(txns) > 4 else "") + "]"
+
+    def end(self) -> list[str]:
+        return self.leftovers() + self.end_of_load()
 
     def end_of_load(self) -> list[str]:
         missing = sorted(set(self.loader_want) - self.loader_done)

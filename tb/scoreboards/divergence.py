@@ -21,6 +21,7 @@ class DivergenceMismatch(Mismatch):
 
 class DivergenceScoreboard(Scoreboard):
     name = "divergence"
+    mismatch = DivergenceMismatch
     counts = ("pushes", "pops", "merges", "tops")
 
     def __init__(self, model: Model) -> None:

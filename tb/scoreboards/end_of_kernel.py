@@ -11,13 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from tb.reference.model import PERF_COUNTERS, TIMING_COUNTERS, Model
-from tb.scoreboards.base import Scoreboard
+from tb.scoreboards.base import Mismatch, Scoreboard
 
 EXACT_COUNTERS = tuple(n for n in PERF_COUNTERS if n not in TIMING_COUNTERS)
 
 
+class EndOfKernelMismatch(Mismatch):
+    """At the end of a launch: global memory, a block's completion or an exact counter differs."""
+
+
 class EndOfKernelChecker(Scoreboard):
     name = "end of kernel"
+    mismatch = EndOfKernelMismatch
 
     def __init__(self) -> None:
         super().__init__()

@@ -29,6 +29,7 @@ def where(rtl: Any, sm: int) -> str:
 
 class RetireScoreboard(Scoreboard):
     name = "retire"
+    mismatch = RetireMismatch
     counts = ("lanes_compared",)
 
     def __init__(self, model: Model, history: int = 8) -> None:

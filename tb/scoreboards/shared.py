@@ -24,13 +24,18 @@ import numpy as np
 
 from tb.reference.config import GpuConfig
 from tb.reference.model import Model, Retire
-from tb.scoreboards.base import Scoreboard
+from tb.scoreboards.base import Mismatch, Scoreboard
 
 Write = tuple[int, int]  # (physical word address, data)
 
 
+class SharedMismatch(Mismatch):
+    """A shared-memory bank write, or a block's final shared contents, differs from the model's."""
+
+
 class SharedMemoryScoreboard(Scoreboard):
     name = "shared memory"
+    mismatch = SharedMismatch
     counts = ("stores", "writes", "blocks_checked", "words_checked", "clears")
 
     def __init__(self, cfg: GpuConfig, model: Model, sh_stride: int) -> None:
