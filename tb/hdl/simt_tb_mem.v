@@ -83,47 +83,55 @@ module simt_tb_mem #(
     wire accept = mreq_valid && mreq_ready;
     wire taken  = mrsp_valid && mrsp_ready;
 
-    // A free entry for the request accepted at this edge.
-    reg [PI_W-1:0] free_i;
+    // Entries are allocated lowest-free first, so every entry in use lies below `hwm`: the searches
+    // below stop there. They run only at an edge that needs them (a request accepted, a response to
+    // choose), never as combinational logic re-evaluated on every change: on Icarus a 64-entry scan
+    // per cycle cost more than the GPU.
+    reg [PI_W:0] hwm;
     integer i;
-    always @(*) begin
-        free_i = {PI_W{1'b0}};
-        for (i = PEND - 1; i >= 0; i = i - 1)
-            if (!p_v[i]) free_i = i[PI_W-1:0];
-    end
 
-    // The next response to present, from the entries left after this edge (one taken now excluded)
-    // and the request accepted now (its latency may be 1: presented in the very next cycle, as the
-    // Python responder does): out of order, the earliest ready cycle (ties: oldest); in order, the
-    // oldest, once it is ready.
-    reg            next_ok, next_new;
-    reg [PI_W-1:0] next_i;
-    reg [31:0]     best_key, best_seq;
-    always @(*) begin
-        next_ok  = 1'b0;
-        next_new = 1'b0;
-        next_i   = {PI_W{1'b0}};
-        best_key = 32'd0;
-        best_seq = 32'd0;
-        for (i = 0; i < PEND; i = i + 1)
-            if (p_v[i] && !(taken && shown == i[PI_W-1:0])) begin
-                if (!next_ok || (ooo ? (p_ready[i] < best_key || (p_ready[i] == best_key && p_seq[i] < best_seq))
-                                     : p_seq[i] < best_seq)) begin
-                    next_ok  = 1'b1;
-                    next_i   = i[PI_W-1:0];
-                    best_key = p_ready[i];
-                    best_seq = p_seq[i];
+    // A free entry for the request accepted at this edge (one exists: mreq_ready needs count < PEND).
+    function automatic [PI_W-1:0] lowest_free(input integer limit);
+        integer k;
+        reg     found;
+        begin
+            lowest_free = limit[PI_W-1:0];
+            found = 1'b0;
+            k = 0;
+            while (k < limit && !found) begin
+                if (!p_v[k]) begin
+                    lowest_free = k[PI_W-1:0];
+                    found = 1'b1;
                 end
+                k = k + 1;
             end
-        // the request accepted now is the youngest: it wins only on an earlier ready cycle, or alone
-        if (accept && (!next_ok || (ooo && new_ready < best_key))) begin
-            next_ok  = 1'b1;
-            next_new = 1'b1;
-            next_i   = free_i;
-            best_key = new_ready;
         end
-        if (next_ok && best_key > cycle + 32'd1) next_ok = 1'b0;  // not ready in the next cycle
-    end
+    endfunction
+
+    // The next response to present, from the entries left after this edge (`gone`, taken now,
+    // excluded) and the request accepted now (entry `fresh`; its latency may be 1: presented in the
+    // very next cycle, as the Python responder does): out of order, the earliest ready cycle (ties:
+    // oldest); in order, the oldest, once it is ready. Returns {found, is the new one, entry}.
+    function automatic [PI_W+1:0] pick(input integer limit, input have_gone, input [PI_W-1:0] gone,
+                                       input have_new, input [PI_W-1:0] fresh);
+        integer k;
+        reg            ok, is_new;
+        reg [PI_W-1:0] at;
+        reg [31:0]     key, sq;
+        begin
+            ok = 1'b0; is_new = 1'b0; at = {PI_W{1'b0}}; key = 32'd0; sq = 32'd0;
+            for (k = 0; k < limit; k = k + 1)
+                if (p_v[k] && !(have_gone && gone == k[PI_W-1:0]))
+                    if (!ok || (ooo ? (p_ready[k] < key || (p_ready[k] == key && p_seq[k] < sq)) : p_seq[k] < sq)) begin
+                        ok = 1'b1; at = k[PI_W-1:0]; key = p_ready[k]; sq = p_seq[k];
+                    end
+            // the request accepted now is the youngest: it wins only on an earlier ready cycle, or alone
+            if (have_new && (!ok || (ooo && new_ready < key))) begin
+                ok = 1'b1; is_new = 1'b1; at = fresh; key = new_ready;
+            end
+            pick = {ok && key <= cycle + 32'd1, is_new, at};  // ready in the next cycle?
+        end
+    endfunction
 
     // ---- the memory array and acceptance ---------------------------------------------------------
     wire [AW-1:0] base = mreq_addr[AW-1:0];
@@ -152,10 +160,15 @@ module simt_tb_mem #(
                 if (mreq_mask[i]) mem[base + i[AW-1:0]] <= mreq_wdata[i*32 +: 32];
     end
 
+    // A testbench process: the chosen entries are worked out in place at the edge (blocking).
+    /* verilator lint_off BLKSEQ */
+    reg [PI_W-1:0] free_i;
+    reg [PI_W+1:0] sel;
     always @(posedge clk) begin
         if (rst) begin
             for (i = 0; i < PEND; i = i + 1) p_v[i] <= 1'b0;
             count      <= {(PI_W + 1){1'b0}};
+            hwm        <= {(PI_W + 1){1'b0}};
             seq        <= 32'd0;
             cycle      <= 32'd0;
             ready_q    <= 1'b0;
@@ -167,6 +180,7 @@ module simt_tb_mem #(
             cycle   <= cycle + 32'd1;
             ready_q <= {1'b0, rng[7:0]} < ready_pct;
             if (taken) p_v[shown] <= 1'b0;
+            free_i = accept ? lowest_free({{(31 - PI_W){1'b0}}, hwm}) : {PI_W{1'b0}};
             if (accept) begin
                 p_v[free_i]     <= 1'b1;
                 p_tag[free_i]   <= mreq_tag;
@@ -176,13 +190,16 @@ module simt_tb_mem #(
                 seq             <= seq + 32'd1;
             end
             count <= count + {{PI_W{1'b0}}, accept} - {{PI_W{1'b0}}, taken};
+            if (count + {{PI_W{1'b0}}, accept} == {{PI_W{1'b0}}, taken}) hwm <= {(PI_W + 1){1'b0}};  // now empty
+            else if (accept && {1'b0, free_i} >= hwm) hwm <= {1'b0, free_i} + 1'b1;
             if (!mrsp_valid || taken) begin
-                // choose the next response; the one accepted now is never ready before next cycle + 1
-                if (next_ok && {1'b0, rng[15:8]} < rsp_pct) begin
+                // choose the next response
+                sel = (count != 0 || accept) ? pick({{(31 - PI_W){1'b0}}, hwm}, taken, shown, accept, free_i) : {(PI_W + 2){1'b0}};
+                if (sel[PI_W+1] && {1'b0, rng[15:8]} < rsp_pct) begin
                     mrsp_valid <= 1'b1;
-                    shown      <= next_i;
-                    mrsp_tag   <= next_new ? mreq_tag : p_tag[next_i];
-                    mrsp_rdata <= next_new ? (mreq_write ? {SEG_WORDS*32{1'b0}} : req_data) : p_data[next_i];
+                    shown      <= sel[PI_W-1:0];
+                    mrsp_tag   <= sel[PI_W] ? mreq_tag : p_tag[sel[PI_W-1:0]];
+                    mrsp_rdata <= sel[PI_W] ? (mreq_write ? {SEG_WORDS*32{1'b0}} : req_data) : p_data[sel[PI_W-1:0]];
                 end else begin
                     mrsp_valid <= 1'b0;
                 end
@@ -202,5 +219,6 @@ module simt_tb_mem #(
             end
         end
     end
+    /* verilator lint_on BLKSEQ */
     always @(*) req_held = held_q;
 endmodule
