@@ -66,14 +66,27 @@ CODE_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
 COVERAGE_DATA = ROOT / "build" / "coverage" / "dat"
 
 
-class SelectiveVerilator(Verilator):
-    """cocotb's Verilator runner without ``--public-flat-rw``: only the signals a Verilator control file
-    (``visibility=``) marks public are visible to the harness, so Verilator optimises the rest."""
+class ProjectVerilator(Verilator):
+    """cocotb's Verilator runner with two project choices: ``selective`` drops ``--public-flat-rw`` (only
+    what a Verilator control file, ``visibility=``, marks public is visible to the harness, so Verilator
+    optimises the rest), and ``make_vars`` go to the C++ build (e.g. the optimisation of small benches,
+    whose build costs more than their run)."""
+
+    def __init__(self, selective: bool = False, make_vars: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.selective, self.make_vars = selective, list(make_vars)
 
     def _build_command(self) -> list:
         cmds = super()._build_command()
-        cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
+        if self.selective:
+            cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
+        cmds[1] = [*cmds[1], *self.make_vars]
         return cmds
+
+
+# The C++ optimisation of Verilator builds: the unit benches are small and short, so their build (mostly
+# compiling the model) costs more than their run; the GPU benches (``visibility=``) run long.
+FAST_BUILD = ("OPT_FAST=-O0", "OPT_SLOW=-O0")
 
 
 def _flag(name: str, default: str = "0") -> bool:
@@ -130,7 +143,10 @@ def _build_and_test(
         build_args += ["--trace-fst", "--trace-structs"]
     if sim == "verilator" and visibility is not None:
         build_args.append(str(visibility))
-    runner = SelectiveVerilator() if sim == "verilator" and visibility is not None else get_runner(sim)
+    if sim == "verilator":
+        runner = ProjectVerilator(visibility is not None, () if visibility is not None else FAST_BUILD)
+    else:
+        runner = get_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent tests of one configuration build it once
         runner.build(

@@ -22,7 +22,7 @@ from tb import difftrace, rtlsim
 from tb.tests.system.test_gpu import run_gpu
 
 CONFIG = "sm2-l8"  # the system tests' build of it is reused
-KERNEL_SEEDS = "903,905,906,907"  # four short random kernels (~1000 warp-instructions), not in the regression's 0:50
+KERNEL_SEEDS = "903,905,906,907"  # four short random kernels (~1000 warp-instructions), not in the regression's 0:200
 SIMS = ("icarus", "verilator")
 OUT = rtlsim.ROOT / "build" / "differential"
 
