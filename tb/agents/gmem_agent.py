@@ -57,7 +57,6 @@ class GmemAgent(pyuvm.uvm_component):
         self.rng = db.get(self, "", "RNG")
         self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
         self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, self.write_request)
-        self.stores = self.held = 0
 
     def start_of_simulation_phase(self) -> None:
         apply_knobs(self.dut, self.knobs, self.rng.getrandbits(64))  # the seed is loaded during reset
@@ -79,10 +78,8 @@ class GmemAgent(pyuvm.uvm_component):
         self.dut.mem_clear.value = 0
 
     def write_request(self, txn: Any) -> None:
-        self.held += txn.held
         if not txn.write:
             return
-        self.stores += 1
         for i, word in enumerate(txn.data):
             if txn.mask >> i & 1:
                 self.mem[txn.addr + i] = word

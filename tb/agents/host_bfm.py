@@ -125,13 +125,15 @@ class HostBfm(BusDriver):
         watchdog; without, it polls STATUS every ``every`` cycles. A :class:`Watchdog` ends a hang with
         a clear error: after ``max_cycles``, or as soon as no warp-instruction retired (performance
         counter ``warp_instrs``) in ``stall_cycles``."""
-        st, waited, last_instrs, last_check = 0, 0, -1, 0
+        last_instrs, last_check = -1, 0
         start = get_sim_time("ns")
-        while waited < max_cycles:
+        while True:
             st = await self.status()
             if not st & (ST_BUSY | ST_LOADING):
                 return st
             waited = int((get_sim_time("ns") - start) // self.period_ns)
+            if waited >= max_cycles:
+                raise Watchdog(f"watchdog: the GPU stayed busy for {max_cycles} cycles ({await self._progress(st)})")
             if st & ST_BUSY and waited - last_check >= stall_cycles:
                 instrs = await self.perf(PERF_WARP_INSTRS)
                 if instrs == last_instrs:
@@ -144,8 +146,6 @@ class HostBfm(BusDriver):
                 wait = min(stall_cycles, max_cycles - waited) * self.period_ns
                 await First(RisingEdge(irq), Timer(max(wait, self.period_ns), "ns"))
             await RisingEdge(self.clock)
-            waited = int((get_sim_time("ns") - start) // self.period_ns)
-        raise Watchdog(f"watchdog: the GPU stayed busy for {max_cycles} cycles ({await self._progress(st)})")
 
     async def _progress(self, st: int) -> str:
         return (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "

@@ -15,7 +15,7 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
-from tb.reference.retire_record import RtlRetire
+from tb.reference.retire_record import FIELDS, RtlRetire
 
 
 @dataclass(frozen=True)
@@ -152,39 +152,16 @@ def sample_retire(dut: Any, warp_size: int, sm: int = 0, depth_w: int | None = N
     scoreboard can tell "unknown" from any value.
     """
     dw = depth_w if depth_w is not None else len(dut.rt_pops) // len(dut.rt_valid)
-
-    def num(name: str, width: int) -> int:
-        return int(_field(dut, name, sm, width), 2)
-
-    raw = _field(dut, "rt_values", sm, 32 * warp_size)
-    lanes: list[int | None] = []
-    for i in range(warp_size):
-        chunk = raw[len(raw) - 32 * (i + 1) : len(raw) - 32 * i]
-        lanes.append(int(chunk, 2) if set(chunk) <= {"0", "1"} else None)
-    return RtlRetire(
-        block=num("rt_block", 32),
-        warp=num("rt_warp", 5),
-        pc=num("rt_pc", 17),
-        instr=num("rt_instr", 32),
-        mask=num("rt_mask", warp_size),
-        wr=bool(num("rt_wr", 1)),
-        rd=num("rt_rd", 5),
-        values=lanes,
-        next_pc=num("rt_next_pc", 17),
-        next_mask=num("rt_next_mask", warp_size),
-        pushes=num("rt_pushes", 1),
-        pops=num("rt_pops", dw),
-        merged=num("rt_merged", 1),
-        depth=num("rt_depth", dw),
-        passes=num("rt_passes", 7),
-        txns=num("rt_txns", 6),
-        barrier=bool(num("rt_barrier", 1)),
-        done=bool(num("rt_done", 1)),
-        slot=num("rt_slot", 4),
-        top_pc=num("rt_top_pc", 17),
-        top_mask=num("rt_top_mask", warp_size),
-        top_kind=num("rt_top_kind", 1),
-    )
+    vals: list[Any] = []
+    for f in FIELDS:  # tb/reference/retire_record.py: the one definition of the record
+        bits = _field(dut, f.port, sm, f.bits(warp_size, dw))
+        if f.kind is list:
+            chunks = [bits[len(bits) - 32 * (i + 1) : len(bits) - 32 * i] for i in range(warp_size)]
+            vals.append([int(c, 2) if set(c) <= {"0", "1"} else None for c in chunks])
+        else:
+            v = int(bits, 2)
+            vals.append(bool(v) if f.kind is bool else v)
+    return RtlRetire(*vals)
 
 
 async def retire_monitor(dut: Any, warp_size: int, sink: Any) -> None:

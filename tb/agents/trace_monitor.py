@@ -41,9 +41,9 @@ class MemResponse:
     overtook: bool = False  # answered while an earlier-accepted request was still unanswered
 
 
-def trace_path(run_dir: str | os.PathLike[str] | None = None) -> Path:
-    """Where a run's trace goes: ``SIMT_TRACE_FILE``, else ``trace.txt`` in the current folder."""
-    return Path(os.environ.get("SIMT_TRACE_FILE") or Path(run_dir or os.getcwd()) / "trace.txt")
+def trace_path() -> Path:
+    """Where a run's trace goes: ``SIMT_TRACE_FILE`` (tb/rtlsim.py sets it), else ``trace.txt`` here."""
+    return Path(os.environ.get("SIMT_TRACE_FILE") or "trace.txt")
 
 
 async def sync(dut: Any) -> None:
@@ -70,7 +70,7 @@ class TraceMonitor(pyuvm.uvm_component):
         self.lines = self.batches = 0
         self._file: Any = None
         self._rest = ""
-        self._pending: list[tuple[int, int, int]] = []  # requests not answered: (tag, cycle, seq)
+        self._pending: list[tuple[int, int]] = []  # requests not answered, oldest first: (tag, cycle)
         self._seq = 0
         self.cycle = 0  # cycle of the event being published (the HDL memory's count since reset)
 
@@ -126,12 +126,12 @@ class TraceMonitor(pyuvm.uvm_component):
             cycle, addr, write, mask, data, tag = (int(x, 16) for x in t[1:7])
             self.request_ap.write(MemTxn(addr, bool(write), mask, self._words(data), tag, cycle, seq=self._seq,
                                          held=t[7] == "1"))  # fmt: skip
-            self._pending.append((tag, cycle, self._seq))
+            self._pending.append((tag, cycle))
             self._seq += 1
         elif kind == "P":
             cycle, tag, rdata = self.cycle, int(t[2], 16), int(t[3], 16)
             latency, overtook = 0, False
-            for i, (ptag, pcycle, _) in enumerate(self._pending):
+            for i, (ptag, pcycle) in enumerate(self._pending):
                 if ptag == tag:
                     latency, overtook = cycle - pcycle, i > 0
                     del self._pending[i]

@@ -54,14 +54,10 @@ def _sources() -> list[str]:
     return [str(p if Path(p).is_absolute() else rtl / p) for p in BENCH_SOURCES] + [str(HDL / f"{TOP}.v")]
 
 
-def _raw_params(cfg: GpuConfig) -> dict[str, int]:
-    return {k: v for k, v in gpu_parameters(cfg).items()}
-
-
 def build(cfg: GpuConfig, sim: str = "verilator") -> list[str]:
     """Build the raw bench for ``cfg``; return the command that runs it (plusargs appended by run)."""
     simenv.apply([sim])
-    params = _raw_params(cfg)
+    params = gpu_parameters(cfg)
     key = hashlib.sha1(json.dumps([sim, params, [Path(s).stat().st_mtime_ns for s in _sources()]]).encode())
     out = BUILD / f"{sim}-{key.hexdigest()[:10]}"
     out.mkdir(parents=True, exist_ok=True)

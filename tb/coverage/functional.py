@@ -291,7 +291,7 @@ class GpuCoverage:
 
     def _memory(self, exp: Any) -> None:
         mem = exp.mem
-        every = mem.addrs.tolist() if hasattr(mem.addrs, "tolist") else list(mem.addrs)
+        every = mem.addrs.tolist()
         addrs = [every[i] for i in range(self.cfg.warp_size) if exp.mask >> i & 1]
         if mem.space == "shared":
             for degree in set(mem.rows):  # the model's passes per row (row_conflicts)

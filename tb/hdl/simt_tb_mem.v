@@ -42,7 +42,7 @@ module simt_tb_mem #(
     // what happened, for the trace writer
     output reg  [31:0]               cycle,      // edges since reset
     output wire [SEG_WORDS*32-1:0]   req_data,   // a load's data as read at acceptance (store: wdata)
-    output reg                       req_held,   // the request being accepted was held off before
+    output wire                      req_held,   // the request being accepted was held off before
     output reg  [7:0]                proto_err,  // 0 none, 1 X on mreq_valid, 2 changed while held, 3 bad address
     output wire [8:0]                pending     // responses owed
 );
@@ -220,5 +220,5 @@ module simt_tb_mem #(
         end
     end
     /* verilator lint_on BLKSEQ */
-    always @(*) req_held = held_q;
+    assign req_held = held_q;
 endmodule

@@ -59,7 +59,7 @@ class RetireScoreboard(Scoreboard):
         cmp("writes a register", rtl.wr, exp.rd is not None)
         if exp.rd is not None and exp.values is not None:
             cmp("destination", rtl.rd, exp.rd, "r{}")
-            want_all = exp.values.tolist() if hasattr(exp.values, "tolist") else list(exp.values)
+            want_all = exp.values.tolist()
             got_all = rtl.values
             lanes = [i for i in range(len(got_all)) if exp.mask >> i & 1]
             self.lanes_compared += len(lanes)
