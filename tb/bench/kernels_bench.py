@@ -62,7 +62,8 @@ def job(sim: str, lanes: int, kernel: str, sizes: list[int], latency: int, out: 
     return f"{kernel} x{lanes} lanes {sizes}", time.monotonic() - start
 
 
-def plan(kernels: list[str], lanes: list[int], sim: str) -> tuple[list[tuple[int, str, list[int]]], list[str]]:
+def plan(kernels: list[str], lanes: list[int], sim: str,
+         report_size_only: bool = False) -> tuple[list[tuple[int, str, list[int]]], list[str]]:
     """(lanes, kernel, sizes) jobs, biggest first, and the cases skipped for the budget."""
     jobs, skipped = [], []
     if not SWEEP[sim] and len(lanes) > 1:
@@ -70,7 +71,7 @@ def plan(kernels: list[str], lanes: list[int], sim: str) -> tuple[list[tuple[int
         lanes = lanes[:1]
     for n in lanes:
         for k in kernels:
-            want = suite.sizes(k) if n == lanes[0] else [REPORT_SIZE]
+            want = suite.sizes(k) if n == lanes[0] and not report_size_only else [REPORT_SIZE]
             sizes = [s for s in want if (k, s) not in BUDGET[sim]]
             skipped += [f"{k}/{s} at {n} lanes" for s in want if (k, s) in BUDGET[sim]]
             if sizes:
@@ -204,13 +205,15 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the last results")
     ap.add_argument("--resume", action="store_true", help="skip the runs whose results exist")
+    ap.add_argument("--report-size-only", action="store_true",
+                    help=f"only size {REPORT_SIZE} at every lane count (the cycle table), not every size at 8 lanes")
     args = ap.parse_args()
     sim = os.environ.get("SIM", "verilator")
     kernels = [k for k in args.kernels.split(",") if k]
     lanes = sorted(int(n) for n in args.lanes.split(","))
     REPORTS.mkdir(parents=True, exist_ok=True)
     raw = REPORTS / f"kernels_bench-{sim}.jsonl"
-    jobs, skipped = plan(kernels, lanes, sim)
+    jobs, skipped = plan(kernels, lanes, sim, args.report_size_only)
     start = time.monotonic()
     parts = [REPORTS / "kernels_bench" / f"{sim}-{n}-{k}.jsonl" for n, k, _ in jobs]
     todo = [(j, p) for j, p in zip(jobs, parts) if not (args.report_only or (args.resume and p.exists()))]

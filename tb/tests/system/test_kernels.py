@@ -17,7 +17,7 @@ from tb.tests.system.test_gpu import run_gpu
 CONFIG = "sm2-l8"
 # two batches, so pytest -n spreads them over the cores
 BATCHES = {
-    "vector": ["vecadd", "reduction", "scalarprod", "autocor"],
+    "vector": ["vecadd", "reduction", "scalarprod", "autocor", "alustream"],
     "matrix": ["bitonic", "transpose", "matrixmul", "stencil3d"],
 }
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import random
+from typing import Any
 
 import cocotb
 import numpy as np
@@ -33,6 +34,7 @@ from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor, sm_parameters
 from tb.kernel_library import ERROR_KERNELS, KERNELS, image_of
 from tb.reference.config import GpuConfig
+from tb.reference.image import LaunchImage
 from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard
@@ -118,10 +120,13 @@ class PortChecks:
         return f"{self.tops} stack tops, {self.stores} shared stores, {self.clears} line clears checked"
 
 
-async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
+async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None = None,
+                     retire_log: list[tuple[int, Any]] | None = None) -> None:
+    """Run kernel ``name`` (or ``image``) to completion, checked in lock-step; ``retire_log`` gets
+    (cycle, record) of every retire (the pipeline bench, tb/tests/unit/test_sm_pipeline.py)."""
     rng = random.Random(cocotb.RANDOM_SEED)
     error = name in ERROR_KERNELS
-    image = image_of(name, rng)
+    image = image or image_of(name, rng)
     image.check(cfg)
     model = Model(cfg, image)
     mem = np.zeros(cfg.global_words, np.uint32)
@@ -145,7 +150,23 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     ports = PortChecks(dut, cfg, model, drv.launch.slots, drv.launch.sh_stride, drv.launch.wpb)
     failures: list[BaseException] = []
 
+    edges = [0, -1]  # rising edges so far; the edge after which err_valid was first seen high (-1: not yet)
+
+    async def count_edges() -> None:
+        while True:
+            await RisingEdge(dut.clk)
+            edges[0] += 1
+            await ReadOnly()
+            if edges[1] < 0 and int(dut.err_valid.value):
+                edges[1] = edges[0]
+
     def on_retire(rec, sm: int) -> None:
+        if retire_log is not None:
+            retire_log.append((edges[0], rec))
+        # An older instruction may retire on the edge that raises the error, none on a later one.
+        if 0 <= edges[1] < edges[0]:
+            failures.append(AssertionError(f"retire of block {rec.block} warp {rec.warp} pc {rec.pc} after the "
+                                           "error was raised (docs/isa.md §7: nothing retires after it)"))  # fmt: skip
         if failures:
             return
         try:
@@ -165,6 +186,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
 
     done_blocks: list[int] = []
     busy_cycles = 0  # cycles with idle low
+    cocotb.start_soon(count_edges())
     cocotb.start_soon(retire_monitor(dut, cfg.warp_size, on_retire))
     cocotb.start_soon(watch_shared())
     cocotb.start_soon(drv.dispatch_all(on_dispatch=lambda bid: model.start_block(bid, sm=0)))
@@ -184,6 +206,8 @@ async def run_kernel(dut, name: str, cfg: GpuConfig) -> None:
     else:
         raise AssertionError(f"watchdog: {name} did not finish in {budget} cycles "
                              f"({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} retires)")  # fmt: skip
+    if error and not failures:
+        await ClockCycles(dut.clk, 50)  # the pipeline is flushed: any late retire fails above
     if failures:
         raise failures[0]
     if error:
