@@ -20,10 +20,12 @@ from cocotb_bus.monitors import BusMonitor
 from tb.agents.handshake import next_handshake
 from tb.agents.observers import reset_applied
 from tb.reference.image import LaunchImage
-from tb.reference.model import PERF_COUNTERS
+from tb.reference.image_rules import Rule
+from tb.reference.model import ERROR_CODES, PERF_COUNTERS
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
+REG_ERR_RULE, REG_IMG_WORDS = 0x0E, 0x0F
 REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED = 0x10, 0x11, 0x12, 0x13, 0x14
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
@@ -44,6 +46,20 @@ class RegAccess:
     data: int = 0
 
 
+KERNEL_ERRORS = {code: kind for kind, code in ERROR_CODES.items()}
+LOADER_STATES = {0: "idle", 1: "version", 2: "record header", 3: "record payload", 4: "DATA base", 5: "DATA words",
+                 6: "flushing stores", 7: "loaded", 8: "error"}  # fmt: skip
+
+
+def error_kind_name(kind: int) -> str:
+    """The spec's name of an ERR_KIND value (docs/isa.md section 7, docs/gpu.md launch errors)."""
+    if kind in KERNEL_ERRORS:
+        return f"{KERNEL_ERRORS[kind].name} ({KERNEL_ERRORS[kind].value})"
+    if kind in LAUNCH_ERRORS:
+        return f"launch error 0x{kind:02x} ({LAUNCH_ERRORS[kind]})"
+    return f"unknown error kind {kind}" if kind else "no error"
+
+
 @dataclass(frozen=True)
 class GpuError:
     kind: int
@@ -52,6 +68,22 @@ class GpuError:
     warp: int
     pc: int
     lane: int
+    rule: int = 0  # ERR_RULE (loader errors)
+    word: int = 0  # IMG_WORDS: the offending word's index (loader errors)
+
+    @property
+    def kind_name(self) -> str:
+        return error_kind_name(self.kind)
+
+    def __str__(self) -> str:
+        if self.kind in LAUNCH_ERRORS:
+            if self.kind == 0x13:
+                return f"GpuError({self.kind_name})"
+            rule = Rule(self.rule).name if self.rule in iter(Rule) else str(self.rule)
+            return f"GpuError({self.kind_name}: rule {rule} at image word {self.word})"
+        lane = "no lane" if self.lane == 63 else f"lane {self.lane}"
+        return (f"GpuError({self.kind_name} at SM {self.sm} block {self.block} warp {self.warp} pc {self.pc}, "
+                f"{lane})")  # fmt: skip
 
 
 class Watchdog(AssertionError):
@@ -148,11 +180,21 @@ class HostBfm(BusDriver):
             await RisingEdge(self.clock)
 
     async def _progress(self, st: int) -> str:
-        return (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
+        text = (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
                 f"done {await self.read(REG_BLOCKS_DONE)}")  # fmt: skip
+        return await self._loader_note(st) + text
+
+    async def _loader_note(self, st: int) -> str:
+        """'the loader is waiting for word N ...; ' when STATUS shows it mid-image ('' otherwise)."""
+        state = st >> 4 & 0xF
+        if not st & ST_LOADING or state not in (1, 2, 3, 4, 5):
+            return ""
+        n = await self.read(REG_IMG_WORDS)
+        return (f"the loader is waiting for word {n} of the launch image ({LOADER_STATES[state]}): the image "
+                f"sent was cut short, send the rest or ABORT; ")  # fmt: skip
 
     async def error(self) -> GpuError:
-        regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_ERR_LANE + 1)]
+        regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_IMG_WORDS + 1)]
         return GpuError(*regs)
 
     async def perf(self, counter: int, sm: int = PERF_ALL_SMS) -> int:

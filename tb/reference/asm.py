@@ -666,7 +666,7 @@ class _Assembler:
                 t.col, f"expected a register, found a memory operand; {mnemonic} takes no memory operand"
             )
         if t.kind == "id" and (t.text in ("r", "R") or self.register_index(t.text, t.col) is not None):
-            raise _Err(t.col, f"'{opnd.text}' is not a register: registers are written r0..r{isa.NUM_REG_FIELD - 1} "
+            raise _Err(t.col, f"'{''.join(x.text for x in opnd.toks)}' is not a register: registers are written r0..r{isa.NUM_REG_FIELD - 1} "
                               "(a plain number, no sign or expression)")  # fmt: skip
         hint = f"; use {mnemonic}I for an immediate operand" if mnemonic + "I" in isa.BY_MNEMONIC else ""
         raise _Err(t.col, f"expected a register (r0..r{isa.NUM_REG_FIELD - 1}), found '{opnd.text}'{hint}")

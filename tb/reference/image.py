@@ -134,12 +134,12 @@ class LaunchImage:
     @classmethod
     def read_hex(cls, path: str | Path) -> LaunchImage:
         """Read a ``.hex`` image; ImageFormatError says file:line (and byte) of what is wrong."""
-        try:
-            return cls.from_words(parse_hex(Path(path).read_bytes(), str(path)))
-        except ImageFormatError:
-            raise
-        except ValueError as e:  # pragma: no cover - parse_hex raises ImageFormatError
-            raise ImageFormatError(f"{path}: {e}") from None
+        words, lines = parse_hex(Path(path).read_bytes(), str(path))
+        verdict = check_words(words)
+        if not verdict.ok:
+            line = lines[verdict.index] if verdict.index < len(lines) else (lines[-1] if lines else 1)
+            raise ImageFormatError(f"{path}:{line}: error: {verdict.message}")
+        return cls.from_words(words)
 
     # ---- legality -----------------------------------------------------------------------------
     def field_problem(self) -> str | None:
@@ -183,29 +183,32 @@ class LaunchImage:
         return self
 
 
-def parse_hex(raw: bytes, path: str = "<hex>") -> list[int]:
-    """The words of a ``.hex`` image: one hex word (1..8 digits) per token, ``//`` comments."""
+def parse_hex(raw: bytes, path: str = "<hex>") -> tuple[list[int], list[int]]:
+    """The words of a ``.hex`` image (one hex word of 1..8 digits per token, ``//`` comments) and the
+    line of each; ImageFormatError says ``path:line:col: error: ...``."""
     words: list[int] = []
+    lines: list[int] = []
     for lineno, line in enumerate(raw.split(b"\n"), 1):
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise ImageFormatError(f"{path}:{lineno}:{e.start + 1}: byte 0x{line[e.start]:02x} is not "
+            raise ImageFormatError(f"{path}:{lineno}:{e.start + 1}: error: byte 0x{line[e.start]:02x} is not "
                                    "UTF-8 text: a .hex image holds hex words and // comments") from None
         text = text.split("//", 1)[0]
         col = 0
         for tok in text.split():
             col = text.index(tok, col) + 1
             if tok.startswith("-"):
-                raise ImageFormatError(f"{path}:{lineno}:{col}: negative word {tok!r}: write the 32-bit "
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: negative word {tok!r}: write the 32-bit "
                                        "two's complement (e.g. ffffffff)")  # fmt: skip
             try:
                 value = int(tok, 16)
             except ValueError:
-                raise ImageFormatError(f"{path}:{lineno}:{col}: not a hex word: {tok!r}") from None
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: not a hex word: {tok!r}") from None
             if value >= WORD_LIMIT:
-                raise ImageFormatError(f"{path}:{lineno}:{col}: {tok!r} is wider than 32 bits "
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: {tok!r} is wider than 32 bits "
                                        "(at most 8 hex digits)")  # fmt: skip
             words.append(value)
+            lines.append(lineno)
             col += len(tok) - 1
-    return words
+    return words, lines
