@@ -125,6 +125,7 @@ def _build_and_test(
     trace: bool = False,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
+    seed_given = simenv.check_seed()  # a bad SEED stops here, before any build
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
@@ -164,7 +165,7 @@ def _build_and_test(
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
     # The regression seed is chosen here (not left to cocotb) so the Verilator seed can derive from it.
-    seed = int(os.environ.get("SEED") or secrets.randbelow(1 << 31))
+    seed = seed_given if seed_given is not None else secrets.randbelow(1 << 31)
     env = {**(extra_env or {}), "SIM": sim}
     run_plusargs = list(plusargs)
     if trace:  # the test wrapper's trace file (tb/hdl/simt_tb_trace.v), read by tb/agents/trace_monitor.py

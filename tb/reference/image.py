@@ -38,7 +38,7 @@ def _words_problem(name: str, values: object) -> str | None:
         return f"{name} must be a list of 32-bit words, not {type(values).__name__}"
     for k, v in enumerate(values):
         if not _is_int(v) or not 0 <= v < WORD_LIMIT:
-            shown = f"0x{v:x}" if _is_int(v) else repr(v)
+            shown = (f"0x{v:x}" if v >= 0 else str(v)) if _is_int(v) else repr(v)
             return f"{name}[{k}] = {shown} is not a 32-bit word (an integer in 0..0xffffffff)"
     return None
 
@@ -201,10 +201,10 @@ def parse_hex(raw: bytes, path: str = "<hex>") -> tuple[list[int], list[int]]:
             if tok.startswith("-"):
                 raise ImageFormatError(f"{path}:{lineno}:{col}: error: negative word {tok!r}: write the 32-bit "
                                        "two's complement (e.g. ffffffff)")  # fmt: skip
-            try:
-                value = int(tok, 16)
-            except ValueError:
-                raise ImageFormatError(f"{path}:{lineno}:{col}: error: not a hex word: {tok!r}") from None
+            if not all(c in "0123456789abcdefABCDEF" for c in tok):
+                hint = " (no 0x prefix: $readmemh reads bare hex digits)" if tok[:2] in ("0x", "0X") else ""
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: not a hex word: {tok!r}{hint}")
+            value = int(tok, 16)
             if value >= WORD_LIMIT:
                 raise ImageFormatError(f"{path}:{lineno}:{col}: error: {tok!r} is wider than 32 bits "
                                        "(at most 8 hex digits)")  # fmt: skip

@@ -162,7 +162,7 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
                 return bad(Rule.ORDER, i, f"{tag.name} record out of order: expected {expect} (duplicate "
                                           f"{tag.name} record?)")  # fmt: skip
         elif tag is not order[0]:
-            what = "DATA record before" if tag is Tag.DATA else f"{tag.name} record where"
+            what = "DATA record before" if tag is Tag.DATA else f"{tag.name} record in place of"
             return bad(Rule.ORDER, i, f"{what} the {order[0].name} record: records come in the order "
                                       "GRID BLOCK REGS SHARED PARAM INSTR CONST, then DATA, then END "
                                       "(out of order, missing or duplicate)")  # fmt: skip
