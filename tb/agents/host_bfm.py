@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
+from cocotb.triggers import First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
-from tb.agents.handshake import next_handshake
+from tb.agents.handshake import edge_when_high, next_handshake, wait_high
 from tb.agents.observers import reset_applied
 from tb.reference.image import LaunchImage
 from tb.reference.image_rules import Rule
@@ -34,6 +34,7 @@ PERF_WARP_INSTRS = PERF_COUNTERS.index("warp_instrs")  # read by the stall watch
 
 LAUNCH_ERRORS = {0x10: "bad image", 0x11: "block cannot fit one SM", 0x12: "program or constants too large",
                  0x13: "START with no image loaded"}  # fmt: skip
+HOST_BOUND = 100_000  # an ABORT drain or DATA stores can hold host_ready low; never this long
 HOST_SIGNALS = ["valid", "ready", "write", "addr", "wdata", "rvalid", "rdata"]
 
 
@@ -99,6 +100,7 @@ class HostBfm(BusDriver):
         super().__init__(dut, "host", clock)
         self.dut = dut
         self.period_ns = period_ns
+        self.bound = HOST_BOUND  # cycles host_ready may stay low for one access
         self.idle()
 
     def idle(self) -> None:
@@ -115,27 +117,20 @@ class HostBfm(BusDriver):
         b = self.bus
         b.valid.value, b.write.value = 1, 1
         b.addr.value, b.wdata.value = addr, value & 0xFFFF_FFFF
-        while True:
-            await RisingEdge(self.clock)
-            if int(b.ready.value):  # sampled at the edge: this edge's handshake
-                break
+        # sampled at the edge: this edge's handshake
+        await edge_when_high(self.clock, b.ready, what=f"host write of 0x{value & 0xFFFF_FFFF:x} to register "
+                             f"0x{addr:02x}", bound=self.bound)  # fmt: skip
         b.valid.value = 0
 
     async def read(self, addr: int) -> int:
         b = self.bus
         b.valid.value, b.write.value, b.addr.value = 1, 0, addr
-        while True:
-            await RisingEdge(self.clock)
-            if int(b.ready.value):
-                break
+        await edge_when_high(self.clock, b.ready, what=f"host read of register 0x{addr:02x}", bound=self.bound)
         b.valid.value = 0
-        while True:
-            await ReadOnly()
-            if int(b.rvalid.value):
-                value = int(b.rdata.value)
-                await RisingEdge(self.clock)
-                return value
-            await RisingEdge(self.clock)
+        await wait_high(self.clock, b.rvalid, what=f"host read of register 0x{addr:02x} (read data)", bound=16)
+        value = int(b.rdata.value)
+        await RisingEdge(self.clock)
+        return value
 
     async def load(self, image: LaunchImage | list[int]) -> None:
         for word in image if isinstance(image, list) else image.to_words():
@@ -224,10 +219,7 @@ class HostMonitor(BusMonitor):
             await next_handshake(self.clock, b.valid, b.ready)
             acc = RegAccess(int(b.addr.value), bool(int(b.write.value)), int(b.wdata.value))
             if not acc.write:
-                await ReadOnly()
-                while not int(b.rvalid.value):
-                    await RisingEdge(self.clock)
-                    await ReadOnly()
+                await wait_high(self.clock, b.rvalid, what="host monitor: read data", bound=16)
                 acc.data = int(b.rdata.value)
                 await RisingEdge(self.clock)
             self._recv(acc)
