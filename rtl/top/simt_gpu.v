@@ -380,7 +380,10 @@ module simt_gpu #(
             end
     end
 
-    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, ((running || start_pending) && !err_q) || draining};
+    // ERROR shows a loader error from the cycle the loader refuses the word (err_q follows one cycle
+    // later), so a STATUS read right after the offending word never sees an idle GPU without ERROR.
+    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q || ld_error, done_q,
+                          ((running || start_pending) && !err_q) || draining};
     assign irq = (status[1] || status[2]) && !status[0] && !ld_busy;
     always @(posedge clk) begin
         host_rvalid <= 1'b0;

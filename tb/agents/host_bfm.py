@@ -146,12 +146,15 @@ class HostBfm(BusDriver):
         return await self.read(REG_STATUS)
 
     async def wait_idle(self, max_cycles: int = 2_000_000, irq: Any = None, stall_cycles: int = 100_000,
-                        every: int = 50) -> int:  # fmt: skip
+                        every: int = 50, max_instrs: int | None = None,
+                        report: Callable[[int], str] | None = None) -> int:  # fmt: skip
         """Wait until STATUS shows BUSY and LOADING low; return STATUS. With ``irq`` (the GPU's
         launch-ended interrupt) it sleeps until irq rises, waking every ``stall_cycles`` for the
         watchdog; without, it polls STATUS every ``every`` cycles. A :class:`Watchdog` ends a hang with
-        a clear error: after ``max_cycles``, or as soon as no warp-instruction retired (performance
-        counter ``warp_instrs``) in ``stall_cycles``."""
+        a clear error: after ``max_cycles``; as soon as no warp-instruction retired (performance
+        counter ``warp_instrs``) in ``stall_cycles``; or once more than ``max_instrs`` retired (a warp
+        spinning). Its message gives STATUS, the block counters, what the loader waits for, and
+        ``report(warp_instrs so far)`` (the environment's golden-model view of the warps)."""
         last_instrs, last_check = -1, 0
         start = get_sim_time("ns")
         while True:
@@ -160,12 +163,16 @@ class HostBfm(BusDriver):
                 return st
             waited = int((get_sim_time("ns") - start) // self.period_ns)
             if waited >= max_cycles:
-                raise Watchdog(f"watchdog: the GPU stayed busy for {max_cycles} cycles ({await self._progress(st)})")
-            if st & ST_BUSY and waited - last_check >= stall_cycles:
+                raise await self._watchdog(f"the GPU stayed busy for {max_cycles} cycles", st, report)
+            if st & ST_BUSY and waited - last_check >= min(stall_cycles, max_cycles):
                 instrs = await self.perf(PERF_WARP_INSTRS)
                 if instrs == last_instrs:
-                    raise Watchdog(f"watchdog: no warp-instruction retired in {stall_cycles} cycles "
-                                   f"({instrs} so far; {await self._progress(st)})")  # fmt: skip
+                    raise await self._watchdog(f"no warp-instruction retired in {stall_cycles} cycles "
+                                               f"({instrs} so far)", st, report, instrs)  # fmt: skip
+                if max_instrs is not None and instrs > max_instrs:
+                    raise await self._watchdog(f"the launch ran past its budget of {max_instrs} warp-instructions "
+                                               f"({instrs} after {waited} cycles: a warp spinning?)", st, report,
+                                               instrs)  # fmt: skip
                 last_instrs, last_check = instrs, waited
             if irq is None:
                 await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
@@ -173,6 +180,15 @@ class HostBfm(BusDriver):
                 wait = min(stall_cycles, max_cycles - waited) * self.period_ns
                 await First(RisingEdge(irq), Timer(max(wait, self.period_ns), "ns"))
             await RisingEdge(self.clock)
+
+    async def _watchdog(self, what: str, st: int, report: Callable[[int], str] | None,
+                        instrs: int | None = None) -> Watchdog:  # fmt: skip
+        text = f"watchdog: {what} ({await self._progress(st)})"
+        if report is not None:
+            if instrs is None:
+                instrs = await self.perf(PERF_WARP_INSTRS)
+            text += "\n  " + report(instrs).replace("\n", "\n  ")
+        return Watchdog(text)
 
     async def _progress(self, st: int) -> str:
         text = (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "

@@ -37,7 +37,7 @@ def _config(num_sms: int, lanes: int) -> GpuConfig:
 
 
 CONFIGS = {"sm1-l8": _config(1, 8), "sm2-l8": _config(2, 8), "sm4-l16": _config(4, 16), "sm2-l32": _config(2, 32)}
-DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "ResetMidKernelTest"]
+DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "HangTest", "ResetMidKernelTest"]
 # (configuration, pyuvm tests, kernel seeds): 200 random seeds per simulator, spread over configurations
 # and over batches small enough for pytest -n to balance. Weighted to the configurations Icarus runs
 # fastest (per kernel: sm1-l8 / sm2-l8 ~2.5 s, sm4-l16 ~7 s, sm2-l32 ~40 s on Icarus; all < 0.3 s on
