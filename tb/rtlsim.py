@@ -31,6 +31,7 @@ from pathlib import Path
 from cocotb_tools.runner import Verilator, get_runner
 
 from tb import illegal_probe, simenv
+from tb.reference.config import check_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 # Mutation testing (tb/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
@@ -123,9 +124,12 @@ def _build_and_test(
     plusargs: Sequence[str] = (),
     visibility: Path | None = None,
     trace: bool = False,
+    precheck: bool = True,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     seed_given = simenv.check_seed()  # a bad SEED stops here, before any build
+    if precheck:  # an illegal parameter's readable message first, on both simulators (expect_fatal skips it)
+        check_parameters(dict(parameters or {}), toplevel)
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
@@ -267,7 +271,8 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
         results = _build_and_test(toplevel, sources, "tb.illegal_probe", parameters=parameters,
-                                  testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log)  # fmt: skip
+                                  testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log,
+                                  precheck=False)  # fmt: skip
         _check(results)
     except (Exception, SystemExit):  # noqa: BLE001 - the build or run must fail; the log says why
         pass

@@ -16,6 +16,7 @@ import pytest
 from tb import simenv
 from tb.agents.host_bfm import GpuError, error_kind_name
 from tb.reference import asm, disasm
+from tb.reference.config import ConfigError, check_parameters
 from tb.tests.model.test_bad_inputs import run_cli
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -134,6 +135,23 @@ def test_no_make_is_reported(tmp_path: Path) -> None:
     (tmp_path / "g++").symlink_to("/bin/true")
     with pytest.raises(simenv.SimEnvError, match="`make` is not on PATH; Verilator's build runs it"):
         simenv.check_cxx({"PATH": str(tmp_path)})
+
+
+PARAMETERS = [
+    ({"NUM_SMS": 0}, "illegal parameter NUM_SMS=0 for simt_gpu (must be in 1..16)"),
+    ({"WARP_SIZE": -32}, "illegal parameter WARP_SIZE=-32 for simt_gpu (must be a power of two in 4..32)"),
+    ({"NUM_LANES": 6}, "illegal parameter NUM_LANES=6 for simt_gpu (must be one of 4, 8, 16, 32)"),
+    ({"SEG_WORDS": 3}, "illegal parameter SEG_WORDS=3 for simt_gpu (must be a power of two in 1..32)"),
+    ({"GLOBAL_WORDS": 1000}, "illegal parameter GLOBAL_WORDS=1000 for simt_gpu (must be a power of two in 1024"),
+    ({"NUM_WARPS": "8"}, "illegal parameter NUM_WARPS=8 for simt_gpu (must be in 1..32)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("params,expect", PARAMETERS, ids=[str(p[0]) for p in PARAMETERS])
+def test_illegal_parameters_refused_before_build(params: dict[str, object], expect: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        check_parameters({"TAG_W": 9, "DEPTH": 3, **params}, "simt_gpu")  # non-machine parameters pass
+    assert str(exc.value).startswith(expect)
 
 
 # ---- the harness names errors as the spec does ---------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 
 from tb import rtlsim
 from tb.agents.sm_driver import sm_parameters
-from tb.reference.config import GpuConfig
+from tb.reference.config import ConfigError, GpuConfig
 
 HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace writer around simt_gpu
 SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v"))
@@ -98,6 +98,16 @@ def test_planted_fault_is_caught(fault: int) -> None:
         ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
     ],
 )
+@pytest.mark.parametrize("params", [{"NUM_SMS": 0}, {"WARP_SIZE": -32}, {"NUM_LANES": 6}], ids=str)
+def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> None:
+    """An illegal parameter is refused before any build, its readable message the first line a user
+    sees on either simulator (the RTL's own check may come after the simulator's width errors)."""
+    (name, value), = params.items()
+    with pytest.raises(ConfigError) as exc:
+        rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(CONFIGS["sm1-l8"]) | params)
+    assert str(exc.value).splitlines()[0].startswith(f"illegal parameter {name}={value} for {TOPLEVEL} (must be ")
+
+
 def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
     """Illegal parameter combinations stop elaboration (Verilator) or time 0 (Icarus) with a message."""
     rtlsim.expect_fatal("simt_gpu", SOURCES, gpu_parameters(CONFIGS["sm1-l8"]) | params, message)
