@@ -90,14 +90,6 @@ def test_planted_fault_is_caught(fault: int) -> None:
     run_gpu(FAULT_CONFIG, ["FaultTest"], SIMT_FAULT=str(fault), SIMT_FAULT_EXPECT=FAULTS[fault])
 
 
-@pytest.mark.parametrize(
-    "params,message",
-    [
-        ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (1..16)"),
-        ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (4, 8, 16 or 32, <= WARP_SIZE)"),
-        ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
-    ],
-)
 @pytest.mark.parametrize("params", [{"NUM_SMS": 0}, {"WARP_SIZE": -32}, {"NUM_LANES": 6}], ids=str)
 def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> None:
     """An illegal parameter is refused before any build, its readable message the first line a user
@@ -108,6 +100,14 @@ def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> No
     assert str(exc.value).splitlines()[0].startswith(f"illegal parameter {name}={value} for {TOPLEVEL} (must be ")
 
 
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (1..16)"),
+        ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (4, 8, 16 or 32, <= WARP_SIZE)"),
+        ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
+    ],
+)
 def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
     """Illegal parameter combinations stop elaboration (Verilator) or time 0 (Icarus) with a message."""
     rtlsim.expect_fatal("simt_gpu", SOURCES, gpu_parameters(CONFIGS["sm1-l8"]) | params, message)
