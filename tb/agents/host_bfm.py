@@ -19,9 +19,10 @@ from cocotb_bus.monitors import BusMonitor
 
 from tb.agents.handshake import edge_when_high, next_handshake, wait_high
 from tb.agents.observers import reset_applied
+from tb.reference.error_names import LAUNCH_ERRORS, error_kind_name
 from tb.reference.image import LaunchImage
 from tb.reference.image_rules import Rule
-from tb.reference.model import ERROR_CODES, PERF_COUNTERS
+from tb.reference.model import PERF_COUNTERS
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
@@ -32,8 +33,6 @@ ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 PERF_ALL_SMS = 0xFF
 PERF_WARP_INSTRS = PERF_COUNTERS.index("warp_instrs")  # read by the stall watchdog
 
-LAUNCH_ERRORS = {0x10: "bad image", 0x11: "block cannot fit one SM", 0x12: "program or constants too large",
-                 0x13: "START with no image loaded"}  # fmt: skip
 HOST_BOUND = 100_000  # an ABORT drain or DATA stores can hold host_ready low; never this long
 HOST_SIGNALS = ["valid", "ready", "write", "addr", "wdata", "rvalid", "rdata"]
 
@@ -47,18 +46,8 @@ class RegAccess:
     data: int = 0
 
 
-KERNEL_ERRORS = {code: kind for kind, code in ERROR_CODES.items()}
 LOADER_STATES = {0: "idle", 1: "version", 2: "record header", 3: "record payload", 4: "DATA base", 5: "DATA words",
                  6: "flushing stores", 7: "loaded", 8: "error"}  # fmt: skip
-
-
-def error_kind_name(kind: int) -> str:
-    """The spec's name of an ERR_KIND value (docs/isa.md section 7, docs/gpu.md launch errors)."""
-    if kind in KERNEL_ERRORS:
-        return f"{KERNEL_ERRORS[kind].name} ({KERNEL_ERRORS[kind].value})"
-    if kind in LAUNCH_ERRORS:
-        return f"launch error 0x{kind:02x} ({LAUNCH_ERRORS[kind]})"
-    return f"unknown error kind {kind}" if kind else "no error"
 
 
 @dataclass(frozen=True)

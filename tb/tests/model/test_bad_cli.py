@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from tb import simenv
-from tb.agents.host_bfm import GpuError, error_kind_name
+from tb.agents.host_bfm import GpuError
 from tb.reference import asm, disasm
 from tb.reference.config import ConfigError, check_parameters
+from tb.reference.error_names import error_kind_name
 from tb.tests.model.test_bad_inputs import run_cli
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -56,6 +56,8 @@ from tb.agents.sm_driver import SmLaunch
 from tb.reference.config import GpuConfig
 from tb.reference.image import MAGIC, VERSION, LaunchError, LaunchImage, Tag
 from tb.reference.image_rules import Rule, check_words
+from tb.tests.model.test_bad_inputs import IMAGES as CORPUS_IMAGES
+from tb.tests.model.test_bad_inputs import words_of
 
 SOURCES = ["top/simt_loader.v"]
 TESTS = ["legal_images", "illegal_images", "restarts"]
@@ -399,6 +401,7 @@ class LoaderBench:
         self.ready_stalls = 0  # cycles a word was offered and img_ready was low
         # counts of checked things
         self.images = self.refused = self.restarted = self.words = self.model_refused = self.agreed = 0
+        self.corpus = 0  # bad-input corpus streams sent
         self.imem_writes = self.cmem_writes = self.cfg_checks = self.stores = 0
 
     # ------------------------------------------------------------------ memory port
@@ -631,9 +634,9 @@ class LoaderBench:
     def report(self, what: str) -> None:
         cocotb.log.info(
             "checked %d loaded images (%d cfg values), %d refused (%d also by the model, %d same rule and word as "
-            "check_words), %d restarted, %d words, "
+            "check_words; %d from the bad-input corpus), %d restarted, %d words, "
             "%d imem writes, %d cmem writes, %d store requests, %d img_ready stalls; cfg_slots set by %s (%s)",
-            self.images, self.cfg_checks, self.refused, self.model_refused, self.agreed, self.restarted, self.words, self.imem_writes,
+            self.images, self.cfg_checks, self.refused, self.model_refused, self.agreed, self.corpus, self.restarted, self.words, self.imem_writes,
             self.cmem_writes, self.stores, self.ready_stalls, self.slot_limits, what,
         )  # fmt: skip
         assert self.images > 0 and self.cfg_checks > 0, "checked 0 images"
@@ -700,8 +703,23 @@ async def illegal_images(dut) -> None:
             await b.send(Item(f"stray{k}", [stray], bad=0, code=E_IMAGE, rule=verdict.rule,
                               index=verdict.index))  # fmt: skip
             b.refused += 1
+    # The bad-input corpus's image streams (tb/tests/model/corpus/images.toml), back to back: each must
+    # get, on this configuration, the rule and word check_words gives. Left out: streams the loader
+    # judges by what came before (a first word that is not magic after a loaded image is AFTER_END,
+    # not MAGIC; words after END: the "stray" items above) and those without a loader verdict.
+    for case in CORPUS_IMAGES:
+        words = words_of(case)
+        verdict = check_words(words, b.cfg)
+        if verdict.rule is None or verdict.code is None or verdict.rule in (Rule.MAGIC, Rule.AFTER_END):
+            continue
+        b.knobs(fast=rng.random() < 0.5)
+        await b.send(Item(f"corpus_{case['name']}", list(words), bad=verdict.index, code=verdict.code,
+                          rule=verdict.rule, index=verdict.index))  # fmt: skip
+        b.refused += 1
+        b.corpus += 1
     await b.send(b.legal("last", rand_image(b.cfg, rng), wait=True))
     await b.finish()
+    assert b.corpus >= 30, f"only {b.corpus} corpus images sent"
     b.report(f"illegal images, {_cfg_name(b.cfg)}")
 
 
