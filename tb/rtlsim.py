@@ -31,12 +31,19 @@ from pathlib import Path
 from cocotb_tools.runner import Verilator, get_runner
 
 from tb import illegal_probe, simenv
+from tb.reference.config import check_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 # Mutation testing (tb/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
 # copy and SIMT_BUILD_ROOT a build folder of its own, so no mutant ever reuses (or spoils) a real build.
 RTL = Path(os.environ.get("SIMT_RTL_ROOT") or ROOT / "rtl")
 BUILD = Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim")
+
+
+# Designs whose parameters are the machine parameters of tb/reference/config.py (same names, same
+# ranges): rtlsim refuses an out-of-range one before building. A block whose parameter of the same name
+# means something else (simt_mem_arbiter's NUM_SMS counts the loader's port too) is left to the RTL.
+MACHINE_DESIGNS = frozenset({"simt_gpu", "simt_gpu_tb", "simt_gpu_raw", "simt_sm", "simt_loader"})
 
 
 def build_dir(
@@ -123,8 +130,12 @@ def _build_and_test(
     plusargs: Sequence[str] = (),
     visibility: Path | None = None,
     trace: bool = False,
+    precheck: bool = True,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
+    seed_given = simenv.check_seed()  # a bad SEED stops here, before any build
+    if precheck and toplevel in MACHINE_DESIGNS:  # an illegal parameter's readable message first, on
+        check_parameters(dict(parameters or {}), toplevel)  # both simulators (expect_fatal skips it)
     simenv.apply([sim])
     waves = simenv.waves_from_env()
     params = dict(parameters or {})
@@ -164,7 +175,7 @@ def _build_and_test(
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
     # The regression seed is chosen here (not left to cocotb) so the Verilator seed can derive from it.
-    seed = int(os.environ.get("SEED") or secrets.randbelow(1 << 31))
+    seed = seed_given if seed_given is not None else secrets.randbelow(1 << 31)
     env = {**(extra_env or {}), "SIM": sim}
     run_plusargs = list(plusargs)
     if trace:  # the test wrapper's trace file (tb/hdl/simt_tb_trace.v), read by tb/agents/trace_monitor.py
@@ -266,7 +277,8 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
         results = _build_and_test(toplevel, sources, "tb.illegal_probe", parameters=parameters,
-                                  testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log)  # fmt: skip
+                                  testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log,
+                                  precheck=False)  # fmt: skip
         _check(results)
     except (Exception, SystemExit):  # noqa: BLE001 - the build or run must fail; the log says why
         pass

@@ -49,6 +49,7 @@ MIN_VERILATOR: tuple[int, int] = (5, 36)
 ICARUS_MAJOR = 11
 
 ICARUS_INSTALL = "sudo apt-get install -y iverilog"
+CXX_INSTALL = "sudo apt-get install -y g++ make"
 LZ4_INSTALL = "sudo apt-get install -y liblz4-dev"
 # C++ standard for compiling verilated models with the wheel (see _wheel_lacks_cxx_std).
 WHEEL_CXX_STD = "-std=c++20"
@@ -77,6 +78,32 @@ def check_sim_name(sim: str) -> str:
     if sim not in SIMULATORS:
         raise SimEnvError(f"SIM={sim!r} is not supported: use SIM=icarus or SIM=verilator")
     return sim
+
+
+def check_seed(env: Mapping[str, str] | None = None) -> int | None:
+    """``SEED`` as an integer (None when unset); a value that is not one is a SimEnvError."""
+    env = os.environ if env is None else env
+    text = env.get("SEED", "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise SimEnvError(f"SEED={text!r} is not a non-negative integer: SEED repeats a run's random seed, "
+                          "e.g. SEED=12345 (the seed a failing run printed); or drop it: unset SEED")  # fmt: skip
+    return int(text)
+
+
+def check_cxx(env: Mapping[str, str] | None = None) -> str:
+    """The C++ compiler and make Verilator builds with; SimEnvError naming the install command."""
+    env = os.environ if env is None else env
+    path = env.get("PATH", os.defpath)
+    cxx = env.get("CXX", "").strip() or "g++"
+    exe = shutil.which(cxx.split()[0], path=path)
+    if exe is None:
+        raise SimEnvError(f"no C++ compiler: `{cxx}` is not on PATH, and Verilator compiles the design to C++ "
+                          f"(set CXX to another compiler, or install g++ with: {CXX_INSTALL})")  # fmt: skip
+    if shutil.which("make", path=path) is None:
+        raise SimEnvError(f"`make` is not on PATH; Verilator's build runs it. Install it with: {CXX_INSTALL}")
+    return exe
 
 
 def waves_from_env(env: Mapping[str, str] | None = None) -> bool:
@@ -336,6 +363,10 @@ def tool_env(sims: Sequence[str] = (), base: Mapping[str, str] | None = None) ->
     base = dict(os.environ if base is None else base)
     for sim in sims:
         check_sim_name(sim)
+    sim_from_env(base)  # a SIM=... given is valid, whichever simulators are checked
+    check_seed(base)
+    if "verilator" in sims:
+        check_cxx(base)
     changes = verilator_env(base)
     merged = {**base, **changes}
     if "icarus" in sims:

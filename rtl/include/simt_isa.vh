@@ -219,4 +219,22 @@
 `define SIMT_TAG_DATA                8'h08
 `define SIMT_TAG_END                 8'h0f
 
+// Loader rules (ERR_RULE register, tb/reference/image_rules.py Rule); 0 = no error
+`define SIMT_RULE_MAGIC              8'd1                    // launch error 0x10
+`define SIMT_RULE_VERSION            8'd2                    // launch error 0x10
+`define SIMT_RULE_TAG                8'd3                    // launch error 0x10
+`define SIMT_RULE_ORDER              8'd4                    // launch error 0x10
+`define SIMT_RULE_LENGTH             8'd5                    // launch error 0x10
+`define SIMT_RULE_DIM                8'd6                    // launch error 0x10
+`define SIMT_RULE_BLOCKS             8'd7                    // launch error 0x10
+`define SIMT_RULE_REGS               8'd8                    // launch error 0x10
+`define SIMT_RULE_DATA_RANGE         8'd9                    // launch error 0x10
+`define SIMT_RULE_DATA_ORDER         8'd10                   // launch error 0x10
+`define SIMT_RULE_AFTER_END          8'd11                   // launch error 0x10
+`define SIMT_RULE_FIT_WARPS          8'd12                   // launch error 0x11
+`define SIMT_RULE_FIT_REGS           8'd13                   // launch error 0x11
+`define SIMT_RULE_FIT_SHARED         8'd14                   // launch error 0x11
+`define SIMT_RULE_SIZE_INSTR         8'd15                   // launch error 0x12
+`define SIMT_RULE_SIZE_CONST         8'd16                   // launch error 0x12
+
 `endif // SIMT_ISA_VH

@@ -102,7 +102,8 @@ module simt_gpu #(
     // ---- host registers --------------------------------------------------------------------------
     localparam [7:0] R_ID = 8'h00, R_CONFIG = 8'h01, R_CTRL = 8'h02, R_STATUS = 8'h03, R_IMAGE = 8'h04,
                      R_ERR_KIND = 8'h08, R_ERR_SM = 8'h09, R_ERR_BLOCK = 8'h0A, R_ERR_WARP = 8'h0B,
-                     R_ERR_PC = 8'h0C, R_ERR_LANE = 8'h0D, R_PERF_SEL = 8'h10, R_PERF_LO = 8'h11,
+                     R_ERR_PC = 8'h0C, R_ERR_LANE = 8'h0D, R_ERR_RULE = 8'h0E,
+                     R_IMG_WORDS = 8'h0F, R_PERF_SEL = 8'h10, R_PERF_LO = 8'h11,
                      R_PERF_HI = 8'h12, R_BLOCKS_DONE = 8'h13,
                      R_BLOCKS_DISPATCHED = 8'h14;
 
@@ -153,7 +154,8 @@ module simt_gpu #(
     wire [C_AW:0]          cfg_nconst;
     wire [31:0]            cfg_nblocks;
     wire                   ld_loaded, ld_error, ld_busy;
-    wire [7:0]             ld_err_code;
+    wire [7:0]             ld_err_code, ld_err_rule;
+    wire [31:0]            ld_img_words;
     wire [3:0]             ld_state;
     wire                   ld_mreq_valid, ld_mreq_ready, ld_mreq_write, ld_mrsp_valid, ld_mrsp_ready;
     wire [31:0]            ld_mreq_addr;
@@ -178,7 +180,8 @@ module simt_gpu #(
         .mreq_write(ld_mreq_write), .mreq_mask(ld_mreq_mask), .mreq_wdata(ld_mreq_wdata),
         .mreq_tag(ld_mreq_tag), .mrsp_valid(ld_mrsp_valid), .mrsp_ready(ld_mrsp_ready),
         .mrsp_tag(ld_mrsp_tag), .mrsp_rdata(ld_mrsp_rdata),
-        .busy(ld_busy), .loaded(ld_loaded), .error(ld_error), .err_code(ld_err_code), .ld_state(ld_state)
+        .busy(ld_busy), .loaded(ld_loaded), .error(ld_error), .err_code(ld_err_code), .ld_state(ld_state),
+        .err_rule(ld_err_rule), .img_words(ld_img_words)
     );
 
     // ---- block scheduler -------------------------------------------------------------------------
@@ -377,7 +380,10 @@ module simt_gpu #(
             end
     end
 
-    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q, done_q, ((running || start_pending) && !err_q) || draining};
+    // ERROR shows a loader error from the cycle the loader refuses the word (err_q follows one cycle
+    // later), so a STATUS read right after the offending word never sees an idle GPU without ERROR.
+    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q || ld_error, done_q,
+                          ((running || start_pending) && !err_q) || draining};
     assign irq = (status[1] || status[2]) && !status[0] && !ld_busy;
     always @(posedge clk) begin
         host_rvalid <= 1'b0;
@@ -395,6 +401,8 @@ module simt_gpu #(
                 R_ERR_WARP:    host_rdata <= {27'd0, err_warp_q};
                 R_ERR_PC:      host_rdata <= {15'd0, err_pc_q};
                 R_ERR_LANE:    host_rdata <= {26'd0, err_lane_q};
+                R_ERR_RULE:    host_rdata <= {24'd0, ld_err_rule};
+                R_IMG_WORDS:   host_rdata <= ld_img_words;
                 R_PERF_SEL:    host_rdata <= {19'd0, perf_sel};
                 R_PERF_LO:     host_rdata <= perf_value[31:0];
                 R_PERF_HI:     host_rdata <= perf_value[63:32];

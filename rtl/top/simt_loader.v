@@ -19,7 +19,11 @@
 // count out of range, grid of more than 2^32-1 blocks, DATA outside GLOBAL_WORDS, a word after END),
 // 0x11 a block does not fit one SM (warps, register rows or shared words: exactly the cases where
 // SmLaunch.of would find 0 slots), 0x12 INSTR or CONST longer than its memory. Each error is
-// reported at the word that makes the image illegal, so the first offending word decides the code.
+// reported at the word that makes the image illegal, so the first offending word decides the code;
+// err_rule names the rule it broke (SIMT_RULE_*, the numbers of tb/reference/image_rules.py Rule,
+// docs/gpu.md ERR_RULE) and img_words holds its index (word 0 = the magic word). While an image is
+// being received img_words is the index of the next word expected, so a host that stops sending
+// (a truncated image) can read how far the loader got.
 //
 // A magic word restarts the loader wherever a record header or a new image may start (docs/gpu.md,
 // IMAGE register): the image being loaded is dropped, together with a DATA segment not yet issued.
@@ -99,6 +103,8 @@ module simt_loader #(
     output wire                    busy,           // an image is being received or its stores drained
     output wire                    error,          // the image is illegal (sticky until a magic word)
     output reg  [7:0]              err_code,       // docs/gpu.md launch error code, 0 when no error
+    output reg  [7:0]              err_rule,       // the rule broken (SIMT_RULE_*, docs/gpu.md ERR_RULE), 0 when none
+    output reg  [31:0]             img_words,      // words of the image taken; on an error, the offending word's index
     output wire [3:0]              ld_state        // loader state (S_* below), for the STATUS register
 );
     // ---- parameter checks (docs/isa.md section 9) ------------------------------------------------
@@ -230,8 +236,7 @@ module simt_loader #(
     wire [32:0] data_end = {1'b0, img_word} + {9'd0, plen};  // one past the DATA record's last word
 
     // ---- validation of the word being accepted ---------------------------------------------------
-    reg       bad;       // the word makes the image illegal
-    reg [7:0] bad_code;
+    reg [32:0] d_prev_end;  // one past the previous DATA record's last word (0 before the first)
     reg [7:0] exp_tag;   // tag of the record expected next
     always @(*) begin
         case (rec)
@@ -245,20 +250,41 @@ module simt_loader #(
             default:    exp_tag = `SIMT_TAG_DATA;
         endcase
     end
+    // The rule a word breaks (docs/gpu.md ERR_RULE; tb/reference/image_rules.py check_words walks a
+    // stream the same way); the launch error code follows from the rule.
+    reg       bad;       // the word makes the image illegal
+    reg [7:0] bad_rule;
+    wire      known_tag = (hdr_tag >= `SIMT_TAG_GRID && hdr_tag <= `SIMT_TAG_DATA) || hdr_tag == `SIMT_TAG_END;
+    wire [7:0] tag_rule = known_tag ? `SIMT_RULE_ORDER : `SIMT_RULE_TAG;
     always @(*) begin
         bad      = 1'b0;
-        bad_code = E_IMAGE;
+        bad_rule = 8'd0;
         case (state)
-            // A word that is not a magic word where an image must start, or after END: bad magic.
-            S_IDLE, S_FLUSH, S_LOADED: bad = 1'b1;
-            S_VERSION: bad = img_word != `SIMT_IMAGE_VERSION;
+            // A word that is not a magic word where an image must start, or after END.
+            S_IDLE: begin
+                bad      = 1'b1;
+                bad_rule = `SIMT_RULE_MAGIC;
+            end
+            S_FLUSH, S_LOADED: begin
+                bad      = 1'b1;
+                bad_rule = `SIMT_RULE_AFTER_END;
+            end
+            S_VERSION: begin
+                bad      = img_word != `SIMT_IMAGE_VERSION;
+                bad_rule = `SIMT_RULE_VERSION;
+            end
             S_HEADER: begin
+                bad_rule = `SIMT_RULE_LENGTH;
                 if (rec == REC_TAIL) begin
                     if (hdr_tag == `SIMT_TAG_DATA)     bad = hdr_cnt == 24'd0;  // no base address
                     else if (hdr_tag == `SIMT_TAG_END) bad = hdr_cnt != 24'd0;
-                    else                               bad = 1'b1;
+                    else begin
+                        bad      = 1'b1;
+                        bad_rule = tag_rule;
+                    end
                 end else if (hdr_tag != exp_tag) begin
-                    bad = 1'b1;  // unknown tag, missing, repeated or out-of-order record
+                    bad      = 1'b1;  // unknown tag, missing, repeated or out-of-order record
+                    bad_rule = tag_rule;
                 end else begin
                     case (rec)
                         REC_GRID, REC_BLOCK:  bad = hdr_cnt != 24'd3;
@@ -266,11 +292,11 @@ module simt_loader #(
                         REC_PARAM:            bad = hdr_cnt > 24'd16;
                         REC_INSTR: begin
                             bad      = hdr_cnt == 24'd0 || hdr_cnt > IMEM_LIM;
-                            bad_code = (hdr_cnt == 24'd0) ? E_IMAGE : E_SIZE;
+                            bad_rule = (hdr_cnt == 24'd0) ? `SIMT_RULE_LENGTH : `SIMT_RULE_SIZE_INSTR;
                         end
                         default: begin  // REC_CONST
                             bad      = hdr_cnt > CONST_LIM;
-                            bad_code = E_SIZE;
+                            bad_rule = `SIMT_RULE_SIZE_CONST;
                         end
                     endcase
                 end
@@ -279,27 +305,35 @@ module simt_loader #(
                 case (rec)
                     REC_GRID: begin
                         // More than 2^32-1 blocks cannot be numbered by a 32-bit block index.
-                        bad = dim_bad || (pidx == 24'd2 && nblk_now[47:32] != 16'd0);
+                        bad      = dim_bad || (pidx == 24'd2 && nblk_now[47:32] != 16'd0);
+                        bad_rule = dim_bad ? `SIMT_RULE_DIM : `SIMT_RULE_BLOCKS;
                     end
                     REC_BLOCK: begin
                         bad      = dim_bad || (pidx == 24'd2 && thr_now > THR_LIM);
-                        bad_code = dim_bad ? E_IMAGE : E_FIT;
+                        bad_rule = dim_bad ? `SIMT_RULE_DIM : `SIMT_RULE_FIT_WARPS;
                     end
                     REC_REGS: begin
                         bad      = img_word == 32'd0 || img_word > 32'd32 || rows_now > RF_LIM;
-                        bad_code = (img_word == 32'd0 || img_word > 32'd32) ? E_IMAGE : E_FIT;
+                        bad_rule = (img_word == 32'd0 || img_word > 32'd32) ? `SIMT_RULE_REGS
+                                                                            : `SIMT_RULE_FIT_REGS;
                     end
                     REC_SHARED: begin
                         bad      = img_word > SHARED_WORDS;
-                        bad_code = E_FIT;
+                        bad_rule = `SIMT_RULE_FIT_SHARED;
                     end
                     default: ;  // PARAM, INSTR, CONST: any word
                 endcase
             end
-            S_DBASE: bad = data_end > GLOBAL_END;
+            S_DBASE: begin
+                // Inside global memory, and at or after the end of the previous DATA record.
+                bad      = data_end > GLOBAL_END || {1'b0, img_word} < d_prev_end;
+                bad_rule = (data_end > GLOBAL_END) ? `SIMT_RULE_DATA_RANGE : `SIMT_RULE_DATA_ORDER;
+            end
             default: ;  // S_DPAY: any word; S_ERROR: words are ignored
         endcase
     end
+    wire [7:0] bad_code = (bad_rule >= `SIMT_RULE_SIZE_INSTR) ? E_SIZE :
+                          (bad_rule >= `SIMT_RULE_FIT_WARPS)  ? E_FIT  : E_IMAGE;
 
     // ---- record sequencing -----------------------------------------------------------------------
     wire flushed;
@@ -307,16 +341,22 @@ module simt_loader #(
         if (rst) begin
             state    <= S_IDLE;
             err_code <= 8'd0;
+            err_rule <= 8'd0;
+            img_words <= 32'd0;
             rec      <= REC_GRID;
             pidx     <= 24'd0;
             plen     <= 24'd0;
         end else if (restart) begin
             state    <= S_VERSION;
             err_code <= 8'd0;
+            err_rule <= 8'd0;
+            img_words <= 32'd1;  // the magic word is word 0
         end else if (fire && bad) begin
-            state    <= S_ERROR;
+            state    <= S_ERROR;  // img_words keeps the offending word's index
             err_code <= bad_code;
+            err_rule <= bad_rule;
         end else if (fire) begin
+            if (state != S_ERROR) img_words <= img_words + 32'd1;
             case (state)
                 S_VERSION: begin
                     state <= S_HEADER;
@@ -510,10 +550,12 @@ module simt_loader #(
 
     always @(posedge clk) begin
         if (rst || restart) begin
+            d_prev_end <= 33'd0;
             d_addr  <= 32'd0;
             bf_mask <= {SEG_WORDS{1'b0}};
             bf_data <= {(SEG_WORDS * 32){1'b0}};  // words outside the mask are sent as 0
         end else if (accept && state == S_DBASE) begin
+            d_prev_end <= data_end;
             d_addr  <= img_word;
         end else if (accept && state == S_DPAY) begin
             d_addr  <= d_addr + 32'd1;

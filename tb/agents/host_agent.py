@@ -16,7 +16,7 @@ import cocotb
 import pyuvm
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
-from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, HostBfm, HostMonitor
+from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, HostBfm, HostMonitor, Watchdog
 from tb.agents.trace_monitor import sync
 from tb.env.items import LaunchItem
 from tb.reference.model import PERF_COUNTERS
@@ -76,14 +76,37 @@ class HostDriver(pyuvm.uvm_driver):
             await sync(self.dut)
             self.launch_ap.write(("abandon", item))
             return
-        item.status = await bfm.wait_idle(item.max_cycles, irq=self.dut.irq)
+        try:
+            item.status = await bfm.wait_idle(item.max_cycles, irq=self.dut.irq, stall_cycles=item.stall_cycles,
+                                              max_instrs=item.max_instrs, report=self._hang_report())  # fmt: skip
+        except Watchdog as hang:
+            if item.expect_hang is None:
+                await sync(self.dut)  # the checker may know why (a mismatch before the hang)
+                raise
+            missing = [t for t in item.expect_hang if t not in str(hang)]
+            assert not missing, f"{item}: the watchdog's report lacks {missing}:\n{hang}"
+            item.hang_report = str(hang)
+            self.logger.info(f"{item}: hung as expected; the watchdog reported:\n{hang}")
+            await bfm.abort()
+            st = await bfm.wait_idle()
+            assert not st & ST_BUSY, f"after ABORT STATUS must not be busy, got 0x{st:x}"
+            await sync(self.dut)
+            self.launch_ap.write(("abandon", item))
+            return
+        if item.expect_hang is not None:
+            raise AssertionError(f"{item}: expected a hang, the launch ended with STATUS 0x{item.status:x}")
         item.cycles = int((cocotb.utils.get_sim_time("ns") - t0) // 10)
         await ClockCycles(self.dut.clk, 4)  # the last responses reach the memory
         if item.expect_launch_error is not None:
             err = await bfm.error()
             assert item.status & ST_ERROR and err.kind == item.expect_launch_error, (
                 f"{item}: expected launch error 0x{item.expect_launch_error:x}, got STATUS 0x{item.status:x}, {err}")
+            if item.expect_rule is not None:
+                assert (err.rule, err.word) == item.expect_rule, (
+                    f"{item}: ERR_RULE/IMG_WORDS {err.rule}/{err.word}, image_rules.check_words says "
+                    f"{item.expect_rule[0]}/{item.expect_rule[1]} ({err})")  # fmt: skip
             await bfm.abort()
+            await bfm.wait_idle()  # the refused image's DATA stores drain before the next launch
         elif item.expect_error is not None:
             assert item.status & ST_ERROR, f"{item}: expected {item.expect_error}; finished with STATUS 0x{item.status:x}"
             item.error = await bfm.error()
@@ -95,6 +118,12 @@ class HostDriver(pyuvm.uvm_driver):
             item.perf = await self.perf.read_all()
         await sync(self.dut)
         self.launch_ap.write(("end", item))
+
+    def _hang_report(self) -> Any:
+        try:
+            return pyuvm.ConfigDB().get(self, "", "HANG_REPORT")
+        except pyuvm.UVMConfigItemNotFound:
+            return None
 
     async def interrupt(self, item: LaunchItem) -> None:
         """Reset or ABORT the running kernel, then prove the GPU is idle."""

@@ -12,26 +12,28 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cocotb.triggers import First, ReadOnly, RisingEdge, Timer
+from cocotb.triggers import First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
-from tb.agents.handshake import next_handshake
+from tb.agents.handshake import edge_when_high, next_handshake, wait_high
 from tb.agents.observers import reset_applied
+from tb.reference.error_names import LAUNCH_ERRORS, error_kind_name
 from tb.reference.image import LaunchImage
+from tb.reference.image_rules import Rule
 from tb.reference.model import PERF_COUNTERS
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
+REG_ERR_RULE, REG_IMG_WORDS = 0x0E, 0x0F
 REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED = 0x10, 0x11, 0x12, 0x13, 0x14
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 PERF_ALL_SMS = 0xFF
 PERF_WARP_INSTRS = PERF_COUNTERS.index("warp_instrs")  # read by the stall watchdog
 
-LAUNCH_ERRORS = {0x10: "bad image", 0x11: "block cannot fit one SM", 0x12: "program or constants too large",
-                 0x13: "START with no image loaded"}  # fmt: skip
+HOST_BOUND = 100_000  # an ABORT drain or DATA stores can hold host_ready low; never this long
 HOST_SIGNALS = ["valid", "ready", "write", "addr", "wdata", "rvalid", "rdata"]
 
 
@@ -44,6 +46,10 @@ class RegAccess:
     data: int = 0
 
 
+LOADER_STATES = {0: "idle", 1: "version", 2: "record header", 3: "record payload", 4: "DATA base", 5: "DATA words",
+                 6: "flushing stores", 7: "loaded", 8: "error"}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class GpuError:
     kind: int
@@ -52,6 +58,22 @@ class GpuError:
     warp: int
     pc: int
     lane: int
+    rule: int = 0  # ERR_RULE (loader errors)
+    word: int = 0  # IMG_WORDS: the offending word's index (loader errors)
+
+    @property
+    def kind_name(self) -> str:
+        return error_kind_name(self.kind)
+
+    def __str__(self) -> str:
+        if self.kind in LAUNCH_ERRORS:
+            if self.kind == 0x13:
+                return f"GpuError({self.kind_name})"
+            rule = Rule(self.rule).name if self.rule in iter(Rule) else str(self.rule)
+            return f"GpuError({self.kind_name}: rule {rule} at image word {self.word})"
+        lane = "no lane" if self.lane == 63 else f"lane {self.lane}"
+        return (f"GpuError({self.kind_name} at SM {self.sm} block {self.block} warp {self.warp} pc {self.pc}, "
+                f"{lane})")  # fmt: skip
 
 
 class Watchdog(AssertionError):
@@ -67,6 +89,7 @@ class HostBfm(BusDriver):
         super().__init__(dut, "host", clock)
         self.dut = dut
         self.period_ns = period_ns
+        self.bound = HOST_BOUND  # cycles host_ready may stay low for one access
         self.idle()
 
     def idle(self) -> None:
@@ -83,27 +106,20 @@ class HostBfm(BusDriver):
         b = self.bus
         b.valid.value, b.write.value = 1, 1
         b.addr.value, b.wdata.value = addr, value & 0xFFFF_FFFF
-        while True:
-            await RisingEdge(self.clock)
-            if int(b.ready.value):  # sampled at the edge: this edge's handshake
-                break
+        # sampled at the edge: this edge's handshake
+        await edge_when_high(self.clock, b.ready, what=f"host write of 0x{value & 0xFFFF_FFFF:x} to register "
+                             f"0x{addr:02x}", bound=self.bound)  # fmt: skip
         b.valid.value = 0
 
     async def read(self, addr: int) -> int:
         b = self.bus
         b.valid.value, b.write.value, b.addr.value = 1, 0, addr
-        while True:
-            await RisingEdge(self.clock)
-            if int(b.ready.value):
-                break
+        await edge_when_high(self.clock, b.ready, what=f"host read of register 0x{addr:02x}", bound=self.bound)
         b.valid.value = 0
-        while True:
-            await ReadOnly()
-            if int(b.rvalid.value):
-                value = int(b.rdata.value)
-                await RisingEdge(self.clock)
-                return value
-            await RisingEdge(self.clock)
+        await wait_high(self.clock, b.rvalid, what=f"host read of register 0x{addr:02x} (read data)", bound=16)
+        value = int(b.rdata.value)
+        await RisingEdge(self.clock)
+        return value
 
     async def load(self, image: LaunchImage | list[int]) -> None:
         for word in image if isinstance(image, list) else image.to_words():
@@ -119,12 +135,15 @@ class HostBfm(BusDriver):
         return await self.read(REG_STATUS)
 
     async def wait_idle(self, max_cycles: int = 2_000_000, irq: Any = None, stall_cycles: int = 100_000,
-                        every: int = 50) -> int:  # fmt: skip
+                        every: int = 50, max_instrs: int | None = None,
+                        report: Callable[[int], str] | None = None) -> int:  # fmt: skip
         """Wait until STATUS shows BUSY and LOADING low; return STATUS. With ``irq`` (the GPU's
         launch-ended interrupt) it sleeps until irq rises, waking every ``stall_cycles`` for the
         watchdog; without, it polls STATUS every ``every`` cycles. A :class:`Watchdog` ends a hang with
-        a clear error: after ``max_cycles``, or as soon as no warp-instruction retired (performance
-        counter ``warp_instrs``) in ``stall_cycles``."""
+        a clear error: after ``max_cycles``; as soon as no warp-instruction retired (performance
+        counter ``warp_instrs``) in ``stall_cycles``; or once more than ``max_instrs`` retired (a warp
+        spinning). Its message gives STATUS, the block counters, what the loader waits for, and
+        ``report(warp_instrs so far)`` (the environment's golden-model view of the warps)."""
         last_instrs, last_check = -1, 0
         start = get_sim_time("ns")
         while True:
@@ -133,12 +152,16 @@ class HostBfm(BusDriver):
                 return st
             waited = int((get_sim_time("ns") - start) // self.period_ns)
             if waited >= max_cycles:
-                raise Watchdog(f"watchdog: the GPU stayed busy for {max_cycles} cycles ({await self._progress(st)})")
-            if st & ST_BUSY and waited - last_check >= stall_cycles:
+                raise await self._watchdog(f"the GPU stayed busy for {max_cycles} cycles", st, report)
+            if st & ST_BUSY and waited - last_check >= min(stall_cycles, max_cycles):
                 instrs = await self.perf(PERF_WARP_INSTRS)
                 if instrs == last_instrs:
-                    raise Watchdog(f"watchdog: no warp-instruction retired in {stall_cycles} cycles "
-                                   f"({instrs} so far; {await self._progress(st)})")  # fmt: skip
+                    raise await self._watchdog(f"no warp-instruction retired in {stall_cycles} cycles "
+                                               f"({instrs} so far)", st, report, instrs)  # fmt: skip
+                if max_instrs is not None and instrs > max_instrs:
+                    raise await self._watchdog(f"the launch ran past its budget of {max_instrs} warp-instructions "
+                                               f"({instrs} after {waited} cycles: a warp spinning?)", st, report,
+                                               instrs)  # fmt: skip
                 last_instrs, last_check = instrs, waited
             if irq is None:
                 await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
@@ -147,12 +170,31 @@ class HostBfm(BusDriver):
                 await First(RisingEdge(irq), Timer(max(wait, self.period_ns), "ns"))
             await RisingEdge(self.clock)
 
+    async def _watchdog(self, what: str, st: int, report: Callable[[int], str] | None,
+                        instrs: int | None = None) -> Watchdog:  # fmt: skip
+        text = f"watchdog: {what} ({await self._progress(st)})"
+        if report is not None:
+            if instrs is None:
+                instrs = await self.perf(PERF_WARP_INSTRS)
+            text += "\n  " + report(instrs).replace("\n", "\n  ")
+        return Watchdog(text)
+
     async def _progress(self, st: int) -> str:
-        return (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
+        text = (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
                 f"done {await self.read(REG_BLOCKS_DONE)}")  # fmt: skip
+        return await self._loader_note(st) + text
+
+    async def _loader_note(self, st: int) -> str:
+        """'the loader is waiting for word N ...; ' when STATUS shows it mid-image ('' otherwise)."""
+        state = st >> 4 & 0xF
+        if not st & ST_LOADING or state not in (1, 2, 3, 4, 5):
+            return ""
+        n = await self.read(REG_IMG_WORDS)
+        return (f"the loader is waiting for word {n} of the launch image ({LOADER_STATES[state]}): the image "
+                f"sent was cut short, send the rest or ABORT; ")  # fmt: skip
 
     async def error(self) -> GpuError:
-        regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_ERR_LANE + 1)]
+        regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_IMG_WORDS + 1)]
         return GpuError(*regs)
 
     async def perf(self, counter: int, sm: int = PERF_ALL_SMS) -> int:
@@ -182,10 +224,7 @@ class HostMonitor(BusMonitor):
             await next_handshake(self.clock, b.valid, b.ready)
             acc = RegAccess(int(b.addr.value), bool(int(b.write.value)), int(b.wdata.value))
             if not acc.write:
-                await ReadOnly()
-                while not int(b.rvalid.value):
-                    await RisingEdge(self.clock)
-                    await ReadOnly()
+                await wait_high(self.clock, b.rvalid, what="host monitor: read data", bound=16)
                 acc.data = int(b.rdata.value)
                 await RisingEdge(self.clock)
             self._recv(acc)

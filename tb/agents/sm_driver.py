@@ -13,6 +13,7 @@ from typing import Any
 import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
+from tb.agents.handshake import edge_when_high
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
 from tb.reference.retire_record import FIELDS, RtlRetire
@@ -72,6 +73,7 @@ class SmDriver:
         self.launch = SmLaunch.of(cfg, image)
         self.dispatched: list[int] = []
         self.done: list[int] = []
+        self.bound = 2_000_000  # cycles one block may wait for blk_ready (the SM runs earlier blocks)
 
     def idle_inputs(self) -> None:
         d = self.dut
@@ -115,11 +117,9 @@ class SmDriver:
             d.blk_valid.value = 1
             d.blk_id.value = bid
             d.blk_ctaid.value = _pack(list(ctaid), 16)
-            while True:
-                # Sampled at the edge, before registers update: the handshake of this edge.
-                await RisingEdge(d.clk)
-                if int(d.blk_ready.value):
-                    break
+            # Sampled at the edge, before registers update: the handshake of this edge. A block waits
+            # while the SM's slots are busy with running blocks: bounded by the longest kernel.
+            await edge_when_high(d.clk, d.blk_ready, what=f"SM driver: block {bid} offered", bound=self.bound)
             self.dispatched.append(bid)
             if on_dispatch is not None:
                 on_dispatch(bid)

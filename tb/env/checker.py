@@ -26,6 +26,7 @@ from cocotb.triggers import Event
 from tb.agents.sm_driver import SmLaunch
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
+from tb.reference.hang import golden_hang, warp_report
 from tb.reference.model import ERROR_CODES, KernelError, Model
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
@@ -34,6 +35,7 @@ from tb.scoreboards.end_of_kernel import EndOfKernelChecker
 from tb.scoreboards.retire import RetireScoreboard, where
 from tb.scoreboards.shared import SharedMemoryScoreboard
 
+HANG_BUDGET = 50_000  # per-warp instructions the watchdog's model run may take (about a second)
 TEST_MODULE = "tb.tests.system.gpu_tests"  # where the pyuvm tests live (their cocotb names)
 
 
@@ -91,6 +93,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.launches = self.kernels_checked = self.golden_words = 0
         self.seeds: list[int] = []
+        db.set(None, "*", "HANG_REPORT", self.hang_report)  # read by the host driver's watchdog
 
     # ---- launch lifecycle (from the host driver) -------------------------------------------------
     @_observer
@@ -119,6 +122,21 @@ class LaunchChecker(pyuvm.uvm_component):
             self.coalescing = CoalescingScoreboard(cfg, image)
             self.after_retire = [self.divergence, self.shared, self.coalescing]  # check(rtl, model record, sm)
             self.boards = [self.retire, *self.after_retire]
+
+    def hang_report(self, instrs: int) -> str:
+        """The golden model's view of a hung launch (tb/reference/hang.py), for the host watchdog."""
+        item = self.item
+        if item is None or item.image is None:
+            return "no golden-model view: the launch has no complete image"
+        lines = []
+        if self.model is not None and self.mode == "full":
+            last = {k: d[-1][0] for k, d in self.retire._last.items() if d}
+            warps = warp_report(self.model, last)
+            lines.append("warps as the RTL's retires left them (lock-step model): "
+                         + ("; ".join(warps) if warps else "none resident"))  # fmt: skip
+        budget = min(max(instrs, 1000), HANG_BUDGET)
+        lines.append(golden_hang(self.cfg, item.image, budget))
+        return "\n".join(lines)
 
     def abandon(self) -> None:
         """The launch was reset or aborted on purpose: drop its state (what was checked stays counted)."""

@@ -19,7 +19,9 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     waits until a memory response is owed, so the drain is exercised); ``gmem`` switches the memory
     responder's knobs before the launch; ``seed`` is the random kernel's seed, for the rerun command.
     ``golden`` is a benchmark case (:class:`kernels.suite.Case`) whose output words must equal its C
-    reference's; ``max_cycles`` is the watchdog's budget for the launch (a stall is caught sooner).
+    reference's; ``max_cycles`` is the watchdog's budget for the launch (a stall, no retire in
+    ``stall_cycles``, is caught sooner; ``max_instrs`` bounds the warp-instructions). ``expect_hang``
+    lists texts the watchdog's report must contain: the launch must hang (then it is ABORTed).
     """
 
     def __init__(self, name: str, image: LaunchImage | None = None, **kw: Any) -> None:
@@ -29,12 +31,16 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.start: bool = kw.pop("start", True)
         self.expect_error: str | None = kw.pop("expect_error", None)
         self.expect_launch_error: int | None = kw.pop("expect_launch_error", None)
+        self.expect_rule: tuple[int, int] | None = kw.pop("expect_rule", None)  # (ERR_RULE, IMG_WORDS)
         self.interrupt: str | None = kw.pop("interrupt", None)
         self.interrupt_after: int = kw.pop("interrupt_after", 300)
         self.gmem: dict[str, Any] | None = kw.pop("gmem", None)
         self.seed: int | None = kw.pop("seed", None)
         self.golden: Any = kw.pop("golden", None)
         self.max_cycles: int = kw.pop("max_cycles", 2_000_000)
+        self.stall_cycles: int = kw.pop("stall_cycles", 100_000)
+        self.max_instrs: int | None = kw.pop("max_instrs", None)
+        self.expect_hang: list[str] | None = kw.pop("expect_hang", None)
         if kw:
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
         # results, filled by the driver
@@ -42,6 +48,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.error: Any = None  # GpuError: the error registers, read when expect_error is set
         self.perf: dict[str, int] = {}
         self.cycles = 0
+        self.hang_report = ""  # the watchdog's message, when the launch hung as expected
 
     def __str__(self) -> str:
         return f"launch {self.get_name()}" + (f" (kernel seed {self.seed})" if self.seed is not None else "")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import isa
+from . import isa, reachability
 from .config import GpuConfig
 from .disasm import IMM, MEM, REG_ITEMS, SREG, disassemble, operand_syntax
 from .image import MAX_COUNT, MAX_DIM, LaunchError, LaunchImage
@@ -235,11 +235,23 @@ def _symbols_in(e: Expr) -> list[Sym]:
     return []
 
 
+# Limits that keep parsing and evaluation far from Python's recursion limit (docs/assembler.md).
+MAX_NESTING = 32  # parentheses, unary operators and hi()/lo() nested in one expression
+MAX_OPERATORS = 256  # binary operators in one expression
+
+
 class _Parser:
     """Recursive descent over one operand's tokens."""
 
     def __init__(self, toks: list[Tok], end_col: int) -> None:
         self.toks, self.i, self.end_col = toks, 0, end_col
+        self.depth = self.operators = 0
+
+    def nest(self, t: Tok) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _Err(t.col, f"expression nested more than {MAX_NESTING} levels deep (parentheses, unary "
+                              "operators, hi/lo); split it into .equ steps")  # fmt: skip
 
     def peek(self) -> Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -254,13 +266,20 @@ class _Parser:
         left = self.expr(level + 1)
         while t := self.peek_op(*_LEVELS[level]):
             self.i += 1
+            self.operators += 1
+            if self.operators > MAX_OPERATORS:
+                raise _Err(t.col, f"expression with more than {MAX_OPERATORS} operators; split it into "
+                                  ".equ steps")  # fmt: skip
             left = Binary(t.text, left, self.expr(level + 1), left.col, t.col)
         return left
 
     def unary(self) -> Expr:
         if t := self.peek_op("-", "+", "~"):
             self.i += 1
-            return Unary(t.text, self.unary(), t.col)
+            self.nest(t)
+            e = Unary(t.text, self.unary(), t.col)
+            self.depth -= 1
+            return e
         return self.primary()
 
     def primary(self) -> Expr:
@@ -275,13 +294,17 @@ class _Parser:
                 if t.text.lower() not in FUNCTIONS:
                     raise _Err(t.col, f"unknown function '{t.text}': the functions are hi(x) and lo(x)")
                 self.i += 1
+                self.nest(t)
                 arg = self.expr()
                 self.close(t)
+                self.depth -= 1
                 return Call(t.text.lower(), arg, t.col)
             return Sym(t.text, t.col)
         if t.text == "(":
+            self.nest(t)
             e = self.expr()
             self.close(t)
+            self.depth -= 1
             return e
         if t.text == "%":
             raise _Err(t.col, "special registers are read only with LDS, e.g. LDS r1, %tid.x")
@@ -304,6 +327,12 @@ def parse_expr(toks: list[Tok], end_col: int) -> Expr:
 
 def parse_list(toks: list[Tok], end_col: int, commas: bool) -> list[Expr]:
     """Expressions separated by commas (or, unless ``commas``, by spaces too)."""
+    if not commas and not any(t.text == "," for t in toks):
+        for prev, t, nxt in zip(toks, toks[1:], toks[2:]):
+            if t.kind == "op" and t.text in "+-" and prev.end < t.col and nxt.col == t.end:
+                raise _Err(t.col, f"ambiguous '{t.text}{nxt.text}': with spaces between values it would be read "
+                                  f"as '{prev.text} {t.text} {nxt.text}'; separate the values with ',' or write "
+                                  f"'{t.text} {nxt.text}'")  # fmt: skip
     p = _Parser(toks, end_col)
     out = [p.expr()]
     while (t := p.peek()) is not None:
@@ -347,6 +376,7 @@ class Program:
     source: list[SourceLine]  # indexed by pc
     regs_used: frozenset[int]  # register indices the code names
     param_names: dict[str, int] = field(default_factory=dict)  # named .param -> parameter index
+    warnings: list[str] = field(default_factory=list)  # "file:line:col: warning: ..." (legal but suspicious)
 
     def source_of(self, pc: int) -> str:
         """``file:line: text`` of the instruction at ``pc`` (for failure messages)."""
@@ -635,6 +665,9 @@ class _Assembler:
             raise _Err(
                 t.col, f"expected a register, found a memory operand; {mnemonic} takes no memory operand"
             )
+        if t.kind == "id" and (t.text in ("r", "R") or self.register_index(t.text, t.col) is not None):
+            raise _Err(t.col, f"'{''.join(x.text for x in opnd.toks)}' is not a register: registers are written r0..r{isa.NUM_REG_FIELD - 1} "
+                              "(a plain number, no sign or expression)")  # fmt: skip
         hint = f"; use {mnemonic}I for an immediate operand" if mnemonic + "I" in isa.BY_MNEMONIC else ""
         raise _Err(t.col, f"expected a register (r0..r{isa.NUM_REG_FIELD - 1}), found '{opnd.text}'{hint}")
 
@@ -659,8 +692,8 @@ class _Assembler:
                 self.pass1_line(lex(text))
             except _Err as e:
                 self.fail(e)
-            except RecursionError:
-                self.error(1, "expression nested too deeply; simplify it")
+            except RecursionError:  # the parser's limits should make this unreachable
+                self.error(1, "expression nested too deeply; split it into .equ steps")
 
     def pass1_line(self, toks: list[Tok]) -> None:
         i = 0
@@ -1108,7 +1141,21 @@ class _Assembler:
         for ins in self.code:
             source += [SourceLine(self.file, ins.line, self.lines[ins.line - 1])] * ins.size
         symbols = {s.name: (s.section, s.value) for s in self.symbols.values() if s.value is not None}
-        return Program(image, symbols, source, used, dict(self.param_names))
+        return Program(image, symbols, source, used, dict(self.param_names), self.exit_warnings(code))
+
+    def exit_warnings(self, code: list[int]) -> list[str]:
+        """A warning when no EXIT is reachable from pc 0 (reachability.exit_reachable)."""
+        if reachability.exit_reachable(code):
+            return []
+        exits = [ins for ins in self.code if ins.mnemonic == "EXIT"]
+        if exits:
+            ins = exits[0]
+            why = "this EXIT (and every other) is not reachable from pc 0"
+        else:
+            ins = self.code[-1]
+            why = "the program has no EXIT"
+        return [f"{self.file}:{ins.line}:{ins.head.col}: warning: {why}: the kernel can only end by an error "
+                "or the instruction budget; add an EXIT on every path"]  # fmt: skip
 
     def launch_location(self, message: str) -> tuple[int, int]:
         keys = (("grid dimensions", ".grid"), ("block dimensions", ".block"), ("register rows", ".regs"),
@@ -1136,17 +1183,36 @@ class _Assembler:
 # ---------------------------------------------------------------------------------------------
 def assemble(text: str, filename: str = "<string>", cfg: GpuConfig | None = None) -> Program:
     """Assemble a source; raise AsmErrors listing every error (at most MAX_ERRORS shown)."""
-    return _Assembler(text, filename).run(cfg)
+    asm = _Assembler(text, filename)
+    try:
+        return asm.run(cfg)
+    except RecursionError:  # e.g. a chain of hundreds of .equ each naming the next
+        line = asm.line or 1
+        raise AsmErrors([AsmError(filename, line, 1, "definitions nested too deeply to evaluate (a long chain "
+                                  "of .equ symbols naming each other?); shorten the chain")]) from None
+
+
+def read_source(path: str | Path) -> str:
+    """The source as text; a non-UTF-8 byte is an AsmError at its line and column."""
+    raw = Path(path).read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise AsmErrors([AsmError(str(path), line, col, f"byte 0x{raw[e.start]:02x} (file offset {e.start}) is "
+                                  "not UTF-8 text; save the source as UTF-8")]) from None  # fmt: skip
 
 
 def assemble_file(path: str | Path, cfg: GpuConfig | None = None) -> Program:
-    return assemble(Path(path).read_text(encoding="utf-8"), str(path), cfg)
+    return assemble(read_source(path), str(path), cfg)
 
 
 def write_hex_atomic(image: LaunchImage, path: str | Path) -> None:
-    """Write the image next to ``path`` and rename it into place (never a partial file)."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    """Write the image next to ``path`` and rename it into place (never a partial file). A symbolic
+    link is written through: its target is replaced, the link stays."""
+    target = Path(os.path.realpath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
         image.write_hex(tmp)
@@ -1155,6 +1221,23 @@ def write_hex_atomic(image: LaunchImage, path: str | Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def output_problem(output: str, source: str) -> str | None:
+    """Why ``-o output`` must be refused before anything is written (None when it is fine)."""
+    if not output.strip():
+        return "-o needs a file name (got an empty string); write e.g. -o kernel.hex"
+    out, src = Path(output), Path(source)
+    try:
+        same = out.exists() and src.exists() and out.samefile(src)
+    except OSError:
+        same = False
+    if same or os.path.realpath(output) == os.path.realpath(source):
+        return f"-o {output} names the source file; refusing to overwrite it with the image (use e.g. -o " \
+               f"{src.with_suffix('.hex').name if src.suffix != '.hex' else src.stem + '.out.hex'})"
+    if out.is_dir():
+        return f"-o {output} is a directory; name the .hex file to write"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1166,18 +1249,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", help="launch image to write (.hex); written only on success")
     parser.add_argument("--listing", action="store_true", help="print pc: word  disassembly  ; source")
     args = parser.parse_args(argv)
-    try:
-        text = Path(args.source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
-        print(f"{args.source}: error: cannot read the source: {reason}", file=sys.stderr)
+    if args.output is not None and (problem := output_problem(args.output, args.source)):
+        print(f"error: {problem}", file=sys.stderr)
         return 2
+    try:
+        text = read_source(args.source)
+    except OSError as e:
+        print(f"{args.source}: error: cannot read the source: {e.strerror}", file=sys.stderr)
+        return 2
+    except AsmError as e:
+        print(e, file=sys.stderr)
+        return 1
     try:
         program = assemble(text, args.source)
     except AsmError as e:
         print(e, file=sys.stderr)
         return 1
-    if args.output:
+    for warning in program.warnings:
+        print(warning, file=sys.stderr)
+    if args.output is not None:
         try:
             write_hex_atomic(program.image, args.output)
         except OSError as e:

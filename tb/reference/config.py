@@ -7,6 +7,7 @@ simulation starts; the RTL checks the same ranges at elaboration.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
 
 
@@ -16,6 +17,39 @@ class ConfigError(ValueError):
 
 def _pow2(x: int) -> bool:
     return x > 0 and x & (x - 1) == 0
+
+
+# Each parameter's own range (the rules that need no other parameter): name -> (legal?, wording).
+FIELD_RULES: dict[str, tuple[Callable[[int], bool], str]] = {
+    "warp_size": (lambda v: _pow2(v) and 4 <= v <= 32, "a power of two in 4..32"),
+    "num_lanes": (lambda v: v in (4, 8, 16, 32), "one of 4, 8, 16, 32"),
+    "num_warps": (lambda v: 1 <= v <= 32, "in 1..32"),
+    "num_blocks": (lambda v: 1 <= v <= 16, "in 1..16"),
+    "num_sms": (lambda v: 1 <= v <= 16, "in 1..16"),
+    "rf_depth": (lambda v: _pow2(v) and 32 <= v <= 4096, "a power of two in 32..4096"),
+    "shared_words": (lambda v: _pow2(v) and 64 <= v <= 65536, "a power of two in 64..65536"),
+    "num_banks": (lambda v: _pow2(v) and v <= 32, "a power of two in 1..32"),
+    "const_words": (lambda v: _pow2(v) and 16 <= v <= 65536, "a power of two in 16..65536"),
+    "imem_words": (lambda v: _pow2(v) and 16 <= v <= 65536, "a power of two in 16..65536"),
+    "stack_depth": (lambda v: 2 <= v <= 64, "in 2..64"),
+    "seg_words": (lambda v: _pow2(v) and v <= 32, "a power of two in 1..32"),
+    "global_words": (lambda v: _pow2(v) and 1024 <= v <= 1 << 30, "a power of two in 1024..2**30"),
+}
+
+
+def check_parameters(params: Mapping[str, object], design: str = "the design") -> None:
+    """Refuse an out-of-range Verilog parameter (``NUM_SMS=0``) before any build, with a readable
+    message: the RTL's own elaboration check may come after the simulator's errors about the widths
+    the bad value makes (Icarus: "Concatenation repeat may not be zero"). Parameters that are not
+    machine parameters, and the rules that relate two parameters, are left to the RTL."""
+    for name, value in params.items():
+        rule = FIELD_RULES.get(name.lower())
+        if rule is None:
+            continue
+        ok, legal = rule
+        if not isinstance(value, int) or isinstance(value, bool) or not ok(value):
+            raise ConfigError(f"illegal parameter {name}={value} for {design} (must be {legal}); "
+                              "the RTL refuses it at elaboration: fix the parameter")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -45,29 +79,13 @@ class GpuConfig:
 
     def check(self) -> GpuConfig:
         """Raise ConfigError naming the first illegal parameter; return self when legal."""
-        rules: list[tuple[str, bool, str]] = [
-            ("warp_size", _pow2(self.warp_size) and 4 <= self.warp_size <= 32,
-             "a power of two in 4..32"),
-            ("num_lanes", self.num_lanes in (4, 8, 16, 32) and self.num_lanes <= self.warp_size,
-             "one of 4, 8, 16, 32 and at most warp_size"),
-            ("num_warps", 1 <= self.num_warps <= 32, "in 1..32"),
-            ("num_blocks", 1 <= self.num_blocks <= 16 and self.num_blocks <= self.num_warps,
-             "in 1..16 and at most num_warps"),
-            ("num_sms", 1 <= self.num_sms <= 16, "in 1..16"),
-            ("rf_depth", _pow2(self.rf_depth) and 32 <= self.rf_depth <= 4096,
-             "a power of two in 32..4096"),
-            ("shared_words", _pow2(self.shared_words) and 64 <= self.shared_words <= 65536,
-             "a power of two in 64..65536"),
-            ("num_banks", _pow2(self.num_banks) and self.num_banks <= 32, "a power of two in 1..32"),
-            ("const_words", _pow2(self.const_words) and 16 <= self.const_words <= 65536,
-             "a power of two in 16..65536"),
-            ("imem_words", _pow2(self.imem_words) and 16 <= self.imem_words <= 65536,
-             "a power of two in 16..65536"),
-            ("stack_depth", 2 <= self.stack_depth <= 64, "in 2..64"),
-            ("seg_words", _pow2(self.seg_words) and self.seg_words <= 32, "a power of two in 1..32"),
-            ("global_words", _pow2(self.global_words) and 1024 <= self.global_words <= 1 << 30,
-             "a power of two in 1024..2**30"),
-        ]  # fmt: skip
+        # Each field's own range (FIELD_RULES), and the two rules relating fields.
+        cross = {"num_lanes": (self.num_lanes <= self.warp_size, " and at most warp_size"),
+                 "num_blocks": (self.num_blocks <= self.num_warps, " and at most num_warps")}  # fmt: skip
+        rules: list[tuple[str, bool, str]] = []
+        for name, (rule, legal) in FIELD_RULES.items():
+            also, extra = cross.get(name, (True, ""))
+            rules.append((name, rule(getattr(self, name)) and also, legal + extra))
         for name, ok, legal in rules:
             if not ok:
                 raise ConfigError(f"illegal configuration: {name}={getattr(self, name)} (must be {legal})")

@@ -158,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"{args.hexfile}: error: cannot read: {e.strerror}", file=sys.stderr)
         return 2
-    except ImageFormatError as e:
-        print(f"{args.hexfile}: error: {e}", file=sys.stderr)
+    except ImageFormatError as e:  # located: file:line[:col]: error: ...
+        print(e, file=sys.stderr)
         return 1
     print("\n".join(disassemble_image(image)))
     return 0

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import isa, retire_record
 from .image import MAGIC, VERSION, Tag
+from .image_rules import RTL_RULES
 from .model import ERROR_CODES, PERF_COUNTERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +88,9 @@ def render_header() -> str:
     out.append(_define("SIMT_IMAGE_VERSION", f"32'd{VERSION}"))
     for tag in Tag:
         out.append(_define(f"SIMT_TAG_{tag.name}", f"8'h{tag.value:02x}"))
+    out += ["", "// Loader rules (ERR_RULE register, tb/reference/image_rules.py Rule); 0 = no error"]
+    for rule in RTL_RULES:
+        out.append(_define(f"SIMT_RULE_{rule.name}", f"8'd{rule.value}", f"launch error 0x{rule.code:02x}"))
     out += ["", "`endif // SIMT_ISA_VH", ""]
     return "\n".join(out)
 

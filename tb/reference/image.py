@@ -8,33 +8,15 @@ words, closed by an END record. As a ``.hex`` file it holds one 8-digit hex word
 
 from __future__ import annotations
 
-import enum
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import GpuConfig
-from .isa import NUM_PARAMS, NUM_REG_FIELD, WORD_MASK
+from .image_rules import MAGIC, MAX_COUNT, MAX_DIM, RECORD_ORDER, VERSION, WORD_LIMIT, Rule, Tag, check_words
 
-MAGIC = 0x53494D54
-VERSION = 1
-MAX_DIM = 0xFFFF  # each grid and block dimension is 1..65535
-MAX_COUNT = (1 << 24) - 1
-
-
-class Tag(enum.IntEnum):
-    GRID = 0x01  # 3 words: x, y, z
-    BLOCK = 0x02  # 3 words: x, y, z
-    REGS = 0x03  # 1 word: registers per thread (1..32)
-    SHARED = 0x04  # 1 word: shared-memory words per block
-    PARAM = 0x05  # n words: kernel parameters 0..n-1 (n <= 16)
-    INSTR = 0x06  # n words: instruction memory 0..n-1; execution starts at 0
-    CONST = 0x07  # n words: constant memory 0..n-1
-    DATA = 0x08  # 1 + n words: global base address, then n words of initial global memory
-    END = 0x0F  # 0 words
-
-
-# Records other than DATA and END: each exactly once, in this order.
-RECORD_ORDER = (Tag.GRID, Tag.BLOCK, Tag.REGS, Tag.SHARED, Tag.PARAM, Tag.INSTR, Tag.CONST)
+__all__ = ["MAGIC", "MAX_COUNT", "MAX_DIM", "RECORD_ORDER", "VERSION", "Rule", "Tag", "LaunchImage",
+           "LaunchError", "ImageFormatError", "MAX_BLOCKS"]  # fmt: skip
 MAX_BLOCKS = (1 << 32) - 1  # flat block indices are 32 bits wide
 
 
@@ -44,6 +26,21 @@ class LaunchError(ValueError):
 
 class ImageFormatError(ValueError):
     """A word stream that is not a well-formed launch image."""
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _words_problem(name: str, values: object) -> str | None:
+    """Why ``values`` is not a list of 32-bit words (None when it is)."""
+    if not isinstance(values, (list, tuple)):
+        return f"{name} must be a list of 32-bit words, not {type(values).__name__}"
+    for k, v in enumerate(values):
+        if not _is_int(v) or not 0 <= v < WORD_LIMIT:
+            shown = (f"0x{v:x}" if v >= 0 else str(v)) if _is_int(v) else repr(v)
+            return f"{name}[{k}] = {shown} is not a 32-bit word (an integer in 0..0xffffffff)"
+    return None
 
 
 @dataclass
@@ -74,11 +71,14 @@ class LaunchImage:
     def to_words(self) -> list[int]:
         out = [MAGIC, VERSION]
 
+        if problem := self.field_problem():
+            raise LaunchError(f"illegal launch: {problem}")
+
         def rec(tag: Tag, payload: list[int]) -> None:
             if len(payload) > MAX_COUNT:
-                raise ImageFormatError(f"{tag.name} record too long ({len(payload)} words)")
+                raise LaunchError(f"illegal launch: {tag.name} record too long ({len(payload)} words)")
             out.append((tag << 24) | len(payload))
-            out.extend(w & WORD_MASK for w in payload)
+            out.extend(payload)
 
         rec(Tag.GRID, list(self.grid))
         rec(Tag.BLOCK, list(self.block))
@@ -87,58 +87,29 @@ class LaunchImage:
         rec(Tag.PARAM, list(self.params))
         rec(Tag.INSTR, list(self.code))
         rec(Tag.CONST, list(self.consts))
-        for base, words in self.data:
+        # DATA in increasing address order (the stream's rule); overlapping records are then refused.
+        for base, words in sorted(self.data, key=lambda d: (d[0], len(d[1]))):
             rec(Tag.DATA, [base, *words])
         rec(Tag.END, [])
         return out
 
     @classmethod
     def from_words(cls, words: list[int]) -> LaunchImage:
-        if len(words) < 2 or words[0] != MAGIC:
-            raise ImageFormatError("not a launch image (bad magic word)")
-        if words[1] != VERSION:
-            raise ImageFormatError(f"unsupported launch image version {words[1]} (expected {VERSION})")
+        """Parse a stream; ImageFormatError names the first offending word (image_rules.check_words)."""
+        verdict = check_words(words)
+        if not verdict.ok:
+            raise ImageFormatError(verdict.message)
         fields_seen: dict[Tag, list[int]] = {}
         data: list[tuple[int, list[int]]] = []
-        order = list(RECORD_ORDER)  # the records still expected, in order (docs/isa.md 8.3)
         i = 2
-        while True:
-            if i >= len(words):
-                raise ImageFormatError("launch image ends without an END record")
-            tag_raw, count = words[i] >> 24, words[i] & MAX_COUNT
-            try:
-                tag = Tag(tag_raw)
-            except ValueError:
-                raise ImageFormatError(f"word {i}: unknown record tag 0x{tag_raw:02x}") from None
-            payload = words[i + 1 : i + 1 + count]
-            if len(payload) != count:
-                raise ImageFormatError(f"word {i}: {tag.name} record truncated")
-            i += 1 + count
-            if tag is Tag.END:
-                if count:
-                    raise ImageFormatError(f"word {i - 1 - count}: END record with a payload")
-                if order:
-                    raise ImageFormatError(f"END before the {order[0].name} record")
-                break
+        while (tag := Tag(words[i] >> 24)) is not Tag.END:
+            count = words[i] & MAX_COUNT
+            payload = list(words[i + 1 : i + 1 + count])
             if tag is Tag.DATA:
-                if order:
-                    raise ImageFormatError(f"DATA record before the {order[0].name} record")
-                if not payload:
-                    raise ImageFormatError(f"word {i}: DATA record without a base address")
                 data.append((payload[0], payload[1:]))
-                continue
-            if tag in fields_seen:
-                raise ImageFormatError(f"duplicate {tag.name} record")
-            if not order or tag is not order[0]:
-                expected = order[0].name if order else "DATA or END"
-                raise ImageFormatError(f"{tag.name} record out of order: expected {expected}")
-            order.pop(0)
-            fields_seen[tag] = payload
-        for tag, n in ((Tag.GRID, 3), (Tag.BLOCK, 3), (Tag.REGS, 1), (Tag.SHARED, 1)):
-            if len(fields_seen.get(tag, [])) != n:
-                raise ImageFormatError(f"{tag.name} record missing or not {n} word(s)")
-        if Tag.INSTR not in fields_seen:
-            raise ImageFormatError("INSTR record missing")
+            else:
+                fields_seen[tag] = payload
+            i += 1 + count
         g, b = fields_seen[Tag.GRID], fields_seen[Tag.BLOCK]
         return cls(
             code=fields_seen[Tag.INSTR],
@@ -162,57 +133,82 @@ class LaunchImage:
 
     @classmethod
     def read_hex(cls, path: str | Path) -> LaunchImage:
-        words: list[int] = []
-        for lineno, line in enumerate(Path(path).read_text().splitlines(), 1):
-            text = line.split("//", 1)[0]
-            for tok in text.split():
-                try:
-                    words.append(int(tok, 16))
-                except ValueError:
-                    raise ImageFormatError(f"{path}:{lineno}: not a hex word: {tok!r}") from None
+        """Read a ``.hex`` image; ImageFormatError says file:line (and byte) of what is wrong."""
+        words, lines = parse_hex(Path(path).read_bytes(), str(path))
+        verdict = check_words(words)
+        if not verdict.ok:
+            line = lines[verdict.index] if verdict.index < len(lines) else (lines[-1] if lines else 1)
+            raise ImageFormatError(f"{path}:{line}: error: {verdict.message}")
         return cls.from_words(words)
 
     # ---- legality -----------------------------------------------------------------------------
-    def check(self, cfg: GpuConfig) -> LaunchImage:
-        """Refuse a launch that cannot run on ``cfg`` (LaunchError naming the limit); return self."""
-        cfg.check()
-
-        def fail(msg: str) -> None:
-            raise LaunchError(f"illegal launch: {msg}")
-
+    def field_problem(self) -> str | None:
+        """Why a field does not hold the values a stream can carry (None when all do)."""
         for name, dims in (("grid", self.grid), ("block", self.block)):
-            if len(dims) != 3 or not all(1 <= d <= MAX_DIM for d in dims):
-                fail(f"{name} dimensions {dims} must be three values in 1..{MAX_DIM}")
-        if self.num_blocks > MAX_BLOCKS:
-            fail(f"a grid of {self.num_blocks} blocks exceeds {MAX_BLOCKS} (flat block indices are 32 bits)")
-        if not 1 <= self.regs <= NUM_REG_FIELD:
-            fail(f"registers per thread {self.regs} must be in 1..{NUM_REG_FIELD}")
-        warps = self.warps_per_block(cfg.warp_size)
-        if warps > cfg.num_warps:
-            fail(
-                f"a block of {self.threads_per_block} threads needs {warps} warps; "
-                f"an SM holds {cfg.num_warps} (num_warps)"
-            )
-        rf_need = warps * cfg.warp_rows * self.regs
-        if rf_need > cfg.rf_depth:
-            fail(
-                f"a block needs {rf_need} register rows per lane ({warps} warps x {cfg.warp_rows} rows x "
-                f"{self.regs} registers); the register file has {cfg.rf_depth} (rf_depth)"
-            )
-        if not 0 <= self.shared_words <= cfg.shared_words:
-            fail(f"shared words per block {self.shared_words} exceed the SM's {cfg.shared_words}")
-        if len(self.params) > NUM_PARAMS:
-            fail(f"{len(self.params)} parameters given; at most {NUM_PARAMS}")
-        if not self.code:
-            fail("the kernel has no instructions")
-        if len(self.code) > cfg.imem_words:
-            fail(f"{len(self.code)} instructions exceed instruction memory ({cfg.imem_words} words)")
-        if len(self.consts) > cfg.const_words:
-            fail(f"{len(self.consts)} constants exceed constant memory ({cfg.const_words} words)")
-        for base, words in self.data:
-            if base < 0 or base + len(words) > cfg.global_words:
-                fail(
-                    f"data at global [{base}, {base + len(words)}) outside global memory "
-                    f"({cfg.global_words} words)"
-                )
+            if not isinstance(dims, (tuple, list)) or len(dims) != 3 or not all(_is_int(d) for d in dims):
+                return f"{name} dimensions {dims!r} must be three integers in 1..{MAX_DIM}"
+        for name, v in (("registers per thread", self.regs), ("shared words per block", self.shared_words)):
+            if not _is_int(v) or not 0 <= v < WORD_LIMIT:
+                return f"{name} {v!r} is not a 32-bit word"
+        for name, values in (("code", self.code), ("params", self.params), ("consts", self.consts)):
+            if problem := _words_problem(name, values):
+                return problem
+        if not isinstance(self.data, (list, tuple)):
+            return "data must be a list of (global base, [words]) pairs"
+        for k, item in enumerate(self.data):
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                return f"data[{k}] = {item!r} must be a (global base, [words]) pair"
+            base, words = item
+            if not _is_int(base) or not 0 <= base < WORD_LIMIT:
+                return f"data[{k}] base {base!r} is not a 32-bit address"
+            if problem := _words_problem(f"data[{k}] words", words):
+                return problem
+        return None
+
+    def check(self, cfg: GpuConfig) -> LaunchImage:
+        """Refuse a launch that cannot run on ``cfg`` (LaunchError naming the limit); return self.
+
+        The same verdict as the loader's on ``to_words()`` (image_rules.check_words), worded for the
+        field instead of the word; overlapping DATA records are refused."""
+        cfg.check()
+        if problem := self.field_problem():
+            raise LaunchError(f"illegal launch: {problem}")
+        verdict = check_words(self.to_words(), cfg)
+        if not verdict.ok:
+            text = verdict.what
+            if verdict.rule is Rule.DATA_ORDER:
+                text = text.split(": DATA records", 1)[0].replace("starts below the end", "overlaps data ending at")
+                text += " (DATA records must not overlap)"
+            raise LaunchError(f"illegal launch: {text}")
         return self
+
+
+def parse_hex(raw: bytes, path: str = "<hex>") -> tuple[list[int], list[int]]:
+    """The words of a ``.hex`` image (one hex word of 1..8 digits per token, ``//`` comments) and the
+    line of each; ImageFormatError says ``path:line:col: error: ...``."""
+    words: list[int] = []
+    lines: list[int] = []
+    for lineno, line in enumerate(raw.split(b"\n"), 1):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ImageFormatError(f"{path}:{lineno}:{e.start + 1}: error: byte 0x{line[e.start]:02x} is not "
+                                   "UTF-8 text: a .hex image holds hex words and // comments") from None
+        text = text.split("//", 1)[0]
+        col = 0
+        for tok in text.split():
+            col = text.index(tok, col) + 1
+            if tok.startswith("-"):
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: negative word {tok!r}: write the 32-bit "
+                                       "two's complement (e.g. ffffffff)")  # fmt: skip
+            if not all(c in "0123456789abcdefABCDEF" for c in tok):
+                hint = " (no 0x prefix: $readmemh reads bare hex digits)" if tok[:2] in ("0x", "0X") else ""
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: not a hex word: {tok!r}{hint}")
+            value = int(tok, 16)
+            if value >= WORD_LIMIT:
+                raise ImageFormatError(f"{path}:{lineno}:{col}: error: {tok!r} is wider than 32 bits "
+                                       "(at most 8 hex digits)")  # fmt: skip
+            words.append(value)
+            lines.append(lineno)
+            col += len(tok) - 1
+    return words, lines

@@ -15,6 +15,7 @@ from tb.env.items import LaunchItem
 from tb.kernel_library import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of
 from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
+from tb.reference.image_rules import Rule, Tag, check_words
 
 
 class LaunchSequence(pyuvm.uvm_sequence):
@@ -78,18 +79,64 @@ def kernel_errors(rng: random.Random, cfg: GpuConfig | None = None) -> list[Laun
     return [*items, LaunchItem("vecadd after errors", image_of("vecadd", rng))]
 
 
+def _rule(words: list[int], cfg: GpuConfig, rule: Rule) -> tuple[int, int]:
+    verdict = check_words(words, cfg)
+    assert verdict.rule is rule, verdict.message
+    return int(rule), verdict.index
+
+
 def launch_errors(cfg: GpuConfig, rng: random.Random) -> list[LaunchItem]:
     """Impossible launches end with a launch error, never a hang; then a clean launch."""
     too_big = image_of("vecadd", rng)
     too_big.block = ((cfg.num_warps + 1) * cfg.warp_size, 1, 1)  # one warp more than an SM holds
     bad = image_of("vecadd", rng).to_words()
     bad[1] = 7  # unknown image version
+    words = image_of("vecadd", rng).to_words()
+    overlap = words[:-1] + [Tag.DATA << 24 | 3, 40, 1, 2, Tag.DATA << 24 | 2, 41, 3, words[-1]]
+    after_end = image_of("vecadd", rng).to_words() + [0]
     return [
         LaunchItem("start without image", None, words=[], expect_launch_error=0x13),
         LaunchItem("block too big", too_big, expect_launch_error=0x11),
         LaunchItem("bad image version", None, words=bad, start=False, expect_launch_error=0x10),
+        # the GPU's ERR_RULE and IMG_WORDS name the rule and word image_rules.check_words names
+        LaunchItem("overlapping DATA", None, words=overlap, start=False, expect_launch_error=0x10,
+                   expect_rule=_rule(overlap, cfg, Rule.DATA_ORDER)),
+        LaunchItem("word after END", None, words=after_end, start=False, expect_launch_error=0x10,
+                   expect_rule=_rule(after_end, cfg, Rule.AFTER_END)),
         LaunchItem("vecadd after launch errors", image_of("vecadd", rng)),
     ]
+
+
+# Warp 0 spins forever; warp 1 waits at the barrier warp 0 never reaches (issue 20's hang).
+SPIN_AT_BARRIER = """
+.block 64
+        LDS  r1, %tid.x
+        ANDI r2, r1, 32
+        BNE  r2, wait            ; uniform in a warp: warp 1 goes to the barrier
+spin:   BRA  spin                ; warp 0 never gets there
+wait:   BAR
+        EXIT
+"""
+
+
+def hangs(rng: random.Random) -> list[LaunchItem]:
+    """Launches that never end, each reported by the watchdog with what is stuck, then ABORTed; a
+    clean launch after them. The golden model (lock-step with the RTL's retires, and a fresh run)
+    names the spinning warp and its pc and the warp waiting at the barrier; a truncated image names
+    the word the loader waits for."""
+    spin = assemble(SPIN_AT_BARRIER, "spin_at_barrier.s").image
+    cut = image_of("vecadd", rng).to_words()[:-4]
+    return [
+        LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
+                   expect_hang=["ran past its budget of 3000 warp-instructions",
+                                "block 0 warp 0 (SM 0): pc 3 `BRA    3` ready",
+                                "block 0 warp 1 (SM 0): pc 5 `EXIT` waiting at barrier",
+                                "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET"]),
+        LaunchItem("truncated image then START", None, words=cut, stall_cycles=2000,
+                   expect_hang=["no warp-instruction retired in 2000 cycles",
+                                f"the loader is waiting for word {len(cut)} of the launch image"]),
+        LaunchItem("vecadd after hangs", image_of("vecadd", rng)),
+    ]  # fmt: skip
 
 
 def interrupted(rng: random.Random) -> list[LaunchItem]:

@@ -126,7 +126,7 @@ def test_image_roundtrip_and_cli(tmp_path, capsys) -> None:
         shared_words=16,
         params=[7, 0xFFFFFFFF],
         consts=list(range(11)),
-        data=[(100, [1, 2, 3]), (7, [9])],
+        data=[(7, [9]), (100, [1, 2, 3])],  # increasing address order, as the stream carries it
     )
     assert assemble("\n".join(disassemble_image(image))).image == image
     path = tmp_path / "k.hex"

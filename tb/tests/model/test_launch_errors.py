@@ -223,7 +223,7 @@ def test_config_from_dict_rejects_unknown_and_illegal() -> None:
 # ---------------------------------------------------------------------------------------------
 def test_image_words_follow_the_spec_layout() -> None:
     image = LaunchImage(code=[0x11, 0x22], grid=(2, 3, 4), block=(5, 6, 1), regs=7, shared_words=9,
-                        params=[0xFFFF_FFFF], consts=[8, 9, 10], data=[(100, [1, 2]), (7, [])])  # fmt: skip
+                        params=[0xFFFF_FFFF], consts=[8, 9, 10], data=[(7, []), (100, [1, 2])])  # fmt: skip
     w = image.to_words()
     assert w == [
         0x53494D54, 1,
@@ -234,8 +234,8 @@ def test_image_words_follow_the_spec_layout() -> None:
         0x05000001, 0xFFFF_FFFF,
         0x06000002, 0x11, 0x22,
         0x07000003, 8, 9, 10,
-        0x08000003, 100, 1, 2,
         0x08000001, 7,
+        0x08000003, 100, 1, 2,
         0x0F000000,
     ]  # fmt: skip
     back = LaunchImage.from_words(w)

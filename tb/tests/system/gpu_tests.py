@@ -250,6 +250,14 @@ class LaunchErrorTest(GpuTest):
 
 
 @pyuvm.test()
+class HangTest(GpuTest):
+    """Hangs end in the watchdog's report (golden-model warps, the loader's word), then ABORT."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.hangs(self.rng)
+
+
+@pyuvm.test()
 class ResetMidKernelTest(GpuTest):
     """rst and ABORT in the middle of a kernel; the next launches are exact."""
 

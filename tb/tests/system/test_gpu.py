@@ -14,7 +14,7 @@ import pytest
 
 from tb import rtlsim
 from tb.agents.sm_driver import sm_parameters
-from tb.reference.config import GpuConfig
+from tb.reference.config import ConfigError, GpuConfig
 
 HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace writer around simt_gpu
 SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v"))
@@ -37,7 +37,7 @@ def _config(num_sms: int, lanes: int) -> GpuConfig:
 
 
 CONFIGS = {"sm1-l8": _config(1, 8), "sm2-l8": _config(2, 8), "sm4-l16": _config(4, 16), "sm2-l32": _config(2, 32)}
-DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "ResetMidKernelTest"]
+DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "HangTest", "ResetMidKernelTest"]
 # (configuration, pyuvm tests, kernel seeds): 200 random seeds per simulator, spread over configurations
 # and over batches small enough for pytest -n to balance. Weighted to the configurations Icarus runs
 # fastest (per kernel: sm1-l8 / sm2-l8 ~2.5 s, sm4-l16 ~7 s, sm2-l32 ~40 s on Icarus; all < 0.3 s on
@@ -88,6 +88,16 @@ def test_random(tag: str, tests: list[str], seeds: str) -> None:
 def test_planted_fault_is_caught(fault: int) -> None:
     """Meta-test: each planted RTL fault is caught, and by the scoreboard responsible for it."""
     run_gpu(FAULT_CONFIG, ["FaultTest"], SIMT_FAULT=str(fault), SIMT_FAULT_EXPECT=FAULTS[fault])
+
+
+@pytest.mark.parametrize("params", [{"NUM_SMS": 0}, {"WARP_SIZE": -32}, {"NUM_LANES": 6}], ids=str)
+def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> None:
+    """An illegal parameter is refused before any build, its readable message the first line a user
+    sees on either simulator (the RTL's own check may come after the simulator's width errors)."""
+    (name, value), = params.items()
+    with pytest.raises(ConfigError) as exc:
+        rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(CONFIGS["sm1-l8"]) | params)
+    assert str(exc.value).splitlines()[0].startswith(f"illegal parameter {name}={value} for {TOPLEVEL} (must be ")
 
 
 @pytest.mark.parametrize(

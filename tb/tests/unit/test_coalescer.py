@@ -27,6 +27,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from tb import benchutil, rtlsim
+from tb.agents.handshake import wait_high
 from tb.reference import model
 
 M32 = 0xFFFF_FFFF
@@ -127,17 +128,10 @@ class CoalescerBench:
             d.in_addr.value = sum((a & M32) << (32 * i) for i, a in enumerate(acc.addrs))
             d.in_store.value = int(acc.store)
             d.in_wdata.value = sum(v << (32 * i) for i, v in enumerate(acc.data))
-            while True:
-                await ReadOnly()
-                fired = int(d.in_ready.value) == 1
-                if fired:
-                    txns = list(
-                        model.coalesce(acc.addrs, acc.mask, acc.data if acc.store else None, ws, self.seg)
-                    )
-                    self.expected.append((acc, txns))
-                await RisingEdge(d.clk)
-                if fired:
-                    break
+            await wait_high(d.clk, d.in_ready, what="coalescer driver: access offered")
+            txns = list(model.coalesce(acc.addrs, acc.mask, acc.data if acc.store else None, ws, self.seg))
+            self.expected.append((acc, txns))
+            await RisingEdge(d.clk)
             d.in_valid.value = 0
 
     async def consume(self) -> None:

@@ -39,6 +39,7 @@ from cocotb.triggers import ReadOnly, RisingEdge
 
 from tb import benchutil, rtlsim
 from tb.agents.gmem_responder import GmemResponder, MemTxn
+from tb.agents.handshake import HandshakeTimeout, wait_high
 from tb.reference import model
 
 M32 = 0xFFFF_FFFF
@@ -128,6 +129,7 @@ class GmemBench:
         self.seg = len(dut.mreq_mask)
         self.nw = num_warps
         self.k = knobs
+        self.handshake_bound = 2 * WATCHDOG  # cycles acc_ready may stay low while an access is offered
         assert len(dut.acc_warp) == _wid_w(num_warps)
         self.tag_idx_w = (self.ws - 1).bit_length()
         self.region = max(64 * self.ws, 256)  # words per warp: fits stride 33 over the whole warp
@@ -232,14 +234,10 @@ class GmemBench:
             d.acc_addr.value = sum(a << (32 * i) for i, a in enumerate(acc.addrs))
             d.acc_store.value = int(acc.store)
             d.acc_wdata.value = sum(v << (32 * i) for i, v in enumerate(acc.data))
-            while True:
-                await ReadOnly()
-                fired = int(d.acc_ready.value) == 1
-                if fired:
-                    self._accept(acc)
-                await RisingEdge(d.clk)
-                if fired:
-                    break
+            await wait_high(d.clk, d.acc_ready, what=f"gmem driver: access '{acc.name}' of warp {w}",
+                            bound=self.handshake_bound)  # fmt: skip
+            self._accept(acc)
+            await RisingEdge(d.clk)
             self.todo[w] -= 1
             d.acc_valid.value = 0
 
@@ -407,6 +405,27 @@ async def in_order_full_speed(dut) -> None:
     await _run(dut, "in_order_full_speed", Knobs(accesses_per_warp=_per_warp(120)))
 
 
+@cocotb.test()
+async def never_ready(dut) -> None:
+    """A unit whose acc_ready never rises (tb/hdl/simt_gmem_unit_deaf.v): the driver's bounded wait
+    must end the run within its bound with a report naming acc_ready, instead of freezing it."""
+    benchutil.log_seed(__name__, "never_ready")
+    Clock(dut.clk, 10, unit="ns").start()
+    bench = GmemBench(dut, int(os.environ["GMEM_NUM_WARPS"]), Knobs(accesses_per_warp=2))
+    bench.handshake_bound = 300
+    start = cocotb.utils.get_sim_time("ns")
+    try:
+        await bench.run()
+    except HandshakeTimeout as e:
+        text = str(e)
+    else:
+        raise AssertionError("the bench finished although acc_ready never rose")
+    cycles = (cocotb.utils.get_sim_time("ns") - start) / 10
+    assert "acc_ready stayed low for 300 cycles: the DUT never answered the handshake" in text, text
+    assert "gmem driver: access" in text and cycles < 400, (text, cycles)
+    cocotb.log.info("reported after %d cycles: %s", cycles, text)
+
+
 # ---------------------------------------------------------------------------------------- launchers
 @pytest.mark.parametrize("warp_size,num_warps,seg_words", CONFIGS,
                          ids=[f"ws{w}-nw{n}-seg{s}" for w, n, s in CONFIGS])  # fmt: skip
@@ -417,6 +436,15 @@ def test_gmem_unit(warp_size: int, num_warps: int, seg_words: int) -> None:
                     "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length()},
         testcase=["reordered", "completion_stalls", "in_order_full_speed"],
         extra_env={"GMEM_NUM_WARPS": str(num_warps)},
+    )  # fmt: skip
+
+
+def test_gmem_unit_never_ready() -> None:
+    """A DUT that never answers: the bounded handshake wait reports it (issue 20)."""
+    rtlsim.run(
+        "simt_gmem_unit_deaf", [rtlsim.ROOT / "tb" / "hdl" / "simt_gmem_unit_deaf.v", *SOURCES], __name__,
+        parameters={"WARP_SIZE": 8, "NUM_WARPS": 4, "SEG_WORDS": 4, "TAG_W": 5},
+        testcase=["never_ready"], extra_env={"GMEM_NUM_WARPS": "4"},
     )  # fmt: skip
 
 

@@ -28,10 +28,13 @@ Checks, every cycle and per image:
 Illegal images (each kind on each configuration where it can occur): bad magic (from idle, after a
 loaded image, right after END), bad version, unknown tag, records swapped / missing / repeated / DATA
 too early, wrong record lengths, 0 instructions, END with a payload, DATA without base, dimensions 0 or
-> 65535, registers 0 or 33, a grid of more than 2^32-1 blocks (the model accepts it: the RTL's 32-bit
-block index cannot), DATA outside GLOBAL_WORDS: 0x10; too many warps, registers (also with all 32 per
+> 65535, registers 0 or 33, a grid of more than 2^32-1 blocks, DATA outside GLOBAL_WORDS, DATA
+records overlapping or out of address order: 0x10; too many warps, registers (also with all 32 per
 thread) or shared words: 0x11; program or constants larger than their memories: 0x12. The images that the model refuses are
-also checked to raise LaunchError in ``LaunchImage.check``.
+also checked to raise LaunchError in ``LaunchImage.check``. Every illegal stream is also judged by
+``tb.reference.image_rules.check_words`` (the one definition of a legal image), which must name the
+same word and code as this bench expects; the loader's ``err_rule`` and ``img_words`` must then show
+that rule at that word (and a loaded image's length).
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ from tb.agents.gmem_responder import GmemResponder, MemTxn
 from tb.agents.sm_driver import SmLaunch
 from tb.reference.config import GpuConfig
 from tb.reference.image import MAGIC, VERSION, LaunchError, LaunchImage, Tag
+from tb.reference.image_rules import Rule, check_words
+from tb.tests.model.test_bad_inputs import IMAGES as CORPUS_IMAGES
+from tb.tests.model.test_bad_inputs import words_of
 
 SOURCES = ["top/simt_loader.v"]
 TESTS = ["legal_images", "illegal_images", "restarts"]
@@ -138,6 +144,13 @@ def rand_image(cfg: GpuConfig, rng: random.Random, edge: bool = False) -> Launch
         n = max(0, n)
         base = gw - n if rng.random() < 0.15 else rng.randint(0, gw - n)
         data.append((base, [rand_word(rng) for _ in range(n)]))
+    data.sort(key=lambda d: (d[0], len(d[1])))
+    kept, end = [], 0
+    for base, words in data:  # DATA records must not overlap (docs/isa.md 8.3)
+        if base >= end:
+            kept.append((base, words))
+            end = base + len(words)
+    data = kept
     img = LaunchImage(
         code=[rand_word(rng) for _ in range(n_code)],
         grid=rand_grid(rng),
@@ -283,6 +296,14 @@ def make_illegal_images(cfg: GpuConfig, rng: random.Random) -> list[Bad]:
         img.data = [(0, [1, 2]), (b, [rand_word(rng) for _ in range(n)])]
         recs = recs_of(img)
         add(f"data_outside_{b:#x}_{n}", recs, len(recs) - 2, 1, E_IMAGE, img)
+    # DATA records overlapping or out of address order (docs/isa.md 8.3)
+    for first, second in (((10, 3), (12, 1)), ((40, 2), (0, 4)), ((7, 0), (6, 0))):
+        img = base()
+        img.data = []
+        recs = recs_of(img)
+        recs.insert(len(recs) - 1, [Tag.DATA << 24 | (1 + first[1]), first[0], *range(first[1])])
+        recs.insert(len(recs) - 1, [Tag.DATA << 24 | (1 + second[1]), second[0], *range(second[1])])
+        add(f"data_order_{first}_{second}", recs, len(recs) - 2, 1, E_IMAGE)
     # a block that cannot fit one SM
     ws, rows = cfg.warp_size, cfg.warp_rows
     # (2049, 1, 1), (64, 64, 1), (1, 2048, 2): thread counts whose low 11 bits look small
@@ -341,6 +362,8 @@ class Item:
     image: LaunchImage | None = None  # a legal complete image
     bad: int | None = None  # index of the offending word
     code: int = 0
+    rule: int = 0  # ERR_RULE of the offending word (image_rules.check_words)
+    index: int = 0  # img_words at the error: the offending word's index in the loader's image
     wait: bool = False  # wait for loaded after the last word
     sent: int = 0
     instr: list[tuple[int, int]] = field(default_factory=list)  # writes seen
@@ -377,7 +400,8 @@ class LoaderBench:
         self.slot_limits: dict[str, int] = {}
         self.ready_stalls = 0  # cycles a word was offered and img_ready was low
         # counts of checked things
-        self.images = self.refused = self.restarted = self.words = self.model_refused = 0
+        self.images = self.refused = self.restarted = self.words = self.model_refused = self.agreed = 0
+        self.corpus = 0  # bad-input corpus streams sent
         self.imem_writes = self.cmem_writes = self.cfg_checks = self.stores = 0
 
     # ------------------------------------------------------------------ memory port
@@ -456,6 +480,11 @@ class LoaderBench:
             assert int(d.err_code.value) == item.code, (
                 f"{where}: err_code {int(d.err_code.value):#x}, expected {item.code:#x}"
             )
+            got = (int(d.err_rule.value), int(d.img_words.value))
+            assert got == (item.rule, item.index), (
+                f"{where}: err_rule {Rule(got[0]).name if got[0] in iter(Rule) else got[0]} at word {got[1]}, "
+                f"check_words says {Rule(item.rule).name} at word {item.index}"
+            )
         else:
             assert int(d.err_code.value) == 0, f"{where}: err_code {int(d.err_code.value):#x} without error"
         complete = item is not None and item.image is not None and item.sent == len(item.words)
@@ -488,6 +517,10 @@ class LoaderBench:
         d, cfg, img = self.dut, self.cfg, item.image
         assert img is not None
         item.loaded_cycle = self.cycle
+        assert int(d.img_words.value) == len(item.words) and int(d.err_rule.value) == 0, (
+            f"loaded: img_words {int(d.img_words.value)} (expected {len(item.words)}), "
+            f"err_rule {int(d.err_rule.value)}"
+        )
         assert self.n_reqs == item.req_end, f"loaded with {item.req_end - self.n_reqs} stores not issued"
         assert self.responder.outstanding == 0, (
             f"loaded with {self.responder.outstanding} stores unacknowledged"
@@ -600,9 +633,10 @@ class LoaderBench:
 
     def report(self, what: str) -> None:
         cocotb.log.info(
-            "checked %d loaded images (%d cfg values), %d refused (%d also by the model), %d restarted, %d words, "
+            "checked %d loaded images (%d cfg values), %d refused (%d also by the model, %d same rule and word as "
+            "check_words; %d from the bad-input corpus), %d restarted, %d words, "
             "%d imem writes, %d cmem writes, %d store requests, %d img_ready stalls; cfg_slots set by %s (%s)",
-            self.images, self.cfg_checks, self.refused, self.model_refused, self.restarted, self.words, self.imem_writes,
+            self.images, self.cfg_checks, self.refused, self.model_refused, self.agreed, self.corpus, self.restarted, self.words, self.imem_writes,
             self.cmem_writes, self.stores, self.ready_stalls, self.slot_limits, what,
         )  # fmt: skip
         assert self.images > 0 and self.cfg_checks > 0, "checked 0 images"
@@ -639,7 +673,7 @@ async def illegal_images(dut) -> None:
     b.knobs(fast=False)
     first = rand_image(b.cfg, rng).to_words()
     first[0] = rng.choice([0, MAGIC ^ 1, 1])  # bad magic from idle
-    await b.send(Item("bad_magic_idle", first, bad=0, code=E_IMAGE))
+    await b.send(Item("bad_magic_idle", first, bad=0, code=E_IMAGE, rule=Rule.MAGIC, index=0))
     bads = make_illegal_images(b.cfg, rng)
     rng.shuffle(bads)
     for k, bad in enumerate(bads):
@@ -648,18 +682,44 @@ async def illegal_images(dut) -> None:
                 bad.image.check(b.cfg)
             b.model_refused += 1
         b.knobs(fast=k % 3 == 0)
-        await b.send(Item(bad.name, bad.words, bad=bad.index, code=bad.code))
+        # The one definition of a legal image names the same word and code as this bench expects,
+        # and the loader must show its rule at that word (err_rule, img_words).
+        verdict = check_words(bad.words, b.cfg)
+        assert (verdict.index, verdict.code) == (bad.index, bad.code), (
+            f"'{bad.name}': check_words says {verdict.message} (code {verdict.code}), the bench expects "
+            f"word {bad.index} code {bad.code:#x}"
+        )
+        b.agreed += 1
+        await b.send(Item(bad.name, bad.words, bad=bad.index, code=bad.code, rule=verdict.rule or 0,
+                          index=verdict.index))  # fmt: skip
         b.refused += 1
         await b.send(b.legal(f"after_{bad.name}", rand_image(b.cfg, rng), wait=True))
         if k % 6 == 0:  # a word that is not a magic word after a loaded image, or right after END
             img = rand_image(b.cfg, rng)
             await b.send(b.legal(f"before_stray{k}", img, wait=k % 12 == 0))
-            await b.send(
-                Item(f"stray{k}", [rng.choice([0, 1, MAGIC ^ 0x80, img.to_words()[-1]])], bad=0, code=E_IMAGE)
-            )
+            stray = rng.choice([0, 1, MAGIC ^ 0x80, img.to_words()[-1]])
+            verdict = check_words([*img.to_words(), stray], b.cfg)
+            assert verdict.rule is Rule.AFTER_END, verdict.message
+            await b.send(Item(f"stray{k}", [stray], bad=0, code=E_IMAGE, rule=verdict.rule,
+                              index=verdict.index))  # fmt: skip
             b.refused += 1
+    # The bad-input corpus's image streams (tb/tests/model/corpus/images.toml), back to back: each must
+    # get, on this configuration, the rule and word check_words gives. Left out: streams the loader
+    # judges by what came before (a first word that is not magic after a loaded image is AFTER_END,
+    # not MAGIC; words after END: the "stray" items above) and those without a loader verdict.
+    for case in CORPUS_IMAGES:
+        words = words_of(case)
+        verdict = check_words(words, b.cfg)
+        if verdict.rule is None or verdict.code is None or verdict.rule in (Rule.MAGIC, Rule.AFTER_END):
+            continue
+        b.knobs(fast=rng.random() < 0.5)
+        await b.send(Item(f"corpus_{case['name']}", list(words), bad=verdict.index, code=verdict.code,
+                          rule=verdict.rule, index=verdict.index))  # fmt: skip
+        b.refused += 1
+        b.corpus += 1
     await b.send(b.legal("last", rand_image(b.cfg, rng), wait=True))
     await b.finish()
+    assert b.corpus >= 30, f"only {b.corpus} corpus images sent"
     b.report(f"illegal images, {_cfg_name(b.cfg)}")
 
 

@@ -34,6 +34,8 @@ from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor, sm_parameters
 from tb.kernel_library import ERROR_KERNELS, KERNELS, image_of
 from tb.reference.config import GpuConfig
+from tb.reference.error_names import error_kind_name
+from tb.reference.hang import golden_hang, warp_report
 from tb.reference.image import LaunchImage
 from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.divergence import DivergenceScoreboard
@@ -191,9 +193,25 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
     cocotb.start_soon(watch_shared())
     cocotb.start_soon(drv.dispatch_all(on_dispatch=lambda bid: model.start_block(bid, sm=0)))
 
-    budget = 200_000
-    for _ in range(budget):
+    budget, stall = 200_000, 20_000  # cycles in all; cycles without a retire
+
+    def hang(what: str) -> AssertionError:
+        """The watchdog's report: the lock-step model's warps (as the RTL's retires left them) and where
+        a fresh model run of the launch ends (tb/reference/hang.py)."""
+        last = {k: d[-1][0] for k, d in board._last.items() if d}
+        warps = warp_report(model, last)
+        return AssertionError(
+            f"watchdog: {name}: {what} ({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} "
+            f"retires)\n  warps as the RTL's retires left them: {'; '.join(warps) or 'none resident'}\n  "
+            + golden_hang(cfg, image, min(max(board.compared, 1000), 50_000)))
+
+    last_compared, progress_at = 0, 0
+    for cycle in range(budget):
         await RisingEdge(dut.clk)
+        if board.compared != last_compared:
+            last_compared, progress_at = board.compared, cycle
+        elif cycle - progress_at >= stall:
+            raise hang(f"no retire in {stall} cycles")
         busy_cycles += not int(dut.idle.value)
         if int(dut.blk_done.value):
             done_blocks.append(int(dut.blk_done_id.value))
@@ -204,8 +222,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
         if error and int(dut.err_valid.value):
             break
     else:
-        raise AssertionError(f"watchdog: {name} did not finish in {budget} cycles "
-                             f"({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} retires)")  # fmt: skip
+        raise hang(f"did not finish in {budget} cycles")
     if error and not failures:
         await ClockCycles(dut.clk, 50)  # the pipeline is flushed: any late retire fails above
     if failures:
@@ -215,7 +232,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
         dut._log.info(f"{name}: {board.compared} retires matched, then the expected error")
         return
     if int(dut.err_valid.value):
-        raise AssertionError(f"SM reported error kind {int(dut.err_kind.value)} at pc {int(dut.err_pc.value)}")
+        raise AssertionError(f"SM reported {error_kind_name(int(dut.err_kind.value))} at pc {int(dut.err_pc.value)}")
     assert sorted(done_blocks) == list(range(image.num_blocks))
     assert all(b.done for b in model.blocks.values()), "RTL finished blocks the model has not finished"
     await ClockCycles(dut.clk, 5)
