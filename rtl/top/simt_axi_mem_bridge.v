@@ -7,8 +7,9 @@
 //   load  -> AR (ARLEN = SEG_WORDS - 1); the response is the SEG_WORDS beats, word i = beat i
 //   store -> AW + SEG_WORDS W beats, WSTRB 4'hF on the masked words and 4'h0 on the others; the
 //            response is the B handshake (no data)
-// The AXI ID is the native tag: a tag is never reused while its request is outstanding, so every
-// outstanding transaction has an ID of its own and the slave may answer them in any order.
+// The AXI ID is the native tag. An SM never reuses a tag while its request is outstanding, so its
+// transactions have IDs of their own and the slave may answer them in any order; the loader uses one
+// tag for all its stores, which AXI then answers in order.
 // A segment never crosses a 4 KB boundary (aligned, at most 128 bytes).
 //
 // Ordering. The native port promises that a request takes effect when it is accepted; AXI orders
@@ -201,18 +202,31 @@ module simt_axi_mem_bridge #(
     assign m_axi_rready = !r_full;
     wire   r_fire  = m_axi_rvalid && m_axi_rready;
     wire   r_end   = r_fire && m_axi_rlast;
-    assign m_axi_bready = !r_full && mrsp_ready;
+    // BREADY only with BVALID: mrsp_ready depends on the response's tag (simt_gpu routes by it), which
+    // is BID only while BVALID is high
+    assign m_axi_bready = m_axi_bvalid && !r_full && mrsp_ready;
     wire   b_fire  = m_axi_bvalid && m_axi_bready;
     assign mrsp_valid = r_full || m_axi_bvalid;
     assign mrsp_tag   = r_full ? r_id : m_axi_bid;
     assign mrsp_rdata = r_full ? r_data : {SEG_WORDS*32{1'b0}};
 
-    // table: enter at issue, leave at the burst's last R beat or the B handshake (matched by ID and kind)
-    reg [MAX_OUT-1:0] b_hit, r_hit;
+    // Table: enter at issue, leave at the burst's last R beat or the B handshake, matched by ID and
+    // kind. One ID may be in flight several times (the loader uses one tag for all its stores); AXI
+    // answers one ID in issue order, so each entry keeps its age among the entries of its ID and kind
+    // (0 = oldest) and a response frees the oldest.
+    reg [SLOT_W:0]    t_age [0:MAX_OUT-1];
+    reg [MAX_OUT-1:0] b_grp, r_grp, b_hit, r_hit;
+    reg [SLOT_W:0]    same_id;  // entries of the issuing request's ID and kind that stay in flight
     always @(*) begin
+        same_id = {(SLOT_W + 1){1'b0}};
         for (i = 0; i < MAX_OUT; i = i + 1) begin
-            b_hit[i] = t_valid[i] && t_write[i] && t_id[i] == m_axi_bid;
-            r_hit[i] = t_valid[i] && !t_write[i] && t_id[i] == m_axi_rid;
+            b_grp[i] = t_valid[i] && t_write[i] && t_id[i] == m_axi_bid;
+            r_grp[i] = t_valid[i] && !t_write[i] && t_id[i] == m_axi_rid;
+            b_hit[i] = b_grp[i] && t_age[i] == {(SLOT_W + 1){1'b0}};
+            r_hit[i] = r_grp[i] && t_age[i] == {(SLOT_W + 1){1'b0}};
+            if (t_valid[i] && t_write[i] == q_write && t_id[i] == q_tag &&
+                !(q_write ? b_fire && b_hit[i] : r_end && r_hit[i]))
+                same_id = same_id + 1'b1;
         end
     end
     always @(posedge clk) begin
@@ -221,6 +235,7 @@ module simt_axi_mem_bridge #(
         end else begin
             for (i = 0; i < MAX_OUT; i = i + 1) begin
                 if ((b_fire && b_hit[i]) || (r_end && r_hit[i])) t_valid[i] <= 1'b0;
+                else if ((b_fire && b_grp[i]) || (r_end && r_grp[i])) t_age[i] <= t_age[i] - 1'b1;
             end
             if (issue) begin
                 t_valid[free_slot] <= 1'b1;
@@ -230,6 +245,7 @@ module simt_axi_mem_bridge #(
         if (issue) begin
             t_addr[free_slot] <= q_addr;
             t_id[free_slot]   <= q_tag;
+            t_age[free_slot]  <= same_id;
         end
     end
 
