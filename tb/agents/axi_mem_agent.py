@@ -2,9 +2,9 @@
 
 The GPU's memory knobs (tb/agents/gmem_agent.py ``GMEM_PROFILES``) become pause generators:
 ``req_ready_prob`` is the chance that AW, W and AR are ready in a cycle, ``rsp_valid_prob`` the
-chance that R and B may present a beat (``latency`` and ``out_of_order`` have no AXI counterpart here:
-AxiRam answers each channel in order; the bridge's ID handling is exercised by reads and writes
-completing independently). At each launch's ``begin`` the RAM and the image are cleared; at its
+chance that R and B may present a beat; ``out_of_order`` lets the read side answer any of up to four
+waiting read bursts first (tb/agents/axi_reorder.py: other IDs overtake, so the bridge's IDs are
+exercised); ``latency`` has no counterpart (the pauses delay instead). At each launch's ``begin`` the RAM and the image are cleared; at its
 ``end`` the image (``GMEM``, which the end-of-kernel check reads) is read back **out of the RAM**, so a
 store the bridge lost or wrote wrongly on AXI fails the end-of-kernel check even though the native
 port carried it right.
@@ -12,7 +12,8 @@ port carried it right.
 Planted faults (``AXI_FAULT``, meta-tests of tb/tests/system/test_axi.py): ``corrupt_read`` flips
 bit 0 of every word of the first read burst (a corrupted R response: the retire scoreboard must
 catch the wrong load value), ``drop_write`` loses the first word written after the first read (a
-store the slave never performed: the end-of-kernel check must catch it).
+store the slave never performed: the end-of-kernel check must catch it), ``slverr_read`` answers the
+first read beat SLVERR (the bridge's ``axi_error`` bit 0 must rise).
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from typing import Any
 import numpy as np
 import pyuvm
 from cocotb.triggers import FallingEdge
-from cocotbext.axi import AxiBus, AxiRam
+from cocotbext.axi import AxiBus
+from cocotbext.axi.axi_ram import AxiRamWrite
 
+from tb.agents.axi_reorder import ReorderingAxiRamRead
 from tb.agents.observers import reset_applied
 
-FAULTS = ("corrupt_read", "drop_write")
+FAULTS = ("corrupt_read", "drop_write", "slverr_read")
 
 
 def pauses(ready_prob: float, rng: random.Random) -> Iterator[bool] | None:
@@ -72,15 +75,19 @@ class AxiMemAgent(pyuvm.uvm_component):
         await reset_applied(self.dut.clk, self.dut.rst)
         while int(self.dut.rst.value):
             await FallingEdge(self.dut.clk)
-        self.ram = AxiRam(AxiBus.from_prefix(self.dut, "m_axi"), self.dut.clk, self.dut.rst,
-                          size=4 * self.cfg.global_words)  # fmt: skip
+        bus, clk, rst = AxiBus.from_prefix(self.dut, "m_axi"), self.dut.clk, self.dut.rst
+        # AxiRam's two halves on one memory, the read half answering out of order (tb/agents/axi_reorder.py)
+        self.ram = AxiRamWrite(bus.write, clk, rst, size=4 * self.cfg.global_words)
+        self.reader = ReorderingAxiRamRead(bus.read, clk, rst, size=4 * self.cfg.global_words, mem=self.ram.mem,
+                                           rng=self.rng)  # fmt: skip
         logging.getLogger(f"cocotb.{self.dut._name}.m_axi").setLevel(logging.WARNING)  # a line per burst
         self.apply(self.knobs)
         if self.fault is not None:
             self._plant(self.fault)
 
     def apply(self, knobs: dict[str, Any]) -> None:
-        w, r = self.ram.write_if, self.ram.read_if
+        w, r = self.ram, self.reader
+        r.depth = 4 if knobs["out_of_order"] else 1  # ARs among which the next burst to answer is drawn
         for channels, prob in (((w.aw_channel, w.w_channel, r.ar_channel), knobs["req_ready_prob"]),
                                ((w.b_channel, r.r_channel), knobs["rsp_valid_prob"])):
             for channel in channels:
@@ -101,7 +108,7 @@ class AxiMemAgent(pyuvm.uvm_component):
 
     def _plant(self, fault: str) -> None:
         """Wrap the RAM's beat accesses (cocotbext-axi calls ``_read``/``_write`` once per beat)."""
-        r, w = self.ram.read_if, self.ram.write_if
+        r, w = self.reader, self.ram
         read, write = r._read, w._write
         seg = self.cfg.seg_words
         state = {"reads": 0, "dropped": False}
@@ -109,6 +116,9 @@ class AxiMemAgent(pyuvm.uvm_component):
         async def bad_read(address: int, length: int) -> bytes:
             data = await read(address, length)
             state["reads"] += 1
+            if fault == "slverr_read" and state["reads"] == 1:
+                self.planted += 1
+                raise OSError("planted: slave error")  # cocotbext-axi answers the beat SLVERR
             if fault == "corrupt_read" and state["reads"] <= seg:
                 self.planted += 1
                 return bytes([data[0] ^ 1]) + data[1:]

@@ -73,6 +73,9 @@ class AxiKernelTest(AxiGpuTest):
             f"a partial-word AXI-Lite write must be refused (SLVERR, register unchanged): response "
             f"{rsp.resp!r}, PERF_SEL 0x{back:x} (was 0x155)")
         await library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer)
+        overtaken = self.env.memory.reader.overtaken
+        assert overtaken > 0, "no read burst overtook an older one: the out-of-order AXI path was not exercised"
+        self.logger.info(f"AXI: {overtaken} read bursts answered before an older one of another ID")
         self.drop_objection()
 
 
@@ -102,6 +105,12 @@ class AxiFaultTest(AxiGpuTest):
         await First(seq, self.env.checker.fault_event.wait())
         fault, planted = self.env.checker.fault, self.env.memory.planted
         assert planted > 0, f"AXI_FAULT={os.environ['AXI_FAULT']} changed nothing: the meta-test proves nothing"
+        if self.expect == "AxiError":  # the bridge's own check: an error response sets axi_error bit 0
+            err = int(cocotb.top.axi_error.value)
+            assert err & 1, f"a SLVERR read response left axi_error=0b{err:02b}; bit 0 must be set"
+            self.logger.info(f"caught as expected: axi_error=0b{err:02b}")
+            self.drop_objection()
+            return
         assert fault is not None, f"the planted AXI fault was not caught: expected a {self.expect}"
         assert type(fault).__name__ == self.expect, (
             f"the planted AXI fault was caught by the wrong check: {type(fault).__name__}, expected {self.expect}:\n{fault}")

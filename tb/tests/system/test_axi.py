@@ -19,7 +19,7 @@ AXI_SOURCES = [*SOURCES, str(HDL / "simt_tb_trace.v"), str(HDL / "simt_gpu_axi_t
 VISIBILITY = HDL / "simt_gpu_axi_tb.vlt"
 CONFIG = "sm2-l8"
 # planted AXI-slave fault (tb/agents/axi_mem_agent.py) -> the check that must catch it
-AXI_FAULTS = {"corrupt_read": "RetireMismatch", "drop_write": "EndOfKernelMismatch"}
+AXI_FAULTS = {"corrupt_read": "RetireMismatch", "drop_write": "EndOfKernelMismatch", "slverr_read": "AxiError"}
 
 
 def run_axi(tests: list[str], **env: str) -> None:
@@ -37,5 +37,6 @@ def test_axi_kernels() -> None:
 
 @pytest.mark.parametrize("fault", list(AXI_FAULTS))
 def test_axi_fault_is_caught(fault: str) -> None:
-    """Meta-test: a corrupted AXI read response and a lost AXI write are each caught by their check."""
+    """Meta-test: a corrupted AXI read response, a lost AXI write and a SLVERR response are each caught
+    by their check (retire scoreboard, end-of-kernel check, the bridge's axi_error)."""
     run_axi(["AxiFaultTest"], AXI_FAULT=fault, SIMT_FAULT_EXPECT=AXI_FAULTS[fault])
