@@ -36,3 +36,34 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"simenv: SIM={sim}, verilator {simenv.format_version(info.version)} at {info.executable}, "
         f"VERILATOR_ROOT={root}, WAVES={int(simenv.waves_from_env())}"
     ]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--shard", default=os.environ.get("SIMT_SHARD", ""), metavar="I/N",
+        help="run only shard I of N (1-based; also SIMT_SHARD=I/N): every Nth collected test, so N machines "
+             "share a regression (e.g. the system tests' random-seed batches) without overlap",
+    )  # fmt: skip
+
+
+def parse_shard(text: str) -> tuple[int, int] | None:
+    """'I/N' -> (I, N) with 1 <= I <= N; '' -> None. Raises a UsageError saying what to write."""
+    if not text:
+        return None
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--shard {text!r}: write I/N, e.g. --shard 2/4") from None
+    if not 1 <= i <= n:
+        raise pytest.UsageError(f"--shard {text!r}: need 1 <= I <= N")
+    return i, n
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = parse_shard(config.getoption("--shard"))
+    if shard is None:
+        return
+    i, n = shard
+    keep = [t for k, t in enumerate(sorted(items, key=lambda t: t.nodeid)) if k % n == i - 1]
+    config.hook.pytest_deselected(items=[t for t in items if t not in keep])
+    items[:] = [t for t in items if t in keep]

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tb import lint_rtl, simenv
+from tb import lint_rtl, lint_workflows, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tb" / "tests"
@@ -117,11 +117,13 @@ def task_lint(sim: str, extra: Sequence[str]) -> Outcome:
     targets = [p for p in LINT_PY if (ROOT / p).exists()]
     rc_py = _run([sys.executable, "-m", "ruff", "check", *extra, *targets])
     rc_rtl = lint_rtl.lint()
-    ok = rc_py == 0 and rc_rtl == 0
+    rc_wf = lint_workflows.lint()
+    ok = rc_py == 0 and rc_rtl == 0 and rc_wf == 0
     detail = ", ".join(
         [
             ("python ok" if rc_py == 0 else "ruff failed"),
             ("rtl ok" if rc_rtl == 0 else f"{rc_rtl} rtl file(s) failed"),
+            ("workflows ok" if rc_wf == 0 else "actionlint failed"),
         ]
     )
     return Outcome("lint", "passed" if ok else "failed", detail, time.monotonic() - start)

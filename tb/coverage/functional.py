@@ -319,7 +319,9 @@ class GpuCoverage:
 
 
 def export(path: Path) -> None:
-    """Write the process's coverage database (every point of every configuration run) as YAML."""
+    """Write the process's coverage database (every point of every configuration run) as YAML at
+    ``path`` and as cocotb-coverage's XML beside it (same name, ``.xml``), for other tools."""
     flush_all()
     path.parent.mkdir(parents=True, exist_ok=True)
     coverage_db.export_to_yaml(str(path))
+    coverage_db.export_to_xml(str(path.with_suffix(".xml")))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,33 @@ def merge(files: list[Path], out: Path, testplan: dict[str, Any] | None = None) 
     return merged
 
 
+def merge_xml(files: list[Path], out: Path) -> dict[str, dict[str, int]]:
+    """Merge the runs' XML exports (cocotb-coverage's format: one element per cover point, a child per
+    bin with ``bin`` and ``hits``) into ``out``; return its points as {name: {bin: hits}}."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    merge_coverage(lambda _msg: None, str(out), *map(str, files))
+    return xml_points(out)
+
+
+def xml_points(path: Path) -> dict[str, dict[str, int]]:
+    points: dict[str, dict[str, int]] = {}
+    for elem in ET.parse(path).getroot().iter():
+        bins = [b for b in elem if "bin" in b.attrib and "hits" in b.attrib]
+        if bins:
+            points[elem.attrib["abs_name"].removeprefix("top.")] = {b.attrib["bin"]: int(b.attrib["hits"]) for b in bins}
+    return points
+
+
+def xml_disagreements(yaml_points: dict[str, dict[str, int]], xml: dict[str, dict[str, int]]) -> list[str]:
+    """Where the merged XML export says something else than the merged YAML the report is made from."""
+    diffs = [f"{n}: only in the YAML" for n in yaml_points if n not in xml]
+    diffs += [f"{n}: only in the XML" for n in xml if n not in yaml_points]
+    for name in sorted(set(yaml_points) & set(xml)):
+        if yaml_points[name] != xml[name]:
+            diffs.append(f"{name}: YAML {yaml_points[name]} vs XML {xml[name]}")
+    return diffs
+
+
 def _counted(points: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     return {n: b for n, b in points.items() if not n.endswith((".opcode", ".mask", ".kind", ".dir"))}
 
@@ -147,6 +175,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     report = args.out / "functional.md"
     report.write_text(markdown(m, plan))
+    xml_files = [f.with_suffix(".xml") for f in files if f.with_suffix(".xml").exists()]
+    if xml_files:  # the standard-format copy beside the report: it must say what the report says
+        if len(xml_files) != len(files):
+            print(f"error: {len(files) - len(xml_files)} run(s) wrote no XML export beside their YAML", file=sys.stderr)
+            return 1
+        diffs = xml_disagreements(m.points, merge_xml(xml_files, args.out / "functional-merged.xml"))
+        if diffs:
+            print("error: the merged XML coverage disagrees with the YAML: " + "; ".join(diffs[:5]), file=sys.stderr)
+            return 1
     pts = _counted(m.points)
     bins = sum(len(b) for b in pts.values())
     hit = sum(1 for b in pts.values() for h in b.values() if h)

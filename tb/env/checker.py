@@ -46,8 +46,9 @@ class GoldenMismatch(Mismatch):
 def rerun_command(kernel_seed: int | None = None) -> str:
     """One command that reruns exactly the current pytest launcher (same regression seed, same kernel)."""
     node = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
-    test = type(pyuvm.uvm_root().uvm_test_top).__name__
-    env = [f"SIM={os.environ.get('SIM', 'verilator')}", f"SEED={rerun_seed(TEST_MODULE, test)}"]
+    top = type(pyuvm.uvm_root().uvm_test_top)
+    module = top.__module__ if top.__module__ != "__main__" else TEST_MODULE  # gpu_tests.py or axi_tests.py
+    env = [f"SIM={os.environ.get('SIM', 'verilator')}", f"SEED={rerun_seed(module, top.__name__)}"]
     if kernel_seed is not None:
         env.append(f"KERNEL_SEEDS={kernel_seed}")
     target = shlex.quote(node) if node else "tb/tests/system"

@@ -173,9 +173,19 @@ def mutants_of(name: str, text: str) -> list[Mutant]:
     return out
 
 
+# Files left out, with why. The AXI option (docs/gpu.md) is checked by tb/tests/system/test_axi.py, a
+# stage the fast regression (runner.py) does not run yet: its mutants would all survive unseen.
+NOT_MUTATED = {
+    "top/simt_gpu_axi.v": "AXI option: no mutant stage runs test_axi.py yet",
+    "top/simt_axi_mem_bridge.v": "AXI option: no mutant stage runs test_axi.py yet",
+    "top/simt_axil_host.v": "AXI option: no mutant stage runs test_axi.py yet",
+}
+
+
 def rtl_files(rtl: Path = RTL) -> list[str]:
-    """The mutated files, relative to ``rtl``, in a fixed order."""
-    return sorted(str(p.relative_to(rtl)) for d in FOLDERS for p in (rtl / d).glob("*.v"))
+    """The mutated files, relative to ``rtl``, in a fixed order (all but :data:`NOT_MUTATED`)."""
+    return sorted(name for d in FOLDERS for p in (rtl / d).glob("*.v")
+                  if (name := str(p.relative_to(rtl))) not in NOT_MUTATED)  # fmt: skip
 
 
 def all_mutants(rtl: Path = RTL, files: Iterable[str] | None = None) -> list[Mutant]:

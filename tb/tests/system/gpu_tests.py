@@ -57,6 +57,7 @@ class GpuTest(pyuvm.uvm_test):
     """Base: environment, clock, reset, one launch sequence, report."""
 
     gmem_profile = "default"
+    env_class: type[GpuEnv] = GpuEnv  # the AXI tests (axi_tests.py) put AXI agents in its place
 
     def build_phase(self) -> None:
         self.cfg = config_from_env()
@@ -70,7 +71,7 @@ class GpuTest(pyuvm.uvm_test):
         db.set(None, "*", "RNG", self.rng)
         db.set(None, "*", "CHECK_MODE", os.environ.get("CHECK_MODE", "full"))
         db.set(None, "*", "TRACE_PATH", trace_path())
-        self.env = GpuEnv("env", self)
+        self.env = self.env_class("env", self)
         self.wall, self.cpu = time.monotonic(), time.process_time()
         self.profile = None
         if os.environ.get("SIMT_PROFILE"):  # a cProfile of the harness's Python (tb/bench/check_overhead.py --profile)

@@ -9,6 +9,7 @@ seeds (the rerun command printed with a mismatch sets it).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -56,10 +57,10 @@ FAULTS = {1: "RetireMismatch", 2: "DivergenceMismatch", 3: "SharedMismatch", 4: 
 FAULT_CONFIG = "sm2-l8"
 
 
-def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str) -> None:
+def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str) -> Path:
     """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
-    ``sim`` overrides SIM for this run."""
+    ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
     cfg = cfg if cfg is not None else CONFIGS[tag]
     extra = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items()), "GPU_TAG": tag, **env}
     for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE"):
@@ -69,7 +70,7 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
     if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
         plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
     defines = {"SIMT_FAULTS": 1} if plusargs else None
-    rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
+    return rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
                tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim,
                visibility=VISIBILITY, trace=True)  # fmt: skip
 

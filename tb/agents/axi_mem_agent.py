@@ -1,0 +1,134 @@
+"""Global memory of the AXI top (rtl/top/simt_gpu_axi.v): cocotbext-axi's ``AxiRam`` on ``m_axi_*``.
+
+The GPU's memory knobs (tb/agents/gmem_agent.py ``GMEM_PROFILES``) become pause generators:
+``req_ready_prob`` is the chance that AW, W and AR are ready in a cycle, ``rsp_valid_prob`` the
+chance that R and B may present a beat; ``out_of_order`` lets the read side answer any of up to four
+waiting read bursts first (tb/agents/axi_reorder.py: other IDs overtake, so the bridge's IDs are
+exercised); ``latency`` has no counterpart (the pauses delay instead). At each launch's ``begin`` the RAM and the image are cleared; at its
+``end`` the image (``GMEM``, which the end-of-kernel check reads) is read back **out of the RAM**, so a
+store the bridge lost or wrote wrongly on AXI fails the end-of-kernel check even though the native
+port carried it right.
+
+Planted faults (``AXI_FAULT``, meta-tests of tb/tests/system/test_axi.py): ``corrupt_read`` flips
+bit 0 of every word of the first read burst (a corrupted R response: the retire scoreboard must
+catch the wrong load value), ``drop_write`` loses the first word written after the first read (a
+store the slave never performed: the end-of-kernel check must catch it), ``slverr_read`` answers the
+first read beat SLVERR (the bridge's ``axi_error`` bit 0 must rise).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyuvm
+from cocotb.triggers import FallingEdge
+from cocotbext.axi import AxiBus
+from cocotbext.axi.axi_ram import AxiRamWrite
+
+from tb.agents.axi_reorder import ReorderingAxiRamRead
+from tb.agents.observers import reset_applied
+
+FAULTS = ("corrupt_read", "drop_write", "slverr_read")
+
+
+def pauses(ready_prob: float, rng: random.Random) -> Iterator[bool] | None:
+    """A pause generator (True = pause this cycle) that is ready with probability ``ready_prob``; a
+    repeating pattern of 1024 cycles drawn from ``rng`` (no Python per cycle beyond cocotbext-axi's)."""
+    if not 0.0 <= ready_prob <= 1.0:
+        raise ValueError(f"memory knob probability {ready_prob} outside 0..1")
+    if ready_prob >= 1.0:
+        return None
+    return itertools.cycle([rng.random() >= ready_prob for _ in range(1024)])
+
+
+class AxiMemAgent(pyuvm.uvm_component):
+    def build_phase(self) -> None:
+        db = pyuvm.ConfigDB()
+        self.dut = db.get(self, "", "DUT")
+        self.cfg = db.get(self, "", "GPU_CFG")
+        self.mem: np.ndarray = db.get(self, "", "GMEM")
+        self.knobs: dict[str, Any] = dict(db.get(self, "", "GMEM_KNOBS"))
+        self.rng = db.get(self, "", "RNG")
+        try:
+            self.fault: str | None = db.get(self, "", "AXI_FAULT")
+        except Exception:  # noqa: BLE001 - pyuvm raises its own error for a missing key
+            self.fault = None
+        if self.fault is not None and self.fault not in FAULTS:
+            raise ValueError(f"AXI_FAULT={self.fault!r}: choose one of {', '.join(FAULTS)}")
+        self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
+        # the native requests are not needed: the image is read out of the RAM at each launch's end
+        self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, lambda _txn: None)
+        self.planted = 0  # beats the planted fault changed
+
+    def start_of_simulation_phase(self) -> None:
+        for name in ("awready", "wready", "bvalid", "arready", "rvalid"):  # until the RAM drives them
+            getattr(self.dut, f"m_axi_{name}").value = 0
+
+    async def run_phase(self) -> None:
+        # made once the first reset is over: cocotbext-axi's channels start sampling at once, and
+        # before (and during) reset the master's outputs are X on Icarus, random bits on Verilator
+        await reset_applied(self.dut.clk, self.dut.rst)
+        while int(self.dut.rst.value):
+            await FallingEdge(self.dut.clk)
+        bus, clk, rst = AxiBus.from_prefix(self.dut, "m_axi"), self.dut.clk, self.dut.rst
+        # AxiRam's two halves on one memory, the read half answering out of order (tb/agents/axi_reorder.py)
+        self.ram = AxiRamWrite(bus.write, clk, rst, size=4 * self.cfg.global_words)
+        self.reader = ReorderingAxiRamRead(bus.read, clk, rst, size=4 * self.cfg.global_words, mem=self.ram.mem,
+                                           rng=self.rng)  # fmt: skip
+        logging.getLogger(f"cocotb.{self.dut._name}.m_axi").setLevel(logging.WARNING)  # a line per burst
+        self.apply(self.knobs)
+        if self.fault is not None:
+            self._plant(self.fault)
+
+    def apply(self, knobs: dict[str, Any]) -> None:
+        w, r = self.ram, self.reader
+        r.depth = 4 if knobs["out_of_order"] else 1  # ARs among which the next burst to answer is drawn
+        for channels, prob in (((w.aw_channel, w.w_channel, r.ar_channel), knobs["req_ready_prob"]),
+                               ((w.b_channel, r.r_channel), knobs["rsp_valid_prob"])):
+            for channel in channels:
+                gen = pauses(prob, self.rng)
+                channel.set_pause_generator(gen)
+                if gen is None:
+                    channel.pause = False  # cocotbext-axi keeps the killed generator's last value
+
+    def write_launch(self, event: tuple[str, Any]) -> None:
+        what, item = event
+        if what == "begin":
+            if item.gmem is not None:
+                self.apply(item.gmem)
+            self.ram.write(0, bytes(4 * self.cfg.global_words))
+            self.mem[:] = 0
+        else:  # "end" or "abandon": what the slave holds now
+            self.mem[:] = np.frombuffer(self.ram.read(0, 4 * self.cfg.global_words), dtype="<u4")
+
+    def _plant(self, fault: str) -> None:
+        """Wrap the RAM's beat accesses (cocotbext-axi calls ``_read``/``_write`` once per beat)."""
+        r, w = self.reader, self.ram
+        read, write = r._read, w._write
+        seg = self.cfg.seg_words
+        state = {"reads": 0, "dropped": False}
+
+        async def bad_read(address: int, length: int) -> bytes:
+            data = await read(address, length)
+            state["reads"] += 1
+            if fault == "slverr_read" and state["reads"] == 1:
+                self.planted += 1
+                raise OSError("planted: slave error")  # cocotbext-axi answers the beat SLVERR
+            if fault == "corrupt_read" and state["reads"] <= seg:
+                self.planted += 1
+                return bytes([data[0] ^ 1]) + data[1:]
+            return data
+
+        async def bad_write(address: int, data: bytes) -> None:
+            if fault == "drop_write" and state["reads"] and not state["dropped"]:
+                self.planted += 1
+                state["dropped"] = True
+                return
+            await write(address, data)
+
+        r._read, w._write = bad_read, bad_write

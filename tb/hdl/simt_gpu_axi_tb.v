@@ -1,0 +1,260 @@
+`include "simt_retire.vh"
+// Test-only wrapper of the AXI top (docs/gpu.md "AXI option", docs/verification.md "AXI system
+// test"): simt_gpu_axi with its AXI ports at the top for cocotbext-axi (AxiRam on m_axi_*,
+// AxiLiteMaster on s_axil_*), and the same trace as simt_gpu_tb (simt_tb_trace): dispatches, shared
+// writes and retires from the observation ports, memory requests and responses from the native port
+// inside the AXI top (hierarchical references to u_dut's wires), so the project's scoreboards check
+// every transaction the AXI bridge carried. `cycle` counts edges since reset, as simt_tb_mem's does.
+module simt_gpu_axi_tb #(
+    parameter integer NUM_SMS      = 2,
+    parameter integer WARP_SIZE    = 32,
+    parameter integer NUM_LANES    = 8,
+    parameter integer NUM_WARPS    = 16,
+    parameter integer NUM_BLOCKS   = 4,
+    parameter integer RF_DEPTH     = 512,
+    parameter integer SHARED_WORDS = 1024,
+    parameter integer NUM_BANKS    = 8,
+    parameter integer CONST_WORDS  = 256,
+    parameter integer IMEM_WORDS   = 1024,
+    parameter integer STACK_DEPTH  = 16,
+    parameter integer SEG_WORDS    = 8,
+    parameter integer GLOBAL_WORDS = 8192,
+    parameter integer MAX_OUT      = 16,
+    parameter integer AXIL_ADDR_W  = 10,
+    // derived; not meant to be overridden
+    parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
+    parameter integer ID_W    = $clog2(NUM_SMS + 1) + WID_W + $clog2(WARP_SIZE),
+    parameter integer DEPTH_W = $clog2(STACK_DEPTH + 1),
+    parameter integer SH_AW   = $clog2(SHARED_WORDS)
+) (
+    input  wire                   clk,
+    input  wire                   rst,
+    input  wire [AXIL_ADDR_W-1:0] s_axil_awaddr,
+    input  wire [2:0]             s_axil_awprot,
+    input  wire                   s_axil_awvalid,
+    output reg                    s_axil_awready,
+    input  wire [31:0]            s_axil_wdata,
+    input  wire [3:0]             s_axil_wstrb,
+    input  wire                   s_axil_wvalid,
+    output reg                    s_axil_wready,
+    output reg  [1:0]             s_axil_bresp,
+    output reg                    s_axil_bvalid,
+    input  wire                   s_axil_bready,
+    input  wire [AXIL_ADDR_W-1:0] s_axil_araddr,
+    input  wire [2:0]             s_axil_arprot,
+    input  wire                   s_axil_arvalid,
+    output reg                    s_axil_arready,
+    output reg  [31:0]            s_axil_rdata,
+    output reg  [1:0]             s_axil_rresp,
+    output reg                    s_axil_rvalid,
+    input  wire                   s_axil_rready,
+    output wire                   irq,
+    output reg  [ID_W-1:0]        m_axi_awid,
+    output reg  [31:0]            m_axi_awaddr,
+    output reg  [7:0]             m_axi_awlen,
+    output reg  [2:0]             m_axi_awsize,
+    output reg  [1:0]             m_axi_awburst,
+    output reg                    m_axi_awlock,
+    output reg  [3:0]             m_axi_awcache,
+    output reg  [2:0]             m_axi_awprot,
+    output reg                    m_axi_awvalid,
+    input  wire                   m_axi_awready,
+    output reg  [31:0]            m_axi_wdata,
+    output reg  [3:0]             m_axi_wstrb,
+    output reg                    m_axi_wlast,
+    output reg                    m_axi_wvalid,
+    input  wire                   m_axi_wready,
+    input  wire [ID_W-1:0]        m_axi_bid,
+    input  wire [1:0]             m_axi_bresp,
+    input  wire                   m_axi_bvalid,
+    output reg                    m_axi_bready,
+    output reg  [ID_W-1:0]        m_axi_arid,
+    output reg  [31:0]            m_axi_araddr,
+    output reg  [7:0]             m_axi_arlen,
+    output reg  [2:0]             m_axi_arsize,
+    output reg  [1:0]             m_axi_arburst,
+    output reg                    m_axi_arlock,
+    output reg  [3:0]             m_axi_arcache,
+    output reg  [2:0]             m_axi_arprot,
+    output reg                    m_axi_arvalid,
+    input  wire                   m_axi_arready,
+    input  wire [ID_W-1:0]        m_axi_rid,
+    input  wire [31:0]            m_axi_rdata,
+    input  wire [1:0]             m_axi_rresp,
+    input  wire                   m_axi_rlast,
+    input  wire                   m_axi_rvalid,
+    output reg                    m_axi_rready,
+    output wire [1:0]             axi_error,
+    input  wire                   trace_sync,
+    output wire [31:0]            trace_batch
+);
+    wire [NUM_SMS-1:0]                rt_valid;
+    wire [NUM_SMS*`SIMT_RT_BLOCK_W-1:0] rt_block;
+    wire [NUM_SMS*`SIMT_RT_WARP_W-1:0] rt_warp;
+    wire [NUM_SMS*`SIMT_RT_SLOT_W-1:0] rt_slot;
+    wire [NUM_SMS*`SIMT_RT_PC_W-1:0] rt_pc;
+    wire [NUM_SMS*`SIMT_RT_INSTR_W-1:0] rt_instr;
+    wire [NUM_SMS*`SIMT_RT_MASK_W-1:0] rt_mask;
+    wire [NUM_SMS*`SIMT_RT_WR_W-1:0] rt_wr;
+    wire [NUM_SMS*`SIMT_RT_RD_W-1:0] rt_rd;
+    wire [NUM_SMS*`SIMT_RT_VALUES_W-1:0] rt_values;
+    wire [NUM_SMS*`SIMT_RT_NEXT_PC_W-1:0] rt_next_pc;
+    wire [NUM_SMS*`SIMT_RT_NEXT_MASK_W-1:0] rt_next_mask;
+    wire [NUM_SMS*`SIMT_RT_PUSHES_W-1:0] rt_pushes;
+    wire [NUM_SMS*`SIMT_RT_POPS_W-1:0] rt_pops;
+    wire [NUM_SMS*`SIMT_RT_MERGED_W-1:0] rt_merged;
+    wire [NUM_SMS*`SIMT_RT_DEPTH_W-1:0] rt_depth;
+    wire [NUM_SMS*`SIMT_RT_PASSES_W-1:0] rt_passes;
+    wire [NUM_SMS*`SIMT_RT_TXNS_W-1:0] rt_txns;
+    wire [NUM_SMS*`SIMT_RT_BARRIER_W-1:0] rt_barrier;
+    wire [NUM_SMS*`SIMT_RT_DONE_W-1:0] rt_done;
+    wire [NUM_SMS*`SIMT_RT_TOP_PC_W-1:0] rt_top_pc;
+    wire [NUM_SMS*`SIMT_RT_TOP_MASK_W-1:0] rt_top_mask;
+    wire [NUM_SMS*`SIMT_RT_TOP_KIND_W-1:0] rt_top_kind;
+    wire [NUM_SMS*NUM_BANKS-1:0]      sh_obs_we;
+    wire [NUM_SMS*NUM_BANKS*SH_AW-1:0] sh_obs_addr;
+    wire [NUM_SMS*NUM_BANKS*32-1:0]   sh_obs_data;
+    wire [NUM_SMS-1:0]                sh_obs_clr;
+    wire [NUM_SMS*5-1:0]              sh_obs_warp;
+    wire [NUM_SMS-1:0]                dispatch_valid;
+    wire [31:0]                       dispatch_block;
+
+
+    // The AXI outputs as cocotbext-axi sees them: copies taken at the falling edge, so at a rising
+    // edge its models read the values the GPU had just before that edge on either simulator. A
+    // coroutine woken by RisingEdge reads the values after the edge's updates on the cycle-based
+    // simulator, and cocotbext-axi samples valid/ready there: without the copy it took a burst's
+    // first beat twice.
+    wire                    dut_s_axil_awready;
+    wire                    dut_s_axil_wready;
+    wire [1:0]              dut_s_axil_bresp;
+    wire                    dut_s_axil_bvalid;
+    wire                    dut_s_axil_arready;
+    wire [31:0]             dut_s_axil_rdata;
+    wire [1:0]              dut_s_axil_rresp;
+    wire                    dut_s_axil_rvalid;
+    wire [ID_W-1:0]         dut_m_axi_awid;
+    wire [31:0]             dut_m_axi_awaddr;
+    wire [7:0]              dut_m_axi_awlen;
+    wire [2:0]              dut_m_axi_awsize;
+    wire [1:0]              dut_m_axi_awburst;
+    wire                    dut_m_axi_awlock;
+    wire [3:0]              dut_m_axi_awcache;
+    wire [2:0]              dut_m_axi_awprot;
+    wire                    dut_m_axi_awvalid;
+    wire [31:0]             dut_m_axi_wdata;
+    wire [3:0]              dut_m_axi_wstrb;
+    wire                    dut_m_axi_wlast;
+    wire                    dut_m_axi_wvalid;
+    wire                    dut_m_axi_bready;
+    wire [ID_W-1:0]         dut_m_axi_arid;
+    wire [31:0]             dut_m_axi_araddr;
+    wire [7:0]              dut_m_axi_arlen;
+    wire [2:0]              dut_m_axi_arsize;
+    wire [1:0]              dut_m_axi_arburst;
+    wire                    dut_m_axi_arlock;
+    wire [3:0]              dut_m_axi_arcache;
+    wire [2:0]              dut_m_axi_arprot;
+    wire                    dut_m_axi_arvalid;
+    wire                    dut_m_axi_rready;
+    always @(negedge clk) begin
+        s_axil_awready <= dut_s_axil_awready;
+        s_axil_wready <= dut_s_axil_wready;
+        s_axil_bresp <= dut_s_axil_bresp;
+        s_axil_bvalid <= dut_s_axil_bvalid;
+        s_axil_arready <= dut_s_axil_arready;
+        s_axil_rdata <= dut_s_axil_rdata;
+        s_axil_rresp <= dut_s_axil_rresp;
+        s_axil_rvalid <= dut_s_axil_rvalid;
+        m_axi_awid <= dut_m_axi_awid;
+        m_axi_awaddr <= dut_m_axi_awaddr;
+        m_axi_awlen <= dut_m_axi_awlen;
+        m_axi_awsize <= dut_m_axi_awsize;
+        m_axi_awburst <= dut_m_axi_awburst;
+        m_axi_awlock <= dut_m_axi_awlock;
+        m_axi_awcache <= dut_m_axi_awcache;
+        m_axi_awprot <= dut_m_axi_awprot;
+        m_axi_awvalid <= dut_m_axi_awvalid;
+        m_axi_wdata <= dut_m_axi_wdata;
+        m_axi_wstrb <= dut_m_axi_wstrb;
+        m_axi_wlast <= dut_m_axi_wlast;
+        m_axi_wvalid <= dut_m_axi_wvalid;
+        m_axi_bready <= dut_m_axi_bready;
+        m_axi_arid <= dut_m_axi_arid;
+        m_axi_araddr <= dut_m_axi_araddr;
+        m_axi_arlen <= dut_m_axi_arlen;
+        m_axi_arsize <= dut_m_axi_arsize;
+        m_axi_arburst <= dut_m_axi_arburst;
+        m_axi_arlock <= dut_m_axi_arlock;
+        m_axi_arcache <= dut_m_axi_arcache;
+        m_axi_arprot <= dut_m_axi_arprot;
+        m_axi_arvalid <= dut_m_axi_arvalid;
+        m_axi_rready <= dut_m_axi_rready;
+    end
+
+    simt_gpu_axi #(
+        .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
+        .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
+        .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
+        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .MAX_OUT(MAX_OUT), .AXIL_ADDR_W(AXIL_ADDR_W)
+    ) u_dut (
+        .clk(clk), .s_axil_awaddr(s_axil_awaddr), .s_axil_awprot(s_axil_awprot),
+        .s_axil_awvalid(s_axil_awvalid), .s_axil_awready(dut_s_axil_awready),
+        .s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb), .s_axil_wvalid(s_axil_wvalid),
+        .s_axil_wready(dut_s_axil_wready), .s_axil_bresp(dut_s_axil_bresp), .s_axil_bvalid(dut_s_axil_bvalid),
+        .s_axil_bready(s_axil_bready), .s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot),
+        .s_axil_arvalid(s_axil_arvalid), .s_axil_arready(dut_s_axil_arready),
+        .s_axil_rdata(dut_s_axil_rdata), .s_axil_rresp(dut_s_axil_rresp), .s_axil_rvalid(dut_s_axil_rvalid),
+        .s_axil_rready(s_axil_rready), .irq(irq), .m_axi_awid(dut_m_axi_awid),
+        .m_axi_awaddr(dut_m_axi_awaddr), .m_axi_awlen(dut_m_axi_awlen), .m_axi_awsize(dut_m_axi_awsize),
+        .m_axi_awburst(dut_m_axi_awburst), .m_axi_awlock(dut_m_axi_awlock), .m_axi_awcache(dut_m_axi_awcache),
+        .m_axi_awprot(dut_m_axi_awprot), .m_axi_awvalid(dut_m_axi_awvalid), .m_axi_awready(m_axi_awready),
+        .m_axi_wdata(dut_m_axi_wdata), .m_axi_wstrb(dut_m_axi_wstrb), .m_axi_wlast(dut_m_axi_wlast),
+        .m_axi_wvalid(dut_m_axi_wvalid), .m_axi_wready(m_axi_wready), .m_axi_bid(m_axi_bid),
+        .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid), .m_axi_bready(dut_m_axi_bready),
+        .m_axi_arid(dut_m_axi_arid), .m_axi_araddr(dut_m_axi_araddr), .m_axi_arlen(dut_m_axi_arlen),
+        .m_axi_arsize(dut_m_axi_arsize), .m_axi_arburst(dut_m_axi_arburst), .m_axi_arlock(dut_m_axi_arlock),
+        .m_axi_arcache(dut_m_axi_arcache), .m_axi_arprot(dut_m_axi_arprot), .m_axi_arvalid(dut_m_axi_arvalid),
+        .m_axi_arready(m_axi_arready), .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata),
+        .m_axi_rresp(m_axi_rresp), .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid),
+        .m_axi_rready(dut_m_axi_rready), .axi_error(axi_error), .rst(rst), .rt_valid(rt_valid),
+        .rt_block(rt_block), .rt_warp(rt_warp), .rt_slot(rt_slot), .rt_pc(rt_pc),
+        .rt_instr(rt_instr), .rt_mask(rt_mask), .rt_wr(rt_wr), .rt_rd(rt_rd), .rt_values(rt_values),
+        .rt_next_pc(rt_next_pc), .rt_next_mask(rt_next_mask), .rt_pushes(rt_pushes),
+        .rt_pops(rt_pops), .rt_merged(rt_merged), .rt_depth(rt_depth), .rt_passes(rt_passes),
+        .rt_txns(rt_txns), .rt_barrier(rt_barrier), .rt_done(rt_done), .rt_top_pc(rt_top_pc),
+        .rt_top_mask(rt_top_mask), .rt_top_kind(rt_top_kind), .sh_obs_we(sh_obs_we),
+        .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
+        .sh_obs_warp(sh_obs_warp), .dispatch_valid(dispatch_valid), .dispatch_block(dispatch_block)
+    );
+
+    // the native memory port inside the AXI top, and what simt_tb_mem would report about it
+    reg  [31:0] cycle;
+    reg         held_q;
+    always @(posedge clk) begin
+        cycle  <= rst ? 32'd0 : cycle + 32'd1;
+        held_q <= rst ? 1'b0 : u_dut.mreq_valid && !u_dut.mreq_ready;
+    end
+    wire [SEG_WORDS*32-1:0] req_data = u_dut.mreq_write ? u_dut.mreq_wdata : {SEG_WORDS*32{1'b0}};
+
+    simt_tb_trace #(
+        .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_BANKS(NUM_BANKS), .SH_AW(SH_AW),
+        .SEG_WORDS(SEG_WORDS), .XTAG_W(ID_W), .DEPTH_W(DEPTH_W)
+    ) u_trace (
+        .clk(clk), .rst(rst), .sync(trace_sync), .irq(irq), .batch(trace_batch),
+        .mreq_valid(u_dut.mreq_valid), .mreq_ready(u_dut.mreq_ready), .mreq_addr(u_dut.mreq_addr),
+        .mreq_write(u_dut.mreq_write), .mreq_mask(u_dut.mreq_mask), .mreq_tag(u_dut.mreq_tag),
+        .req_data(req_data), .req_held(held_q),
+        .mrsp_valid(u_dut.mrsp_valid), .mrsp_ready(u_dut.mrsp_ready), .mrsp_tag(u_dut.mrsp_tag),
+        .mrsp_rdata(u_dut.mrsp_rdata), .cycle(cycle), .proto_err(8'd0),
+        .dispatch_valid(dispatch_valid), .dispatch_block(dispatch_block),
+        .sh_obs_we(sh_obs_we), .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
+        .sh_obs_warp(sh_obs_warp),
+        .rt_valid(rt_valid), .rt_block(rt_block), .rt_warp(rt_warp), .rt_pc(rt_pc), .rt_instr(rt_instr),
+        .rt_mask(rt_mask), .rt_wr(rt_wr), .rt_rd(rt_rd), .rt_values(rt_values), .rt_next_pc(rt_next_pc),
+        .rt_next_mask(rt_next_mask), .rt_pushes(rt_pushes), .rt_pops(rt_pops), .rt_merged(rt_merged),
+        .rt_depth(rt_depth), .rt_passes(rt_passes), .rt_txns(rt_txns), .rt_barrier(rt_barrier),
+        .rt_done(rt_done), .rt_slot(rt_slot), .rt_top_pc(rt_top_pc), .rt_top_mask(rt_top_mask),
+        .rt_top_kind(rt_top_kind)
+    );
+endmodule

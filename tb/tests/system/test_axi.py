@@ -1,0 +1,42 @@
+"""pytest launchers of the AXI system tests (axi_tests.py): the AXI top simt_gpu_axi inside the test
+wrapper tb/hdl/simt_gpu_axi_tb.v, with cocotbext-axi's AxiLiteMaster as host and AxiRam as memory.
+
+A few short kernels only (the native-port regression, test_gpu.py, is the thorough one): directed
+kernels, one random kernel and one benchmark kernel against its C reference, every scoreboard on;
+and the meta-tests, a fault planted in the AXI slave that the named check must catch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tb import rtlsim
+from tb.tests.system.test_gpu import CONFIGS, HDL, SOURCES, gpu_parameters
+
+TOPLEVEL = "simt_gpu_axi_tb"
+MODULE = "tb.tests.system.axi_tests"
+AXI_SOURCES = [*SOURCES, str(HDL / "simt_tb_trace.v"), str(HDL / "simt_gpu_axi_tb.v")]
+VISIBILITY = HDL / "simt_gpu_axi_tb.vlt"
+CONFIG = "sm2-l8"
+# planted AXI-slave fault (tb/agents/axi_mem_agent.py) -> the check that must catch it
+AXI_FAULTS = {"corrupt_read": "RetireMismatch", "drop_write": "EndOfKernelMismatch", "slverr_read": "AxiError"}
+
+
+def run_axi(tests: list[str], **env: str) -> None:
+    cfg = CONFIGS[CONFIG]
+    extra = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items()), "GPU_TAG": f"axi-{CONFIG}", **env}
+    rtlsim.run(TOPLEVEL, AXI_SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
+               tag=f"axi-{CONFIG}", visibility=VISIBILITY, trace=True)  # fmt: skip
+
+
+def test_axi_kernels() -> None:
+    """Directed, random and one benchmark kernel through AXI4 (AxiRam, changing backpressure) and
+    AXI4-Lite, every scoreboard on, the C reference for the benchmark kernel."""
+    run_axi(["AxiKernelTest"], KERNEL_SEEDS="0:1", KERNEL_CASES="reduction:100")
+
+
+@pytest.mark.parametrize("fault", list(AXI_FAULTS))
+def test_axi_fault_is_caught(fault: str) -> None:
+    """Meta-test: a corrupted AXI read response, a lost AXI write and a SLVERR response are each caught
+    by their check (retire scoreboard, end-of-kernel check, the bridge's axi_error)."""
+    run_axi(["AxiFaultTest"], AXI_FAULT=fault, SIMT_FAULT_EXPECT=AXI_FAULTS[fault])
