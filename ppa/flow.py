@@ -121,14 +121,18 @@ def unit_name(module: str) -> str:
 
 
 def multiplicity(modules: dict[str, dict], top: str) -> dict[str, int]:
-    """How many instances of each module the design under *top* holds (the top: 1)."""
+    """How many instances of each module the design under *top* holds (the top: 1).
+
+    Yosys's JSON names a plain module ``\\simt_alu`` but its instances' type ``simt_alu``: both spellings
+    are accepted."""
     mult: dict[str, int] = {}
+    key_of = {**{m: m for m in modules}, **{m.lstrip("\\"): m for m in modules}}
 
     def walk(mod: str, k: int) -> None:
         mult[mod] = mult.get(mod, 0) + k
         for cell_type, n in modules[mod].get("num_cells_by_type", {}).items():
-            if cell_type in modules:
-                walk(cell_type, k * n)
+            if cell_type in key_of:
+                walk(key_of[cell_type], k * n)
 
     top_key = next((m for m in modules if unit_name(m) == top), None)
     if top_key is None:

@@ -54,6 +54,9 @@ def _module_table(cells: dict, generic: dict, depth: dict[str, int], top: str) -
     """Per unit (module): instances and its own numbers per instance."""
     lib_mods = cells["modules"]
     gen_mods = generic["modules"]
+    # Yosys's per-module "area" includes the sub-units' area: a unit's own area is recomputed from its
+    # own library cells (LEF areas), so nothing is counted twice.
+    areas = {liberty.PREFIX + n: c.area for n, c in liberty.load_cells().items()}
     mult = flow.multiplicity(lib_mods, top)
     units: dict[str, dict] = {}
     for mod, stats in lib_mods.items():
@@ -67,14 +70,22 @@ def _module_table(cells: dict, generic: dict, depth: dict[str, int], top: str) -
         units[name] = {
             "instances": mult[mod],
             "cells": lib_cells,
-            "area_um2": float(stats.get("area", 0.0)),
-            "seq_area_um2": float(stats.get("sequential_area", 0.0)),
+            "area_um2": sum(n * areas[t] for t, n in by_type.items() if t in areas),
+            "seq_area_um2": ffs * areas[liberty.PREFIX + liberty.FLOP],
             "ffs": ffs,
             "generic_gates": gates,
             "generic_ffs": gen_ffs,
             "depth": depth.get(name),  # None: not measured (see ppa/flow.py)
         }
     return units
+
+
+def _reparse(work: Path, result: dict, top: str) -> None:
+    """Recompute the unit table from the kept Yosys statistics (parsing fixes need no re-synthesis)."""
+    cells, generic = work / "cells.json", work / "generic.json"
+    if cells.is_file() and generic.is_file():
+        depth = {k: v["depth"] for k, v in result["units"].items() if v.get("depth") is not None}
+        result["units"] = _module_table(flow.load_json(cells), flow.load_json(generic), depth, top)
 
 
 def _tidy(work: Path) -> None:
@@ -93,6 +104,7 @@ def synth_sm(yosys: Yosys, cfg: Config, ice40: bool = False, force: bool = False
     result_path = work / "result.json"
     if result_path.is_file() and not force:
         result = json.loads(result_path.read_text())
+        _reparse(work, result, "simt_sm")
         if ice40 and "ice40" not in result and not cached_only:  # an add-on run, same key
             log(f"  synth_ice40 of SM {cfg.sm_only().name}")
             result["seconds"]["ice40"] = run(yosys, scripts[2], work, "ice40")
@@ -154,7 +166,10 @@ def synth_gpu(yosys: Yosys, cfg: Config, force: bool = False, log=print,
     work = CACHE / f"gpu-{cfg.name}-{key}"
     result_path = work / "result.json"
     if result_path.is_file() and not force:
-        return json.loads(result_path.read_text())
+        result = json.loads(result_path.read_text())
+        _reparse(work, result, "simt_gpu")
+        result["units"].pop("simt_sm", None)
+        return result
     if cached_only:
         return None
     shutil.rmtree(work, ignore_errors=True)

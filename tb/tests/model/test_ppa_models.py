@@ -102,14 +102,14 @@ def test_unit_name_and_multiplicity() -> None:
     assert flow.unit_name("$paramod$3ca0\\simt_gmem_unit") == "simt_gmem_unit"
     assert flow.unit_name("$paramod\\simt_warp_sched\\NUM_WARPS=s32'10000") == "simt_warp_sched"
     assert flow.unit_name("simt_alu") == "simt_alu"
-    mods = {
-        "simt_sm": {"num_cells_by_type": {"simt_alu": 8, "$paramod$x\\simt_gmem_unit": 1, "$_AND_": 5}},
-        "simt_alu": {"num_cells_by_type": {"$_XOR_": 3}},
+    mods = {  # Yosys JSON: a plain module is "\\simt_alu", its instances' type "simt_alu"
+        "\\simt_sm": {"num_cells_by_type": {"simt_alu": 8, "$paramod$x\\simt_gmem_unit": 1, "$_AND_": 5}},
+        "\\simt_alu": {"num_cells_by_type": {"$_XOR_": 3}},
         "$paramod$x\\simt_gmem_unit": {"num_cells_by_type": {"$paramod$y\\simt_coalescer": 2}},
         "$paramod$y\\simt_coalescer": {"num_cells_by_type": {}},
     }
     mult = flow.multiplicity(mods, "simt_sm")
-    assert mult == {"simt_sm": 1, "simt_alu": 8, "$paramod$x\\simt_gmem_unit": 1, "$paramod$y\\simt_coalescer": 2}
+    assert mult == {"\\simt_sm": 1, "\\simt_alu": 8, "$paramod$x\\simt_gmem_unit": 1, "$paramod$y\\simt_coalescer": 2}
     with pytest.raises(ValueError, match="not in the Yosys"):
         flow.multiplicity(mods, "simt_gpu")
 
