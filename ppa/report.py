@@ -108,7 +108,7 @@ def trend_table(series: list[dict], label: str) -> list[str]:
     return lines
 
 
-def plot_stacked(series: list[dict], path: Path, title: str) -> None:
+def plot_stacked(series: list[dict], path: Path, title: str, parts: tuple[str, ...] = ("logic", "macro")) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -117,12 +117,14 @@ def plot_stacked(series: list[dict], path: Path, title: str) -> None:
     lanes = [r["config"]["lanes"] for r in series]
     per = [unit_rows(r) for r in series]
     units = [u for u in UNIT_ORDER if any(u in p for p in per)]
-    fig, ax = plt.subplots(figsize=(8, 4.8))
+    fig, ax = plt.subplots(figsize=(10, 4.8))
     bottom = [0.0] * len(series)
     x = list(range(len(series)))
     cmap = plt.get_cmap("tab20")
     for i, u in enumerate(units):
         for part, hatch in (("logic", None), ("macro", "//")):
+            if part not in parts:
+                continue
             vals = [(p[u].logic_um2 if part == "logic" else p[u].macro_um2) / 1e6 if u in p else 0.0 for p in per]
             if not any(vals):
                 continue
@@ -130,9 +132,9 @@ def plot_stacked(series: list[dict], path: Path, title: str) -> None:
                    label=f"{u} ({part})")  # fmt: skip
             bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_xticks(x, [f"{n} lanes\n{r['config']['rf_depth']} rows" for n, r in zip(lanes, series)])
-    ax.set_ylabel("area, mm² (sky130 cells + modelled macros)")
+    ax.set_ylabel("area, mm² (sky130 cells + modelled macros)" if "macro" in parts else "logic area, mm² (sky130 cells)")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=6.5, ncol=2, loc="upper left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.text(0.01, 0.01, "synthesised: Yosys 0.70, sky130_fd_sc_hd LEF areas, pre-layout, no wires; hatched: "
              "memory macros, seed 003 Table 9 per bit × (130/90)²", fontsize=6)  # fmt: skip
     fig.tight_layout(rect=(0, 0.03, 1, 1))
@@ -187,6 +189,9 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
     if const_total:
         plot_stacked(const_total, REPORT / "area_by_unit_const_total",
                      "SM area by unit vs lanes, constant total registers (4096 × 32 bit), banks = lanes")
+    if const_total:
+        plot_stacked(const_total, REPORT / "logic_by_unit_const_total",
+                     "SM logic (no memory macros) by unit vs lanes, constant total registers", parts=("logic",))
     if const_rows:
         plot_stacked(const_rows, REPORT / "area_by_unit_const_rows",
                      "SM area by unit vs lanes, 512 register rows per lane, banks = lanes")
