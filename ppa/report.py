@@ -181,6 +181,35 @@ def ye_table() -> list[str]:
     return lines
 
 
+def ye_ours_table(base: dict, n_sms: int = 16) -> list[str]:
+    """Ye's model with our areas: the budget is n_sms of our SM, the fixed part is everything but the
+    register file and shared-memory macros, per-word areas from ppa/memory.py (the register file's
+    3-read rule: two 2R1W copies). Timing parameters stay Ye's (1.5 GHz, 400 cycles)."""
+    from dataclasses import replace
+
+    rows = unit_rows(base)
+    total = summary(base).total_um2 / 1e6
+    rf = rows["register file"].macro_um2 / 1e6
+    sh = rows["shared memory + conflicts"].macro_um2 / 1e6
+    p = ye.YeParams(total_area_mm2=n_sms * total, fixed_area_per_sm_mm2=total - rf - sh,
+                    smem_area_per_word_mm2=memory.UM2_PER_BIT_1RW * 32 / 1e6,
+                    reg_area_per_word_mm2=2 * memory.UM2_PER_BIT_2R1W * 32 / 1e6,
+                    pes_per_sm=base["config"]["lanes"])  # fmt: skip
+    lines = [
+        f"Budget {n_sms} × {total:.2f} mm² = {p.total_area_mm2:.1f} mm² (our `{base['name']}` SM, modelled), fixed "
+        f"{p.fixed_area_per_sm_mm2:.2f} mm² per SM, {p.reg_area_per_word_mm2 * 1e3:.3f} × 10⁻³ mm² per register word, "
+        f"{p.smem_area_per_word_mm2 * 1e3:.3f} × 10⁻³ mm² per scratchpad word; PEs swept 8..512:",
+        "",
+        "| bandwidth GB/s | registers/thread | optimum PEs | SMs | threads | limited by |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]  # fmt: skip
+    step = p.pes_per_sm
+    for bw, reg in ye.SEED003_FIGURE18:
+        pt = ye.optimum(replace(p, bandwidth_gbs=bw, regs_per_thread=reg), pe_range=range(step, 513, step))
+        lines.append(f"| {bw} | {reg} | {pt.n_pe} | {pt.n_pe // step} | {pt.n_threads} | {pt.limited_by} |")
+    return lines
+
+
 def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = False) -> Path:
     REPORT.mkdir(parents=True, exist_ok=True)
     sums = [summary(r) for r in sms]
@@ -228,6 +257,8 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
                       f"| {_mm2(top + g['config']['sms'] * sm_total)} |")  # fmt: skip
         md.append("")
     md += ["## Ye's equal-area model, self-test (seed 003 Table 10 parameters)", "", *ye_table(), ""]
+    if sms:
+        md += ["## Ye's equal-area model with our areas (modelled)", "", *ye_ours_table(base), ""]
     ice = [(r["name"], r["ice40"]) for r in sms if "ice40" in r]
     if ice:
         md += ["## iCE40 (synth_ice40), second opinion", "", "| SM | LUT4 | FF | carry | 4 kbit BRAM |",
