@@ -155,7 +155,8 @@ def plot_stacked(series: list[dict], path: Path, title: str, parts: tuple[str, .
     plt.close(fig)
 
 
-def plot_trend(series_by_label: dict[str, list[dict]], path: Path) -> None:
+def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None:
+    """Bars of the per-doubling gain for each {lanes: area} series beside seed 000 Table 5.3."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -167,10 +168,10 @@ def plot_trend(series_by_label: dict[str, list[dict]], path: Path) -> None:
     width = 0.8 / (1 + len(series_by_label))
     ax.bar([i - 0.4 + width / 2 for i in range(4)], [100 * trend.SEED000_TABLE_5_3[p][0] for p in pairs], width,
            label="seed 000 Table 5.3 (published, 65 nm, Encounter)", color="grey")  # fmt: skip
-    for j, (label, series) in enumerate(series_by_label.items(), start=1):
-        if len(series) < 2:
+    for j, (label, areas) in enumerate(series_by_label.items(), start=1):
+        if len(areas) < 2:
             continue
-        rows = trend.doubling_table({r["config"]["lanes"]: summary(r).total_um2 for r in series})
+        rows = trend.doubling_table(areas)
         got = {(r["from"], r["to"]): 100 * r["gain"] for r in rows}
         ax.bar([i - 0.4 + width / 2 + j * width for i in range(4)], [got.get(p, 0.0) for p in pairs], width,
                label=label)  # fmt: skip
@@ -236,8 +237,12 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
     if const_rows:
         plot_stacked(const_rows, REPORT / "area_by_unit_const_rows",
                      "SM area by unit vs lanes, 512 register rows per lane, banks = lanes")
-    plot_trend({"ours, constant total registers": const_total, "ours, 512 rows per lane": const_rows},
-               REPORT / "lane_doubling")
+    plot_trend({
+        "ours, constant total registers": {r["config"]["lanes"]: summary(r).total_um2 for r in const_total},
+        "ours, 512 rows per lane": {r["config"]["lanes"]: summary(r).total_um2 for r in const_rows},
+        "ours, constant total, tables single-copy (what-if)": {r["config"]["lanes"]: broadcast_tables_um2(r)
+                                                               for r in const_total},
+    }, REPORT / "lane_doubling")  # fmt: skip
     tool = sms[0]["tool"].split("(")[0].strip() if sms else "?"
     md = [
         "# make ppa report",
