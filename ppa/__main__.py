@@ -22,6 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sweep", default="full", choices=SWEEPS)
     parser.add_argument("--ice40", default="L8-W16-R512-B8",
                         help="comma-separated SM names that also get synth_ice40 ('' for none)")
+    parser.add_argument("--depth", default="L8-W16-R512-B8",
+                        help="comma-separated SM names whose units get a logic-depth run ('' for none)")
     parser.add_argument("--force", action="store_true", help="ignore the cache")
     parser.add_argument("--docs", action="store_true", help="also copy the figures and report to docs/ppa/")
     parser.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
@@ -35,6 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(f"ppa: {len(sm_cfgs)} SM and {len(gpu_cfgs)} GPU configurations, {y.short_version}", flush=True)
     ice = {s for s in args.ice40.split(",") if s}
+    depth = {s for s in args.depth.split(",") if s}
     cached = args.only_cached or args.action == "report"
     sms: list[dict] = []
     gpus: list[dict] = []
@@ -44,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             r = synth.synth_sm(y, cfg, ice40=cfg.name in ice, force=args.force, cached_only=cached)
             print(f"  SM {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
             if r is not None:
+                d = synth.unit_depths(y, cfg, force=args.force, cached_only=cached or cfg.name not in depth)
+                r["depths"] = d or {}
                 sms.append(r)
         for cfg in gpu_cfgs:
             t = time.monotonic()

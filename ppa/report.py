@@ -58,13 +58,13 @@ def unit_table(result: dict) -> list[str]:
         f"Units of SM `{result['name']}` (all instances of a unit together):",
         "",
         "| unit | inst. | cells | FFs (% of SM) | generic gates | NAND2-eq | logic µm² (% of SM logic) "
-        "| macro bits | macro µm² (modelled) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| depth (gates) | macro bits | macro µm² (modelled) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows.values():
         lines.append(f"| {r.unit} | {r.instances} | {_fmt(r.cells)} | {_fmt(r.ffs)} ({100 * r.ffs / ffs:.1f} %) "
                      f"| {_fmt(r.generic_gates)} | {_fmt(r.nand2_eq)} | {_fmt(r.logic_um2)} ({100 * r.logic_um2 / logic:.1f} %) "
-                     f"| {_fmt(r.macro_bits)} | {_fmt(r.macro_um2)} |")  # fmt: skip
+                     f"| {'–' if r.depth is None else r.depth} | {_fmt(r.macro_bits)} | {_fmt(r.macro_um2)} |")  # fmt: skip
     return lines
 
 

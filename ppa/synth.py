@@ -210,3 +210,27 @@ def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path) -> 
     generic = flow.load_json(work / "generic.json")
     units = _module_table(cells, generic, {}, top)
     return {"units": units, "memories": [a.as_dict() for a in memory.inventory(design)]}
+
+
+def unit_depths(yosys: Yosys, cfg: Config, force: bool = False, log=print,
+                cached_only: bool = False) -> dict[str, int] | None:  # fmt: skip
+    """Logic depth (generic two-input gates, ``ltp -noff``) of every rtl/sm unit of *cfg*, cached."""
+    params = flow.unit_params(cfg.sm_params())
+    scripts = {u: flow.depth_script(u, p) for u, p in params.items()}
+    key = _key([yosys.version, *scripts.values(), *_sources(flow.SM_FILES)])
+    work = CACHE / f"depth-{cfg.sm_only().name}-{key}"
+    result_path = work / "depth.json"
+    if result_path.is_file() and not force:
+        return json.loads(result_path.read_text())
+    if cached_only:
+        return None
+    shutil.rmtree(work, ignore_errors=True)
+    depths: dict[str, int] = {}
+    for unit, script in scripts.items():
+        log(f"  logic depth of {unit} ({cfg.sm_only().name})")
+        sub = work / unit
+        run(yosys, script, sub, "depth")
+        depths[unit] = flow.parse_ltp((sub / "ltp.txt").read_text()).get(unit, -1)
+        shutil.rmtree(sub)
+    result_path.write_text(json.dumps(depths, indent=1))
+    return depths

@@ -44,6 +44,7 @@ class UnitRow:
     logic_um2: float = 0.0
     macro_bits: int = 0
     macro_um2: float = 0.0
+    depth: int | None = None  # longest gate chain of the unit's modules (None: not measured)
 
     @property
     def nand2_eq(self) -> float:
@@ -65,6 +66,9 @@ def unit_rows(result: dict) -> dict[str, UnitRow]:
         row.ffs += k * u["ffs"]
         row.generic_gates += k * u["generic_gates"]
         row.logic_um2 += k * u["area_um2"]
+        d = result.get("depths", {}).get(module)
+        if d is not None and d >= 0:
+            row.depth = max(row.depth or 0, d)
     for a in result["memories"]:
         if a["kind"] != "macro":
             continue

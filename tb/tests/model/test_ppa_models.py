@@ -128,6 +128,16 @@ def test_parse_abc_levels() -> None:
     assert flow.parse_abc_levels(text) == {"simt_regfile": 12, "simt_alu": 40}
 
 
+def test_parse_ltp_and_unit_params() -> None:
+    text = ("Longest topological path in $paramod$ab\\simt_regfile (length=12):\n"
+            "Longest topological path in simt_alu (length=40):\n")  # fmt: skip
+    assert flow.parse_ltp(text) == {"simt_regfile": 12, "simt_alu": 40}
+    p = flow.unit_params(Config().sm_params())
+    assert p["simt_perf"]["DEPTH_W"] == 5  # $clog2(16 + 1)
+    assert p["simt_regfile"] == {"NUM_LANES": 8, "DEPTH": 512}
+    assert set(p) >= {"simt_alu", "simt_gmem_unit", "simt_coalescer", "simt_shared_lsu", "simt_div_stack"}
+
+
 # --------------------------------------------------------------------------- area library
 LEF = """MACRO sky130_fd_sc_hd__nand2_1
   SIZE  1.380000 BY  2.720000 ;
