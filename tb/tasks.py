@@ -35,7 +35,7 @@ BENCH = ROOT / "tb" / "bench"
 REPORTS = ROOT / "build" / "reports"
 FCOV = ROOT / "build" / "coverage" / "functional"  # functional-coverage files of the system runs
 # Python that ruff checks (kernels/ joins once it exists).
-LINT_PY = ["tb", "noxfile.py", "conftest.py", "kernels"]
+LINT_PY = ["tb", "ppa", "noxfile.py", "conftest.py", "kernels"]
 
 PYTEST_EXIT_NO_TESTS = 5
 

@@ -1,0 +1,70 @@
+"""`make ppa`: python -m ppa [sweep|report] [--sweep quick|full] [--ice40] [--force]
+
+sweep   synthesise every configuration of the sweep (cached), then write the report
+report  write the report from the cached results only (no synthesis)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+
+from ppa import synth
+from ppa.config import SWEEPS, sweep
+from ppa.yosys import YosysError, find
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ppa", description=__doc__.splitlines()[0])
+    parser.add_argument("action", nargs="?", default="sweep", choices=["sweep", "report"])
+    parser.add_argument("--sweep", default="full", choices=SWEEPS)
+    parser.add_argument("--ice40", default="L8-W16-R512-B8",
+                        help="comma-separated SM names that also get synth_ice40 ('' for none)")
+    parser.add_argument("--depth", default="L8-W16-R512-B8",
+                        help="comma-separated SM names whose units get a logic-depth run ('' for none)")
+    parser.add_argument("--force", action="store_true", help="ignore the cache")
+    parser.add_argument("--docs", action="store_true", help="also copy the figures and report to docs/ppa/")
+    parser.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
+    args = parser.parse_args(argv)
+    sm_cfgs, gpu_cfgs = sweep(args.sweep)
+    start = time.monotonic()
+    try:
+        y = find()
+    except YosysError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"ppa: {len(sm_cfgs)} SM and {len(gpu_cfgs)} GPU configurations, {y.short_version}", flush=True)
+    ice = {s for s in args.ice40.split(",") if s}
+    depth = {s for s in args.depth.split(",") if s}
+    cached = args.only_cached or args.action == "report"
+    sms: list[dict] = []
+    gpus: list[dict] = []
+    try:
+        for cfg in sm_cfgs:
+            t = time.monotonic()
+            r = synth.synth_sm(y, cfg, ice40=cfg.name in ice, force=args.force, cached_only=cached)
+            print(f"  SM {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
+            if r is not None:
+                d = synth.unit_depths(y, cfg, force=args.force, cached_only=cached or cfg.name not in depth)
+                r["depths"] = d or {}
+                sms.append(r)
+        for cfg in gpu_cfgs:
+            t = time.monotonic()
+            r = synth.synth_gpu(y, cfg, force=args.force, cached_only=cached)
+            print(f"  GPU {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
+            if r is not None:
+                gpus.append(r)
+    except YosysError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    from ppa import report
+
+    out = report.write(sms, gpus, sweep_seconds=time.monotonic() - start, docs=args.docs)
+    print(f"ppa: report in {out} ({time.monotonic() - start:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
