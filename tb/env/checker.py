@@ -237,7 +237,7 @@ class LaunchChecker(pyuvm.uvm_component):
         raise exc
 
     def _picture(self) -> str:
-        """The command drawing this launch's warp timeline up to the mismatch (tb/timeline); with
+        """The command drawing this launch's warp timeline as far as the trace holds it (tb/timeline); with
         SIMT_TIMELINE=1 it is drawn now, as timeline.png beside the trace."""
         try:
             trace = Path(pyuvm.ConfigDB().get(self, "", "TRACE_PATH")).resolve()
