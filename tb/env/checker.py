@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -245,13 +246,30 @@ class LaunchChecker(pyuvm.uvm_component):
 
     def _raise(self, kind: type[Mismatch], text: str) -> None:
         seed = self.item.seed if self.item is not None else None
-        exc = kind(f"{text}\n  rerun: {rerun_command(seed)}")
+        exc = kind(f"{text}\n  rerun: {rerun_command(seed)}\n  picture: {self._picture()}")
         if self.expect_fault is not None:
             self.fault = exc
             self.fault_event.set()
             self.logger.info(f"planted fault caught by {kind.__name__}")
             raise _Stop()
         raise exc
+
+    def _picture(self) -> str:
+        """The command drawing this launch's warp timeline as far as the trace holds it (tb/timeline); with
+        SIMT_TIMELINE=1 it is drawn now, as timeline.png beside the trace."""
+        try:
+            trace = Path(pyuvm.ConfigDB().get(self, "", "TRACE_PATH")).resolve()
+        except pyuvm.UVMConfigItemNotFound:
+            return "no trace in this run"
+        args = [str(trace), "--launch", "-1", "--num-warps", str(self.cfg.num_warps)]
+        if os.environ.get("SIMT_TIMELINE") and self.expect_fault is None:
+            from tb.timeline.__main__ import main as draw
+
+            try:
+                draw([*args, "--out", str(trace.with_name("timeline.png"))])
+            except (SystemExit, OSError, ValueError) as err:  # a picture must never hide the mismatch
+                self.logger.warning(f"no timeline drawn: {err}")
+        return ".venv/bin/python -m tb.timeline " + " ".join(args) + " --out timeline.png"
 
     # ---- end of test -----------------------------------------------------------------------------
     def report_lines(self) -> list[str]:

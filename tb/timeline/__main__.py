@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tb.timeline", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     ap.add_argument("trace", type=Path)
-    ap.add_argument("--launch", type=int, help="launch index (0 = first in the trace); without: list them")
+    ap.add_argument("--launch", type=int, help="launch index (0 = first, -1 = last); without: list them")
     ap.add_argument("--out", type=Path, default=Path("build/reports/timeline.png"), help=".png or .svg")
     ap.add_argument("--num-warps", type=int, default=8, help="NUM_WARPS of the machine (tag layout)")
     ap.add_argument("--window", help="first:last cycle to show")
@@ -44,8 +44,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len({d[1] for d in x.dispatches})} blocks on {x.num_sms} SM(s)")  # fmt: skip
         print("pick one with --launch N")
         return 0
-    if not 0 <= args.launch < len(launches):
-        raise SystemExit(f"--launch {args.launch}: the trace has launches 0..{len(launches) - 1}")
+    if not -len(launches) <= args.launch < len(launches):
+        raise SystemExit(f"--launch {args.launch}: the trace has launches 0..{len(launches) - 1} (or -1 for the last)")
     launch = launches[args.launch]
     window = tuple(int(x) for x in args.window.split(":")) if args.window else None
     rows = warp_rows(launch, ws, args.num_warps)
