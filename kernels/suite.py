@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             mod = generator(n)
             print(f"{n:<12} sizes {mod.SIZES} unusual {mod.ODD_SIZES} make test {mod.CI_SIZES}")
         return 0
-    from kernels.machines import bench_config
+    from tb.reference.machines import bench as bench_config
 
     cfg = bench_config(args.lanes)
     status = 0

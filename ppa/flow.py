@@ -86,7 +86,7 @@ def unit_params(sm: dict[str, int]) -> dict[str, dict[str, int]]:
     return {
         "simt_alu": {},
         "simt_decode": {},
-        "simt_regfile": {"NUM_LANES": sm["NUM_LANES"], "DEPTH": sm["RF_DEPTH"]},
+        "simt_regfile": {"NUM_LANES": sm["NUM_LANES"], "RF_DEPTH": sm["RF_DEPTH"]},
         "simt_shared_lsu": {"NUM_LANES": sm["NUM_LANES"], "NUM_BANKS": sm["NUM_BANKS"],
                             "SHARED_WORDS": sm["SHARED_WORDS"]},
         "simt_gmem_unit": {"WARP_SIZE": sm["WARP_SIZE"], "NUM_WARPS": sm["NUM_WARPS"], "SEG_WORDS": sm["SEG_WORDS"]},

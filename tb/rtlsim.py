@@ -31,7 +31,8 @@ from pathlib import Path
 from cocotb_tools.runner import Verilator, get_runner
 
 from tb import illegal_probe, simenv
-from tb.reference.config import check_parameters
+from tb.benchenv import PARAMETERS_ENV
+from tb.reference.config import GpuConfig, check_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 # Mutation testing (tb/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
@@ -44,6 +45,30 @@ BUILD = Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim")
 # ranges): rtlsim refuses an out-of-range one before building. A block whose parameter of the same name
 # means something else (simt_mem_arbiter's NUM_SMS counts the loader's port too) is left to the RTL.
 MACHINE_DESIGNS = frozenset({"simt_gpu", "simt_gpu_tb", "simt_gpu_raw", "simt_sm", "simt_loader"})
+
+
+_MODULE_PARAMS: dict[str, tuple[str, ...]] = {}
+
+
+def module_parameters(module: str) -> tuple[str, ...]:
+    """The parameter names in ``module``'s header (``#(parameter integer X = ...)``), read from its
+    file under rtl/ or tb/hdl/ (one module per file, the file named for the module)."""
+    if module not in _MODULE_PARAMS:
+        found = [p for base in (RTL, ROOT / "tb" / "hdl") for p in base.rglob(f"{module}.v")]
+        if not found:
+            raise FileNotFoundError(f"no {module}.v under {RTL} or tb/hdl: is the module name right?")
+        text = found[0].read_text()
+        start = text.index(f"module {module}")
+        header = text[start : text.index(");", start)]
+        _MODULE_PARAMS[module] = tuple(re.findall(r"parameter\s+(?:integer\s+)?(\w+)", header))
+    return _MODULE_PARAMS[module]
+
+
+def machine_parameters(cfg: GpuConfig, module: str) -> dict[str, int]:
+    """The Verilog parameters that hand machine ``cfg`` to ``module``: every machine parameter
+    (tb/reference/config.py PARAMS) that the module's header declares, so no bench keeps its own map."""
+    declared = set(module_parameters(module))
+    return {name: value for name, value in cfg.verilog_parameters().items() if name in declared}
 
 
 def build_dir(
@@ -131,8 +156,11 @@ def _build_and_test(
     visibility: Path | None = None,
     trace: bool = False,
     precheck: bool = True,
+    machine: GpuConfig | None = None,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
+    if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
+        parameters = machine_parameters(machine, toplevel) | dict(parameters or {})
     seed_given = simenv.check_seed()  # a bad SEED stops here, before any build
     if precheck and toplevel in MACHINE_DESIGNS:  # an illegal parameter's readable message first, on
         check_parameters(dict(parameters or {}), toplevel)  # both simulators (expect_fatal skips it)
@@ -176,7 +204,10 @@ def _build_and_test(
     run_dir.mkdir(parents=True, exist_ok=True)
     # The regression seed is chosen here (not left to cocotb) so the Verilator seed can derive from it.
     seed = seed_given if seed_given is not None else secrets.randbelow(1 << 31)
-    env = {**(extra_env or {}), "SIM": sim}
+    # What the bench is handed, in one encoding each (tb/benchenv.py reads them back).
+    env = {**(extra_env or {}), "SIM": sim, PARAMETERS_ENV: json.dumps(params, sort_keys=True, default=str)}
+    if machine is not None:
+        env |= machine.to_env()
     run_plusargs = list(plusargs)
     if trace:  # the test wrapper's trace file (tb/hdl/simt_tb_trace.v), read by tb/agents/trace_monitor.py
         trace_file = run_dir / "trace.txt"
@@ -234,6 +265,7 @@ def run(
     sim: str | None = None,
     visibility: Path | None = None,
     trace: bool = False,
+    machine: GpuConfig | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -244,10 +276,13 @@ def run(
     ``sim`` picks the simulator of this call (default: ``SIM``); the tests see it as ``SIM``.
     ``visibility`` (a Verilator control file) builds without ``--public-flat-rw``: only what it marks
     public is visible. ``trace`` passes ``+SIMT_TRACE=<run folder>/trace.txt`` and ``SIMT_TRACE_FILE``.
+    ``machine`` hands a machine to the bench: its parameters that ``toplevel`` declares
+    (:func:`machine_parameters`, overridden by ``parameters``) and the whole machine to the bench's
+    module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
     """
     results = _build_and_test(toplevel, sources, test_module, parameters=parameters, testcase=testcase,
                               extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs, sim=sim,
-                              visibility=visibility, trace=trace)  # fmt: skip
+                              visibility=visibility, trace=trace, machine=machine)  # fmt: skip
     _check(results)
     return results
 

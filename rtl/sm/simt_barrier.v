@@ -22,10 +22,10 @@
 //
 // Port widths: slots are max(1, log2(NUM_BLOCKS)) bits, init_warps is log2(NUM_WARPS + 1) bits.
 // The release output is called `released` because `release` is a Verilog keyword.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 module simt_barrier #(
-    parameter integer NUM_BLOCKS = 4, // resident block slots: 1..16
-    parameter integer NUM_WARPS  = 16 // largest warp count of a block: 1..32
+    parameter integer NUM_BLOCKS = `SIMT_DEFAULT_NUM_BLOCKS, // resident block slots
+    parameter integer NUM_WARPS  = `SIMT_DEFAULT_NUM_WARPS // largest warp count of a block
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -44,12 +44,8 @@ module simt_barrier #(
 
     // ---- parameter checks ------------------------------------------------------------------------
     generate
-        if (NUM_BLOCKS < 1 || NUM_BLOCKS > 16) begin : g_bad_blocks
-            `SIMT_AT_ELAB $fatal(1, "simt_barrier: illegal parameter NUM_BLOCKS=%0d (must be in 1..16)", NUM_BLOCKS);
-        end
-        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_warps
-            `SIMT_AT_ELAB $fatal(1, "simt_barrier: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
-        end
+        `SIMT_CHECK_NUM_BLOCKS("simt_barrier", NUM_BLOCKS)
+        `SIMT_CHECK_NUM_WARPS("simt_barrier", NUM_WARPS)
     endgenerate
 
     genvar s;

@@ -16,10 +16,10 @@
 // A new access is accepted in the cycle the previous access's last beat leaves (in_ready depends
 // combinationally on out_ready), so back-to-back accesses run at one transaction per cycle.
 // Loads output out_wdata = 0.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 module simt_coalescer #(
-    parameter integer WARP_SIZE = 32,  // threads per warp: a power of two in 4..32
-    parameter integer SEG_WORDS = 8    // words per memory segment: a power of two in 1..32
+    parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
+    parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS // words per memory segment
 ) (
     input  wire                           clk,
     input  wire                           rst,
@@ -47,14 +47,8 @@ module simt_coalescer #(
 
     // Parameter checks: stop both simulators at time 0 with a readable message.
     generate
-        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_warp_size
-            `SIMT_AT_ELAB $fatal(1, "simt_coalescer: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)",
-                           WARP_SIZE);
-        end
-        if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : g_bad_seg_words
-            `SIMT_AT_ELAB $fatal(1, "simt_coalescer: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
-                           SEG_WORDS);
-        end
+        `SIMT_CHECK_WARP_SIZE("simt_coalescer", WARP_SIZE)
+        `SIMT_CHECK_SEG_WORDS("simt_coalescer", SEG_WORDS)
     endgenerate
 
     reg                      busy_q;   // an access (or its empty marker) is being emitted

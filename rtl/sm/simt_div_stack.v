@@ -23,13 +23,13 @@
 // with threads still active is not done.
 
 `include "simt_isa.vh"
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_fault.vh"
 
 module simt_div_stack #(
-    parameter integer WARP_SIZE   = 32,  // lanes per warp: power of two, 4..32
-    parameter integer NUM_WARPS   = 16,  // warp slots: 1..32
-    parameter integer STACK_DEPTH = 16,  // entries per warp stack: 2..64
+    parameter integer WARP_SIZE   = `SIMT_DEFAULT_WARP_SIZE,   // lanes per warp
+    parameter integer NUM_WARPS   = `SIMT_DEFAULT_NUM_WARPS,   // warp slots
+    parameter integer STACK_DEPTH = `SIMT_DEFAULT_STACK_DEPTH, // entries per warp stack
     parameter integer PC_W        = 16,  // pc width in bits: 4..32
     // derived widths (port sizes), checked below: never override them
     parameter integer WID_W       = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
@@ -72,16 +72,9 @@ module simt_div_stack #(
 
     // ---- parameter checks (stop both simulators at time 0 with a readable message) ---------------
     generate
-        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_ws
-            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter WARP_SIZE=%0d (must be a power of two, 4..32)",
-                           WARP_SIZE);
-        end
-        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_nw
-            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter NUM_WARPS=%0d (must be 1..32)", NUM_WARPS);
-        end
-        if (STACK_DEPTH < 2 || STACK_DEPTH > 64) begin : g_bad_sd
-            `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter STACK_DEPTH=%0d (must be 2..64)", STACK_DEPTH);
-        end
+        `SIMT_CHECK_WARP_SIZE("simt_div_stack", WARP_SIZE)
+        `SIMT_CHECK_NUM_WARPS("simt_div_stack", NUM_WARPS)
+        `SIMT_CHECK_STACK_DEPTH("simt_div_stack", STACK_DEPTH)
         if (PC_W < 4 || PC_W > 32) begin : g_bad_pcw
             `SIMT_AT_ELAB $fatal(1, "simt_div_stack: illegal parameter PC_W=%0d (must be 4..32)", PC_W);
         end

@@ -29,12 +29,12 @@
 //    access can enter in the cycle the previous one's last transaction leaves.
 // Test-only fault 4 (SIMT_FAULTS builds, docs/sm.md): the first store transaction is never presented
 // on the port, yet counts as issued and answered.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_fault.vh"
 module simt_gmem_unit #(
-    parameter integer WARP_SIZE = 32,  // threads per warp: a power of two in 4..32
-    parameter integer NUM_WARPS = 16,  // resident warp slots: 1..32
-    parameter integer SEG_WORDS = 8,   // words per memory segment: a power of two in 1..32
+    parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
+    parameter integer NUM_WARPS = `SIMT_DEFAULT_NUM_WARPS, // resident warp slots
+    parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per memory segment
     // tag width: must be max(1, clog2(NUM_WARPS)) + clog2(WARP_SIZE)
     parameter integer TAG_W = (NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1) + $clog2(WARP_SIZE)
 ) (
@@ -76,17 +76,9 @@ module simt_gmem_unit #(
 
     // Parameter checks: stop both simulators at time 0 with a readable message.
     generate
-        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : g_bad_warp_size
-            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)",
-                           WARP_SIZE);
-        end
-        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_num_warps
-            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
-        end
-        if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : g_bad_seg_words
-            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
-                           SEG_WORDS);
-        end
+        `SIMT_CHECK_WARP_SIZE("simt_gmem_unit", WARP_SIZE)
+        `SIMT_CHECK_NUM_WARPS("simt_gmem_unit", NUM_WARPS)
+        `SIMT_CHECK_SEG_WORDS("simt_gmem_unit", SEG_WORDS)
         if (TAG_W != WID_W + IDX_W) begin : g_bad_tag_w
             `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter TAG_W=%0d (must be %0d: %0d warp-slot bits + %0d index bits)",
                            TAG_W, WID_W + IDX_W, WID_W, IDX_W);

@@ -1,10 +1,11 @@
 `include "simt_isa.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 // Performance counters of one SM (docs/isa.md section 11; indices SIMT_PERF_* in simt_isa.vh).
 // Event counts must equal the golden model's Counters; cycles and idle cycles depend on timing.
 module simt_perf #(
-    parameter integer WARP_SIZE  = 32, // threads per warp: power of two, 4..32
+    parameter integer WARP_SIZE  = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
     parameter integer DEPTH_W    = 5,  // width of a stack depth
-    parameter integer NUM_BLOCKS = 4   // block slots: 1..16
+    parameter integer NUM_BLOCKS = `SIMT_DEFAULT_NUM_BLOCKS // block slots
 ) (
     input  wire                 clk,
     input  wire                 rst,

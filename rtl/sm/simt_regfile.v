@@ -1,6 +1,6 @@
 // simt_regfile — the SM's register file, one partition per integer lane (docs/sm.md).
 //
-// Every lane owns DEPTH rows of 32 bits; all lanes of a row are addressed together, so a row of
+// Every lane owns RF_DEPTH rows of 32 bits; all lanes of a row are addressed together, so a row of
 // NUM_LANES threads reads or writes one register in one cycle. Register r of row k of the warp in slot
 // s lives at row base(s) + r*ROWS + k with base(s) = s*regs*ROWS (ROWS = WARP_SIZE/NUM_LANES): the
 // address is formed by the back end; this unit only stores rows.
@@ -12,40 +12,34 @@
 //
 // There is no reset: the rows hold registers whose launch values are written by the SM before use,
 // and a resettable array would not map onto RAM. Until written, a row reads as X on a 4-state simulator.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 module simt_regfile #(
-    parameter integer NUM_LANES = 8,  // lanes = partitions: 4, 8, 16 or 32
-    parameter integer DEPTH     = 512 // rows per lane partition: power of two in 32..4096
+    parameter integer NUM_LANES = `SIMT_DEFAULT_NUM_LANES, // lanes = partitions
+    parameter integer RF_DEPTH     = `SIMT_DEFAULT_RF_DEPTH // rows per lane partition
 ) (
     input  wire                      clk,
-    input  wire [$clog2(DEPTH)-1:0]  raddr_a,
-    input  wire [$clog2(DEPTH)-1:0]  raddr_b,
-    input  wire [$clog2(DEPTH)-1:0]  raddr_c,
+    input  wire [$clog2(RF_DEPTH)-1:0]  raddr_a,
+    input  wire [$clog2(RF_DEPTH)-1:0]  raddr_b,
+    input  wire [$clog2(RF_DEPTH)-1:0]  raddr_c,
     output wire [NUM_LANES*32-1:0]   rdata_a,
     output wire [NUM_LANES*32-1:0]   rdata_b,
     output wire [NUM_LANES*32-1:0]   rdata_c,
     input  wire [NUM_LANES-1:0]      we,
-    input  wire [$clog2(DEPTH)-1:0]  waddr,
+    input  wire [$clog2(RF_DEPTH)-1:0]  waddr,
     input  wire [NUM_LANES*32-1:0]   wdata
 );
 
     // ---- parameter checks: stop both simulators at time 0 with a readable message ----------------
     generate
-        if (NUM_LANES != 4 && NUM_LANES != 8 && NUM_LANES != 16 && NUM_LANES != 32) begin : g_bad_lanes
-            `SIMT_AT_ELAB $fatal(1, "simt_regfile: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
-                           NUM_LANES);
-        end
-        if (DEPTH < 32 || DEPTH > 4096 || (DEPTH & (DEPTH - 1)) != 0) begin : g_bad_depth
-            `SIMT_AT_ELAB $fatal(1, "simt_regfile: illegal parameter DEPTH=%0d (must be a power of two in 32..4096)",
-                           DEPTH);
-        end
+        `SIMT_CHECK_NUM_LANES("simt_regfile", NUM_LANES)
+        `SIMT_CHECK_RF_DEPTH("simt_regfile", RF_DEPTH)
     endgenerate
 
     // ---- one RAM per lane ----------------------------------------------------------------------
     genvar lane;
     generate
         for (lane = 0; lane < NUM_LANES; lane = lane + 1) begin : g_lane
-            reg [31:0] mem [0:DEPTH-1];
+            reg [31:0] mem [0:RF_DEPTH-1];
             reg [31:0] q_a, q_b, q_c;
 
             // Write port: only the enabled lanes of the row change (inactive threads keep their value).

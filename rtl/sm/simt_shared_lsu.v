@@ -29,12 +29,12 @@
 // before the row's first pass.
 // Shared memory is not reset: the SM clears a block's lines before the block starts (docs/isa.md 6.1).
 // Test-only fault 3 (SIMT_FAULTS builds, docs/sm.md): store rows write bank (b+1) mod NUM_BANKS.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_fault.vh"
 module simt_shared_lsu #(
-    parameter integer NUM_LANES    = 8,     // lanes per row: 4, 8, 16 or 32
-    parameter integer NUM_BANKS    = 8,     // power of two, 1..32
-    parameter integer SHARED_WORDS = 1024   // power of two, 64..65536
+    parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES, // lanes per row
+    parameter integer NUM_BANKS    = `SIMT_DEFAULT_NUM_BANKS, // shared-memory banks
+    parameter integer SHARED_WORDS = `SIMT_DEFAULT_SHARED_WORDS // shared-memory words
 ) (
     input  wire                                            clk,
     input  wire                                            rst,
@@ -68,20 +68,9 @@ module simt_shared_lsu #(
 
     // Parameter checks: stop both simulators at time 0 with a readable message.
     generate
-        if (NUM_LANES != 4 && NUM_LANES != 8 && NUM_LANES != 16 && NUM_LANES != 32) begin : g_bad_lanes
-            `SIMT_AT_ELAB $fatal(1, "simt_shared_lsu: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32)",
-                           NUM_LANES);
-        end
-        if (NUM_BANKS < 1 || NUM_BANKS > 32 || (NUM_BANKS & (NUM_BANKS - 1)) != 0) begin : g_bad_banks
-            `SIMT_AT_ELAB $fatal(1, "simt_shared_lsu: illegal parameter NUM_BANKS=%0d (must be a power of two 1..32)",
-                           NUM_BANKS);
-        end
-        if (SHARED_WORDS < 64 || SHARED_WORDS > 65536 || (SHARED_WORDS & (SHARED_WORDS - 1)) != 0)
-        begin : g_bad_words
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_shared_lsu: illegal parameter SHARED_WORDS=%0d (must be a power of two 64..65536)",
-                SHARED_WORDS);
-        end
+        `SIMT_CHECK_NUM_LANES("simt_shared_lsu", NUM_LANES)
+        `SIMT_CHECK_NUM_BANKS("simt_shared_lsu", NUM_BANKS)
+        `SIMT_CHECK_SHARED_WORDS("simt_shared_lsu", SHARED_WORDS)
     endgenerate
 
     // ---------------------------------------------------------------- row being served

@@ -1,5 +1,5 @@
 `include "simt_isa.vh"
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_fault.vh"
 `include "simt_retire.vh"
 // Streaming multiprocessor (docs/sm.md): warp table, round-robin scheduler and a four-stage pipeline
@@ -12,18 +12,18 @@
 // warp waits in state MEM while other warps run, and re-enters once to write its loads and retire.
 // Test-only fault 1 (SIMT_FAULTS builds, docs/sm.md): bit 0 of warp lane 1's ALU results is flipped.
 module simt_sm #(
-    parameter integer WARP_SIZE    = 32,      // threads per warp: power of two, 4..32
-    parameter integer NUM_LANES    = 8,       // integer lanes: 4, 8, 16 or 32, <= WARP_SIZE
-    parameter integer NUM_WARPS    = 16,      // warp slots: 1..32
-    parameter integer NUM_BLOCKS   = 4,       // block slots: 1..16, <= NUM_WARPS
-    parameter integer RF_DEPTH     = 512,     // register rows per lane partition: power of two 32..4096
-    parameter integer SHARED_WORDS = 1024,    // shared memory words: power of two 64..65536
-    parameter integer NUM_BANKS    = 8,       // shared memory banks: power of two 1..32
-    parameter integer CONST_WORDS  = 256,     // constant memory words: power of two 16..65536
-    parameter integer IMEM_WORDS   = 1024,    // instruction memory words: power of two 16..65536
-    parameter integer STACK_DEPTH  = 16,      // divergence stack entries per warp: 2..64
-    parameter integer SEG_WORDS    = 8,       // global segment words: power of two 1..32
-    parameter integer GLOBAL_WORDS = 1048576, // global memory words: power of two 1024..2**30
+    parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,    // threads per warp
+    parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,    // integer lanes
+    parameter integer NUM_WARPS    = `SIMT_DEFAULT_NUM_WARPS,    // warp slots
+    parameter integer NUM_BLOCKS   = `SIMT_DEFAULT_NUM_BLOCKS,   // block slots
+    parameter integer RF_DEPTH     = `SIMT_DEFAULT_RF_DEPTH,     // register rows per lane partition
+    parameter integer SHARED_WORDS = `SIMT_DEFAULT_SHARED_WORDS, // shared memory words
+    parameter integer NUM_BANKS    = `SIMT_DEFAULT_NUM_BANKS,    // shared memory banks
+    parameter integer CONST_WORDS  = `SIMT_DEFAULT_CONST_WORDS,  // constant memory words
+    parameter integer IMEM_WORDS   = `SIMT_DEFAULT_IMEM_WORDS,   // instruction memory words
+    parameter integer STACK_DEPTH  = `SIMT_DEFAULT_STACK_DEPTH,  // divergence stack entries per warp
+    parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,    // global segment words
+    parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS, // global memory words
     // derived widths; not meant to be overridden
     parameter integer PC_W   = $clog2(IMEM_WORDS),   // instruction memory address
     // A pc can hold any 16-bit branch target and target + 1, so a jump or fall-through past the
@@ -142,31 +142,15 @@ module simt_sm #(
 
     // ---- parameter checks (docs/isa.md section 9) ------------------------------------------------
     generate
-        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : bad_warp_size
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter WARP_SIZE=%0d (power of two in 4..32)", WARP_SIZE);
-        end
-        if (!(NUM_LANES == 4 || NUM_LANES == 8 || NUM_LANES == 16 || NUM_LANES == 32) ||
-            NUM_LANES > WARP_SIZE) begin : bad_lanes
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter NUM_LANES=%0d (4, 8, 16 or 32, <= WARP_SIZE)",
-                           NUM_LANES);
-        end
-        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : bad_warps
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter NUM_WARPS=%0d (1..32)", NUM_WARPS);
-        end
-        if (NUM_BLOCKS < 1 || NUM_BLOCKS > 16 || NUM_BLOCKS > NUM_WARPS) begin : bad_blocks
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter NUM_BLOCKS=%0d (1..16, <= NUM_WARPS)", NUM_BLOCKS);
-        end
-        if (RF_DEPTH < 32 || RF_DEPTH > 4096 || (RF_DEPTH & (RF_DEPTH - 1)) != 0) begin : bad_rf
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter RF_DEPTH=%0d (power of two in 32..4096)", RF_DEPTH);
-        end
-        if (STACK_DEPTH < 2 || STACK_DEPTH > 64) begin : bad_stack
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter STACK_DEPTH=%0d (2..64)", STACK_DEPTH);
-        end
-        if (GLOBAL_WORDS < 1024 || GLOBAL_WORDS > (1 << 30) || (GLOBAL_WORDS & (GLOBAL_WORDS - 1)) != 0)
-        begin : bad_global_words
-            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter GLOBAL_WORDS=%0d (power of two 1024..2**30)",
-                           GLOBAL_WORDS);
-        end
+        `SIMT_CHECK_WARP_SIZE("simt_sm", WARP_SIZE)
+        `SIMT_CHECK_NUM_LANES("simt_sm", NUM_LANES)
+        `SIMT_CHECK_NUM_LANES_AT_MOST_WARP_SIZE("simt_sm", NUM_LANES, WARP_SIZE)
+        `SIMT_CHECK_NUM_WARPS("simt_sm", NUM_WARPS)
+        `SIMT_CHECK_NUM_BLOCKS("simt_sm", NUM_BLOCKS)
+        `SIMT_CHECK_NUM_BLOCKS_AT_MOST_NUM_WARPS("simt_sm", NUM_BLOCKS, NUM_WARPS)
+        `SIMT_CHECK_RF_DEPTH("simt_sm", RF_DEPTH)
+        `SIMT_CHECK_STACK_DEPTH("simt_sm", STACK_DEPTH)
+        `SIMT_CHECK_GLOBAL_WORDS("simt_sm", GLOBAL_WORDS)
     endgenerate
 
     // ---- warp table ------------------------------------------------------------------------------
@@ -334,7 +318,7 @@ module simt_sm #(
     wire                    clr_rf_req;
     wire [RF_AW-1:0]        clr_rf_addr;
     wire                    clr_rf_go = clr_rf_req && rf_we == {NUM_LANES{1'b0}};
-    simt_regfile #(.NUM_LANES(NUM_LANES), .DEPTH(RF_DEPTH)) u_rf (
+    simt_regfile #(.NUM_LANES(NUM_LANES), .RF_DEPTH(RF_DEPTH)) u_rf (
         .clk(clk), .raddr_a(raddr_a), .raddr_b(raddr_b), .raddr_c(raddr_c),
         .rdata_a(rdata_a), .rdata_b(rdata_b), .rdata_c(rdata_c),
         .we(clr_rf_go ? {NUM_LANES{1'b1}} : rf_we), .waddr(clr_rf_go ? clr_rf_addr : rf_waddr),

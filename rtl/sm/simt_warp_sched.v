@@ -11,9 +11,9 @@
 //
 // The SM only raises ready for warps in state READY (not busy in the pipeline, not waiting at a
 // barrier or on memory, not done), which is why a warp is never in the pipeline twice.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 module simt_warp_sched #(
-    parameter integer NUM_WARPS = 16 // resident warps: 1..32 (any value, powers of two not required)
+    parameter integer NUM_WARPS = `SIMT_DEFAULT_NUM_WARPS // resident warps (any count, powers of two not required)
 ) (
     input  wire                 clk,
     input  wire                 rst,
@@ -29,9 +29,7 @@ module simt_warp_sched #(
 
     // ---- parameter check -------------------------------------------------------------------------
     generate
-        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : g_bad_warps
-            `SIMT_AT_ELAB $fatal(1, "simt_warp_sched: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
-        end
+        `SIMT_CHECK_NUM_WARPS("simt_warp_sched", NUM_WARPS)
     endgenerate
 
     // start: the warp following the last taken one (where the search begins).

@@ -26,9 +26,9 @@
 // until reset, what the bridge cannot fix: bit 0 a SLVERR/DECERR response (the native response is
 // still given, its data as the slave sent it), bit 1 a protocol violation by the slave (RID changing
 // inside a burst, RLAST on the wrong beat, a response whose ID is not in flight).
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 module simt_axi_mem_bridge #(
-    parameter integer SEG_WORDS = 8,            // words per segment: a power of two 1..32 (burst length)
+    parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per segment
     parameter integer ID_W      = 8,            // AXI ID width = the native tag width
     parameter integer MAX_OUT   = 16,           // transactions in flight: 1..64
     parameter [31:0]  AXI_BASE  = 32'h0000_0000 // byte address of global word 0 (aligned to the segment)
@@ -89,9 +89,7 @@ module simt_axi_mem_bridge #(
     localparam integer SLOT_W = (MAX_OUT > 1) ? $clog2(MAX_OUT) : 1;
 
     generate
-        if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : bad_seg
-            `SIMT_AT_ELAB $fatal(1, "simt_axi_mem_bridge: illegal parameter SEG_WORDS=%0d (power of two 1..32)", SEG_WORDS);
-        end
+        `SIMT_CHECK_SEG_WORDS("simt_axi_mem_bridge", SEG_WORDS)
         if (MAX_OUT < 1 || MAX_OUT > 64) begin : bad_out
             `SIMT_AT_ELAB $fatal(1, "simt_axi_mem_bridge: illegal parameter MAX_OUT=%0d (1..64)", MAX_OUT);
         end

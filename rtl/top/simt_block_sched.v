@@ -1,4 +1,4 @@
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 // Block scheduler (docs/gpu.md "Block scheduler").
 //
 // After `start` it walks the grid in flat block order, 0 .. cfg_nblocks-1, keeping ctaid {z, y, x} in
@@ -16,7 +16,7 @@
 // is ignored; `abort` returns to idle at the next edge, offers no block in its own cycle, and keeps
 // the counters for inspection until the next start (the GPU resets the SMs).
 module simt_block_sched #(
-    parameter integer NUM_SMS = 1,  // streaming multiprocessors: 1..16
+    parameter integer NUM_SMS = `SIMT_DEFAULT_NUM_SMS, // streaming multiprocessors
     // derived width; not meant to be overridden
     parameter integer SM_W = (NUM_SMS > 1) ? $clog2(NUM_SMS) : 1
 ) (
@@ -47,10 +47,7 @@ module simt_block_sched #(
     output reg  [31:0]        blocks_done
 );
     generate
-        if (NUM_SMS < 1 || NUM_SMS > 16) begin : bad_sms
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_block_sched: illegal parameter NUM_SMS=%0d (must be in 1..16)", NUM_SMS);
-        end
+        `SIMT_CHECK_NUM_SMS("simt_block_sched", NUM_SMS)
     endgenerate
 
     reg        run;       // a launch is in progress

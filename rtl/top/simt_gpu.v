@@ -1,24 +1,24 @@
 `include "simt_isa.vh"
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_retire.vh"
 // GPU top (docs/gpu.md): NUM_SMS streaming multiprocessors, the launch loader, the block scheduler
 // and the arbiter that shares one external global-memory port. A host drives it only through the
 // register interface host_*; the rt_* and sh_obs_* outputs are observation ports for the harness
 // (one slice per SM) and carry nothing a host needs.
 module simt_gpu #(
-    parameter integer NUM_SMS      = 2,       // streaming multiprocessors: 1..16
-    parameter integer WARP_SIZE    = 32,      // threads per warp: power of two, 4..32
-    parameter integer NUM_LANES    = 8,       // lanes per SM: 4, 8, 16 or 32, <= WARP_SIZE
-    parameter integer NUM_WARPS    = 16,      // warp slots per SM: 1..32
-    parameter integer NUM_BLOCKS   = 4,       // block slots per SM: 1..16, <= NUM_WARPS
-    parameter integer RF_DEPTH     = 512,     // register rows per lane: power of two 32..4096
-    parameter integer SHARED_WORDS = 1024,    // shared words per SM: power of two 64..65536
-    parameter integer NUM_BANKS    = 8,       // shared banks: power of two 1..32
-    parameter integer CONST_WORDS  = 256,     // constant words: power of two 16..65536
-    parameter integer IMEM_WORDS   = 1024,    // instruction words: power of two 16..65536
-    parameter integer STACK_DEPTH  = 16,      // divergence stack entries per warp: 2..64
-    parameter integer SEG_WORDS    = 8,       // global segment words: power of two 1..32
-    parameter integer GLOBAL_WORDS = 1048576, // global memory words: power of two 1024..2**30
+    parameter integer NUM_SMS      = `SIMT_DEFAULT_NUM_SMS,      // streaming multiprocessors
+    parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,    // threads per warp
+    parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,    // lanes per SM
+    parameter integer NUM_WARPS    = `SIMT_DEFAULT_NUM_WARPS,    // warp slots per SM
+    parameter integer NUM_BLOCKS   = `SIMT_DEFAULT_NUM_BLOCKS,   // block slots per SM
+    parameter integer RF_DEPTH     = `SIMT_DEFAULT_RF_DEPTH,     // register rows per lane
+    parameter integer SHARED_WORDS = `SIMT_DEFAULT_SHARED_WORDS, // shared words per SM
+    parameter integer NUM_BANKS    = `SIMT_DEFAULT_NUM_BANKS,    // shared banks
+    parameter integer CONST_WORDS  = `SIMT_DEFAULT_CONST_WORDS,  // constant words
+    parameter integer IMEM_WORDS   = `SIMT_DEFAULT_IMEM_WORDS,   // instruction words
+    parameter integer STACK_DEPTH  = `SIMT_DEFAULT_STACK_DEPTH,  // divergence stack entries per warp
+    parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,    // global segment words
+    parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS, // global memory words
     // derived widths; not meant to be overridden
     parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
     parameter integer TAG_W   = WID_W + $clog2(WARP_SIZE),              // an SM's memory tag
@@ -94,9 +94,7 @@ module simt_gpu #(
     localparam integer SM_W   = (NUM_SMS > 1) ? $clog2(NUM_SMS) : 1;
 
     generate
-        if (NUM_SMS < 1 || NUM_SMS > 16) begin : bad_num_sms
-            `SIMT_AT_ELAB $fatal(1, "simt_gpu: illegal parameter NUM_SMS=%0d (1..16)", NUM_SMS);
-        end
+        `SIMT_CHECK_NUM_SMS("simt_gpu", NUM_SMS)
     endgenerate
 
     // ---- host registers --------------------------------------------------------------------------

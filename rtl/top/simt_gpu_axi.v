@@ -1,4 +1,4 @@
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_retire.vh"
 // simt_gpu_axi — the GPU top with standard interfaces (docs/gpu.md "AXI option"): simt_gpu, its
 // global memory as an AXI4 master (simt_axi_mem_bridge: one INCR burst of SEG_WORDS 32-bit beats per
@@ -7,19 +7,19 @@
 // The rt_*, sh_obs_* and dispatch_* outputs are simt_gpu's observation ports, passed through for the
 // verification harness: a system leaves them open and synthesis removes the logic behind them.
 module simt_gpu_axi #(
-    parameter integer NUM_SMS      = 2,       // simt_gpu's parameters (docs/gpu.md), same meaning
-    parameter integer WARP_SIZE    = 32,
-    parameter integer NUM_LANES    = 8,
-    parameter integer NUM_WARPS    = 16,
-    parameter integer NUM_BLOCKS   = 4,
-    parameter integer RF_DEPTH     = 512,
-    parameter integer SHARED_WORDS = 1024,
-    parameter integer NUM_BANKS    = 8,
-    parameter integer CONST_WORDS  = 256,
-    parameter integer IMEM_WORDS   = 1024,
-    parameter integer STACK_DEPTH  = 16,
-    parameter integer SEG_WORDS    = 8,
-    parameter integer GLOBAL_WORDS = 1048576,
+    parameter integer NUM_SMS      = `SIMT_DEFAULT_NUM_SMS,      // simt_gpu's parameters (docs/gpu.md), same meaning
+    parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,
+    parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,
+    parameter integer NUM_WARPS    = `SIMT_DEFAULT_NUM_WARPS,
+    parameter integer NUM_BLOCKS   = `SIMT_DEFAULT_NUM_BLOCKS,
+    parameter integer RF_DEPTH     = `SIMT_DEFAULT_RF_DEPTH,
+    parameter integer SHARED_WORDS = `SIMT_DEFAULT_SHARED_WORDS,
+    parameter integer NUM_BANKS    = `SIMT_DEFAULT_NUM_BANKS,
+    parameter integer CONST_WORDS  = `SIMT_DEFAULT_CONST_WORDS,
+    parameter integer IMEM_WORDS   = `SIMT_DEFAULT_IMEM_WORDS,
+    parameter integer STACK_DEPTH  = `SIMT_DEFAULT_STACK_DEPTH,
+    parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,
+    parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS,
     parameter integer MAX_OUT      = 16,            // AXI transactions in flight: 1..64
     parameter [31:0]  AXI_BASE     = 32'h0000_0000, // byte address of global word 0 on the AXI master
     parameter integer AXIL_ADDR_W  = 10,            // AXI4-Lite address width: 10..32

@@ -1,5 +1,5 @@
 `include "simt_isa.vh"
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 // Launch-image loader (docs/gpu.md; image format docs/isa.md 8.3).
 //
 // Takes the image one 32-bit word per img_valid/img_ready handshake and, as the words stream by:
@@ -35,19 +35,19 @@
 // last request has been acknowledged and the slot search (at most NUM_BLOCKS cycles after SHARED)
 // has ended.
 module simt_loader #(
-    parameter integer WARP_SIZE    = 32,      // threads per warp: power of two, 4..32
-    parameter integer NUM_LANES    = 8,       // integer lanes: 4, 8, 16 or 32, <= WARP_SIZE
-    parameter integer NUM_WARPS    = 16,      // warp slots per SM: 1..32
-    parameter integer NUM_BLOCKS   = 4,       // block slots per SM: 1..16, <= NUM_WARPS
-    parameter integer RF_DEPTH     = 512,     // register rows per lane partition: power of two 32..4096
-    parameter integer SHARED_WORDS = 1024,    // shared words per SM: power of two 64..65536
-    parameter integer NUM_BANKS    = 8,       // shared banks: power of two 1..32
-    parameter integer CONST_WORDS  = 256,     // constant memory words: power of two 16..65536
-    parameter integer IMEM_WORDS   = 1024,    // instruction memory words: power of two 16..65536
-    parameter integer SEG_WORDS    = 8,       // global segment words: power of two 1..32
+    parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,    // threads per warp
+    parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,    // integer lanes
+    parameter integer NUM_WARPS    = `SIMT_DEFAULT_NUM_WARPS,    // warp slots per SM
+    parameter integer NUM_BLOCKS   = `SIMT_DEFAULT_NUM_BLOCKS,   // block slots per SM
+    parameter integer RF_DEPTH     = `SIMT_DEFAULT_RF_DEPTH,     // register rows per lane partition
+    parameter integer SHARED_WORDS = `SIMT_DEFAULT_SHARED_WORDS, // shared words per SM
+    parameter integer NUM_BANKS    = `SIMT_DEFAULT_NUM_BANKS,    // shared banks
+    parameter integer CONST_WORDS  = `SIMT_DEFAULT_CONST_WORDS,  // constant memory words
+    parameter integer IMEM_WORDS   = `SIMT_DEFAULT_IMEM_WORDS,   // instruction memory words
+    parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,    // global segment words
     parameter integer TAG_W        = 9,       // memory request tag width: 1..32
     // DATA records must lie inside global memory (docs/isa.md 8.1): same value as the SMs' GLOBAL_WORDS
-    parameter integer GLOBAL_WORDS = 1048576, // global memory words: power of two 1024..2**30
+    parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS, // global memory words
     // derived widths (the SM's cfg_* port widths); not meant to be overridden
     parameter integer PC_W   = $clog2(IMEM_WORDS),
     parameter integer C_AW   = $clog2(CONST_WORDS),
@@ -109,64 +109,23 @@ module simt_loader #(
 );
     // ---- parameter checks (docs/isa.md section 9) ------------------------------------------------
     generate
-        if (WARP_SIZE < 4 || WARP_SIZE > 32 || (WARP_SIZE & (WARP_SIZE - 1)) != 0) begin : bad_warp_size
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter WARP_SIZE=%0d (must be a power of two in 4..32)", WARP_SIZE);
-        end
-        if (!(NUM_LANES == 4 || NUM_LANES == 8 || NUM_LANES == 16 || NUM_LANES == 32) ||
-            NUM_LANES > WARP_SIZE) begin : bad_lanes
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter NUM_LANES=%0d (must be 4, 8, 16 or 32, <= WARP_SIZE)",
-                NUM_LANES);
-        end
-        if (NUM_WARPS < 1 || NUM_WARPS > 32) begin : bad_warps
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter NUM_WARPS=%0d (must be in 1..32)", NUM_WARPS);
-        end
-        if (NUM_BLOCKS < 1 || NUM_BLOCKS > 16 || NUM_BLOCKS > NUM_WARPS) begin : bad_blocks
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter NUM_BLOCKS=%0d (must be in 1..16, <= NUM_WARPS)", NUM_BLOCKS);
-        end
-        if (RF_DEPTH < 32 || RF_DEPTH > 4096 || (RF_DEPTH & (RF_DEPTH - 1)) != 0) begin : bad_rf
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter RF_DEPTH=%0d (must be a power of two in 32..4096)", RF_DEPTH);
-        end
-        if (SHARED_WORDS < 64 || SHARED_WORDS > 65536 || (SHARED_WORDS & (SHARED_WORDS - 1)) != 0)
-        begin : bad_shared
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter SHARED_WORDS=%0d (must be a power of two in 64..65536)",
-                SHARED_WORDS);
-        end
-        if (NUM_BANKS < 1 || NUM_BANKS > 32 || (NUM_BANKS & (NUM_BANKS - 1)) != 0) begin : bad_banks
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter NUM_BANKS=%0d (must be a power of two in 1..32)", NUM_BANKS);
-        end
-        if (CONST_WORDS < 16 || CONST_WORDS > 65536 || (CONST_WORDS & (CONST_WORDS - 1)) != 0)
-        begin : bad_const
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter CONST_WORDS=%0d (must be a power of two in 16..65536)",
-                CONST_WORDS);
-        end
-        if (IMEM_WORDS < 16 || IMEM_WORDS > 65536 || (IMEM_WORDS & (IMEM_WORDS - 1)) != 0)
-        begin : bad_imem
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter IMEM_WORDS=%0d (must be a power of two in 16..65536)",
-                IMEM_WORDS);
-        end
-        if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : bad_seg
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)", SEG_WORDS);
-        end
+        `SIMT_CHECK_WARP_SIZE("simt_loader", WARP_SIZE)
+        `SIMT_CHECK_NUM_LANES("simt_loader", NUM_LANES)
+        `SIMT_CHECK_NUM_LANES_AT_MOST_WARP_SIZE("simt_loader", NUM_LANES, WARP_SIZE)
+        `SIMT_CHECK_NUM_WARPS("simt_loader", NUM_WARPS)
+        `SIMT_CHECK_NUM_BLOCKS("simt_loader", NUM_BLOCKS)
+        `SIMT_CHECK_NUM_BLOCKS_AT_MOST_NUM_WARPS("simt_loader", NUM_BLOCKS, NUM_WARPS)
+        `SIMT_CHECK_RF_DEPTH("simt_loader", RF_DEPTH)
+        `SIMT_CHECK_SHARED_WORDS("simt_loader", SHARED_WORDS)
+        `SIMT_CHECK_NUM_BANKS("simt_loader", NUM_BANKS)
+        `SIMT_CHECK_CONST_WORDS("simt_loader", CONST_WORDS)
+        `SIMT_CHECK_IMEM_WORDS("simt_loader", IMEM_WORDS)
+        `SIMT_CHECK_SEG_WORDS("simt_loader", SEG_WORDS)
         if (TAG_W < 1 || TAG_W > 32) begin : bad_tag
             `SIMT_AT_ELAB $fatal(1,
                 "simt_loader: illegal parameter TAG_W=%0d (must be in 1..32)", TAG_W);
         end
-        if (GLOBAL_WORDS < 1024 || GLOBAL_WORDS > (1 << 30) || (GLOBAL_WORDS & (GLOBAL_WORDS - 1)) != 0)
-        begin : bad_global_words
-            `SIMT_AT_ELAB $fatal(1,
-                "simt_loader: illegal parameter GLOBAL_WORDS=%0d (must be a power of two in 1024..2**30)",
-                GLOBAL_WORDS);
-        end
+        `SIMT_CHECK_GLOBAL_WORDS("simt_loader", GLOBAL_WORDS)
     endgenerate
 
     localparam integer ROWS_LOG    = $clog2(WARP_SIZE / NUM_LANES);  // log2 of rows per warp

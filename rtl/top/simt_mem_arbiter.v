@@ -32,10 +32,10 @@
 // A response whose SM field is >= NUM_SMS (possible only when NUM_SMS is 1 or not a power of
 // two, and only if the memory invents a tag) is taken (x_mrsp_ready = 1) and dropped, so a broken memory
 // cannot hang the port; no SM sees it.
-`include "simt_check.vh"
+`include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 module simt_mem_arbiter #(
     parameter integer NUM_SMS   = 2,  // SM-side ports: 1..32 (simt_gpu: NUM_SMS SMs + the loader)
-    parameter integer SEG_WORDS = 8,  // words per memory segment: a power of two in 1..32
+    parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per memory segment
     parameter integer TAG_W     = 6   // SM-side tag width: 1..16
 ) (
     input  wire                                        clk,
@@ -78,10 +78,7 @@ module simt_mem_arbiter #(
         if (NUM_SMS < 1 || NUM_SMS > 32) begin : g_bad_num_sms
             `SIMT_AT_ELAB $fatal(1, "simt_mem_arbiter: illegal parameter NUM_SMS=%0d (must be in 1..32)", NUM_SMS);
         end
-        if (SEG_WORDS < 1 || SEG_WORDS > 32 || (SEG_WORDS & (SEG_WORDS - 1)) != 0) begin : g_bad_seg_words
-            `SIMT_AT_ELAB $fatal(1, "simt_mem_arbiter: illegal parameter SEG_WORDS=%0d (must be a power of two in 1..32)",
-                           SEG_WORDS);
-        end
+        `SIMT_CHECK_SEG_WORDS("simt_mem_arbiter", SEG_WORDS)
         if (TAG_W < 1 || TAG_W > 16) begin : g_bad_tag_w
             `SIMT_AT_ELAB $fatal(1, "simt_mem_arbiter: illegal parameter TAG_W=%0d (must be in 1..16)", TAG_W);
         end

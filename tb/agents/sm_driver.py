@@ -40,24 +40,6 @@ class SmLaunch:
         return cls(wpb, slots, stride)
 
 
-def sm_parameters(cfg: GpuConfig) -> dict[str, int]:
-    """Verilog parameters of simt_sm for a machine configuration."""
-    return {
-        "WARP_SIZE": cfg.warp_size,
-        "NUM_LANES": cfg.num_lanes,
-        "NUM_WARPS": cfg.num_warps,
-        "NUM_BLOCKS": cfg.num_blocks,
-        "RF_DEPTH": cfg.rf_depth,
-        "SHARED_WORDS": cfg.shared_words,
-        "NUM_BANKS": cfg.num_banks,
-        "CONST_WORDS": cfg.const_words,
-        "IMEM_WORDS": cfg.imem_words,
-        "STACK_DEPTH": cfg.stack_depth,
-        "SEG_WORDS": cfg.seg_words,
-        "GLOBAL_WORDS": cfg.global_words,
-    }
-
-
 def _pack(values: list[int], width: int) -> int:
     out = 0
     for i, v in enumerate(values):
@@ -176,4 +158,4 @@ async def retire_monitor(dut: Any, warp_size: int, sink: Any) -> None:
                 sink(sample_retire(dut, warp_size, sm), sm)
 
 
-__all__ = ["SmDriver", "SmLaunch", "RtlRetire", "retire_monitor", "sm_parameters", "cocotb"]
+__all__ = ["SmDriver", "SmLaunch", "RtlRetire", "retire_monitor", "cocotb"]

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tb import simenv  # noqa: E402
+from tb import rtlsim, simenv  # noqa: E402
 from tb.reference.config import GpuConfig  # noqa: E402
-from tb.tests.system.test_gpu import BENCH_SOURCES, CONFIGS, gpu_parameters  # noqa: E402
+from tb.tests.system.test_gpu import BENCH_SOURCES, CONFIGS  # noqa: E402
 
 HDL = ROOT / "tb" / "hdl"
 BUILD = ROOT / "build" / "raw"
@@ -57,7 +57,7 @@ def _sources() -> list[str]:
 def build(cfg: GpuConfig, sim: str = "verilator") -> list[str]:
     """Build the raw bench for ``cfg``; return the command that runs it (plusargs appended by run)."""
     simenv.apply([sim])
-    params = gpu_parameters(cfg)
+    params = rtlsim.machine_parameters(cfg, TOP)
     key = hashlib.sha1(json.dumps([sim, params, [Path(s).stat().st_mtime_ns for s in _sources()]]).encode())
     out = BUILD / f"{sim}-{key.hexdigest()[:10]}"
     out.mkdir(parents=True, exist_ok=True)

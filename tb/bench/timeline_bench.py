@@ -1,5 +1,5 @@
 """Pictures of what the GPU did (make bench): every benchmark kernel once, at its smallest CI size, on
-the bench machine with two SMs (kernels/machines.py), every scoreboard on, global memory at a fixed
+the bench machine with two SMs (tb/reference/machines.py), every scoreboard on, global memory at a fixed
 latency of 20 cycles; then from the run's trace (tb/timeline/) a warp timeline per kernel and one
 stall breakdown of all of them, beside each bar the kernel's performance counters.
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
-from kernels.machines import bench_config  # noqa: E402
+from tb.reference.machines import bench as bench_config  # noqa: E402
 from tb.timeline import draw  # noqa: E402
 from tb.timeline.states import breakdown, read_launches, warp_rows  # noqa: E402
 

@@ -90,6 +90,7 @@ from dataclasses import dataclass, field, fields
 from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
+from tb.reference.machines import RANDOM
 from tb.reference.model import shared_passes
 
 # ------------------------------------------------------------------------------------------------
@@ -1462,33 +1463,7 @@ def generate(seed: int, cfg: GpuConfig, knobs: KernelKnobs | None = None) -> Ran
 # ------------------------------------------------------------------------------------------------
 # Configurations the generator is tested on, and the command line
 # ------------------------------------------------------------------------------------------------
-def _cfg(sms: int, lanes: int) -> GpuConfig:
-    return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=8, num_blocks=4, num_sms=sms, rf_depth=512,
-                     shared_words=512, num_banks=lanes, global_words=8192, imem_words=256, const_words=64,
-                     stack_depth=8, seg_words=8)  # fmt: skip
-
-
-CONFIGS: dict[str, GpuConfig] = {
-    "sm1-l8": _cfg(1, 8),
-    "sm2-l8": _cfg(2, 8),
-    "sm4-l16": _cfg(4, 16),
-    "sm2-l32": _cfg(2, 32),
-    "w16-l4": GpuConfig(
-        warp_size=16,
-        num_lanes=4,
-        num_warps=8,
-        num_blocks=4,
-        num_sms=1,
-        rf_depth=512,
-        shared_words=256,
-        num_banks=4,
-        global_words=8192,
-        imem_words=256,
-        const_words=64,
-        stack_depth=8,
-        seg_words=4,
-    ),  # fmt: skip
-}
+CONFIGS: dict[str, GpuConfig] = RANDOM  # tb/reference/machines.py
 
 
 def main(argv: list[str] | None = None) -> int:

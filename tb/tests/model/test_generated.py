@@ -75,3 +75,53 @@ def test_baseline_encodings_match_seed_table_4_1() -> None:
     assert isa.Fmt.RMAD.fields == ("op", "rd", "f1", "f2", "f3", "func")
     assert "f1" not in isa.Fmt.RMUL.fields and "f1" not in isa.Fmt.RNOT.fields
     assert isa.BY_MNEMONIC["ST"].fmt.fields[:3] == ("op", "f1", "f2")
+
+
+# ---- machine parameters: one definition (tb/reference/config.py PARAMS) ---------------------------
+def test_check_detects_a_stale_params_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    header = tmp_path / "simt_params.vh"
+    header.write_text(gen.render_params_header().replace("(VAL) <= 32)", "(VAL) <= 64)", 1))
+    monkeypatch.setattr(gen, "PARAMS_HEADER", header)
+    assert gen.stale() == [header]
+
+
+def test_params_header_and_doc_follow_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Change a range in PARAMS and the header, the docs table and GpuConfig.check all follow it."""
+    from dataclasses import replace
+
+    from tb.reference import config
+
+    wider = replace(config.PARAMS["num_warps"], hi=48)
+    monkeypatch.setitem(config.PARAMS, "num_warps", wider)
+    assert "(VAL) <= 48" in gen.render_params_header()
+    assert "| `NUM_WARPS` | 16 | in 1..48 |" in gen.render_params_doc()
+    config.GpuConfig(num_warps=40).check()  # legal under the new table
+    with pytest.raises(config.ConfigError, match=r"num_warps=49 \(must be in 1\.\.48\)"):
+        config.GpuConfig(num_warps=49).check()
+
+
+MACHINE_PARAMS = {p.verilog for p in __import__("tb.reference.config", fromlist=["PARAMS"]).PARAMS.values()}
+# simt_mem_arbiter's NUM_SMS counts the loader's port as well as the SMs: not the machine parameter
+NOT_MACHINE = {("simt_mem_arbiter", "NUM_SMS")}
+
+
+def hand_copies(text: str, module: str) -> list[str]:
+    """Machine parameters of an RTL module that carry a hand-written default or range check."""
+    found = []
+    for name, default in re.findall(r"parameter\s+integer\s+(\w+)\s*=\s*([^,\s)]+)", text):
+        if name in MACHINE_PARAMS and (module, name) not in NOT_MACHINE and default != f"`SIMT_DEFAULT_{name}":
+            found.append(f"{module}: {name} default {default} (use `SIMT_DEFAULT_{name})")
+    for name in re.findall(r'"\w+: illegal parameter (\w+)=', text):
+        if name in MACHINE_PARAMS and (module, name) not in NOT_MACHINE:
+            found.append(f"{module}: hand-written check of {name} (use `SIMT_CHECK_{name})")
+    return found
+
+
+def test_rtl_takes_machine_parameters_from_the_generated_header() -> None:
+    bad = [msg for f in sorted((gen.ROOT / "rtl").rglob("*.v")) for msg in hand_copies(f.read_text(), f.stem)]
+    assert not bad, "hand-written copies of tb/reference/config.py PARAMS in rtl/:\n" + "\n".join(bad)
+
+
+def test_hand_copy_check_can_fail() -> None:
+    text = 'module m #(parameter integer NUM_WARPS = 16) ();\n $fatal(1, "m: illegal parameter SEG_WORDS=%0d", S);'
+    assert len(hand_copies(text, "m")) == 2

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from kernels import suite
-from kernels.machines import BENCH_LANES, bench_config
+from tb.reference.machines import BENCH_LANES
+from tb.reference.machines import bench as bench_config
 
 # Cases too slow for the model stage of `make test` (they run in `make bench` on the RTL and the model).
 SLOW = {("matrixmul", 256)}

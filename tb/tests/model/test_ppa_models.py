@@ -134,7 +134,7 @@ def test_parse_ltp_and_unit_params() -> None:
     assert flow.parse_ltp(text) == {"simt_regfile": 12, "simt_alu": 40}
     p = flow.unit_params(Config().sm_params())
     assert p["simt_perf"]["DEPTH_W"] == 5  # $clog2(16 + 1)
-    assert p["simt_regfile"] == {"NUM_LANES": 8, "DEPTH": 512}
+    assert p["simt_regfile"] == {"NUM_LANES": 8, "RF_DEPTH": 512}
     assert set(p) >= {"simt_alu", "simt_gmem_unit", "simt_coalescer", "simt_shared_lsu", "simt_div_stack"}
 
 

@@ -3,7 +3,7 @@ tb/tests/system/test_axi.py: the host is cocotbext-axi's AxiLiteMaster, global m
 pause generators; the environment (tb/env/axi_env.py) checks every retire, shared write and memory
 transaction as in gpu_tests.py, and each launch's final memory as the AXI RAM holds it.
 
-Environment (set by the launcher): GPU_CFG, KERNEL_SEEDS (random kernels), KERNEL_CASES (benchmark
+Environment (set by the launcher): the machine (tb/benchenv.py), KERNEL_SEEDS (random kernels), KERNEL_CASES (benchmark
 kernels with their C reference, "name:size,..."), AXI_FAULT and SIMT_FAULT_EXPECT (meta-test).
 """
 

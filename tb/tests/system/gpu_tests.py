@@ -2,7 +2,8 @@
 
 Every test builds :class:`~tb.env.gpu_env.GpuEnv`, resets the GPU and plays launch sequences through
 the host agent; the environment checks every retire in lock-step and every launch at its end.
-Environment variables (set by the pytest launcher): GPU_CFG (machine), KERNEL_SEEDS ("a:b" range or
+The machine comes from the launcher (tb/benchenv.py). Environment variables (set by the pytest
+launcher): KERNEL_SEEDS ("a:b" range or
 "n,m,..." list, random tests), CHECK_MODE (full|end), SIMT_FAULT_EXPECT (meta-test), SIMT_STATS
 (a JSON-lines file the run appends its counts to, for the regression summary); for the benchmark
 kernels KERNEL_CASES ("name:size[:seed],..."), GMEM_PROFILE, GMEM_LATENCY (fixed latency in cycles) and
@@ -22,6 +23,7 @@ import pyuvm
 from cocotb.clock import Clock
 from cocotb.triggers import First
 
+from tb import benchenv
 from tb.agents.gmem_agent import GMEM_PROFILES
 from tb.agents.host_bfm import (
     REG_BLOCKS_DISPATCHED,
@@ -36,13 +38,8 @@ from tb.agents.host_bfm import (
 from tb.agents.trace_monitor import trace_path
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
-from tb.reference.config import GpuConfig
 from tb.reference.image import MAGIC
 from tb.sequences import library
-
-
-def config_from_env() -> GpuConfig:
-    return GpuConfig(**{k: int(v) for k, v in (kv.split("=") for kv in os.environ["GPU_CFG"].split(","))})
 
 
 def seeds_from_env(default: str = "0:4") -> list[int]:
@@ -60,7 +57,7 @@ class GpuTest(pyuvm.uvm_test):
     env_class: type[GpuEnv] = GpuEnv  # the AXI tests (axi_tests.py) put AXI agents in its place
 
     def build_phase(self) -> None:
-        self.cfg = config_from_env()
+        self.cfg = benchenv.machine()
         self.rng = random.Random(cocotb.RANDOM_SEED)
         self.mem = np.zeros(self.cfg.global_words, np.uint32)
         db = pyuvm.ConfigDB()

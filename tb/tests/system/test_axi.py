@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tb import rtlsim
-from tb.tests.system.test_gpu import CONFIGS, HDL, SOURCES, gpu_parameters
+from tb.tests.system.test_gpu import CONFIGS, HDL, SOURCES
 
 TOPLEVEL = "simt_gpu_axi_tb"
 MODULE = "tb.tests.system.axi_tests"
@@ -24,8 +24,8 @@ AXI_FAULTS = {"corrupt_read": "RetireMismatch", "drop_write": "EndOfKernelMismat
 
 def run_axi(tests: list[str], **env: str) -> None:
     cfg = CONFIGS[CONFIG]
-    extra = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items()), "GPU_TAG": f"axi-{CONFIG}", **env}
-    rtlsim.run(TOPLEVEL, AXI_SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
+    extra = {"GPU_TAG": f"axi-{CONFIG}", **env}
+    rtlsim.run(TOPLEVEL, AXI_SOURCES, MODULE, machine=cfg, extra_env=extra, testcase=tests,
                tag=f"axi-{CONFIG}", visibility=VISIBILITY, trace=True)  # fmt: skip
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tb import rtlsim
-from tb.agents.sm_driver import sm_parameters
 from tb.reference.config import ConfigError, GpuConfig
+from tb.reference.machines import SYSTEM as CONFIGS
 
 HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace writer around simt_gpu
 SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v"))
@@ -23,21 +23,6 @@ BENCH_SOURCES = [*SOURCES, *(str(HDL / f) for f in ("simt_tb_mem.v", "simt_tb_tr
 VISIBILITY = HDL / "simt_gpu_tb.vlt"
 TOPLEVEL = "simt_gpu_tb"
 MODULE = "tb.tests.system.gpu_tests"
-GLOBAL_WORDS = 8192
-
-
-def gpu_parameters(cfg: GpuConfig) -> dict[str, int]:
-    """simt_gpu's Verilog parameters: the SM's, plus the number of SMs."""
-    return {"NUM_SMS": cfg.num_sms, **sm_parameters(cfg)}
-
-
-def _config(num_sms: int, lanes: int) -> GpuConfig:
-    return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=8, num_blocks=4, num_sms=num_sms,
-                     rf_depth=512, shared_words=512, num_banks=lanes, global_words=GLOBAL_WORDS,
-                     imem_words=256, const_words=64, stack_depth=8, seg_words=8)  # fmt: skip
-
-
-CONFIGS = {"sm1-l8": _config(1, 8), "sm2-l8": _config(2, 8), "sm4-l16": _config(4, 16), "sm2-l32": _config(2, 32)}
 DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "HangTest", "ResetMidKernelTest"]
 # (configuration, pyuvm tests, kernel seeds): 200 random seeds per simulator, spread over configurations
 # and over batches small enough for pytest -n to balance. Weighted to the configurations Icarus runs
@@ -62,7 +47,7 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
     ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
     cfg = cfg if cfg is not None else CONFIGS[tag]
-    extra = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items()), "GPU_TAG": tag, **env}
+    extra = {"GPU_TAG": tag, **env}
     for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE"):
         if os.environ.get(var):
             extra[var] = os.environ[var]
@@ -70,7 +55,7 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
     if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
         plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
     defines = {"SIMT_FAULTS": 1} if plusargs else None
-    return rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(cfg), extra_env=extra, testcase=tests,
+    return rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, machine=cfg, extra_env=extra, testcase=tests,
                tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim,
                visibility=VISIBILITY, trace=True)  # fmt: skip
 
@@ -97,18 +82,18 @@ def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> No
     sees on either simulator (the RTL's own check may come after the simulator's width errors)."""
     (name, value), = params.items()
     with pytest.raises(ConfigError) as exc:
-        rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, parameters=gpu_parameters(CONFIGS["sm1-l8"]) | params)
+        rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, machine=CONFIGS["sm1-l8"], parameters=params)
     assert str(exc.value).splitlines()[0].startswith(f"illegal parameter {name}={value} for {TOPLEVEL} (must be ")
 
 
 @pytest.mark.parametrize(
     "params,message",
     [
-        ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (1..16)"),
-        ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (4, 8, 16 or 32, <= WARP_SIZE)"),
+        ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (must be in 1..16)"),
+        ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (must be one of 4, 8, 16, 32)"),
         ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
     ],
 )
 def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
     """Illegal parameter combinations stop elaboration (Verilator) or time 0 (Icarus) with a message."""
-    rtlsim.expect_fatal("simt_gpu", SOURCES, gpu_parameters(CONFIGS["sm1-l8"]) | params, message)
+    rtlsim.expect_fatal("simt_gpu", SOURCES, rtlsim.machine_parameters(CONFIGS["sm1-l8"], "simt_gpu") | params, message)

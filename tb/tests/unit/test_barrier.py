@@ -28,7 +28,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from tb import benchutil, rtlsim
+from tb import benchenv, benchutil, rtlsim
 from tb.reference.model import Block, Model, Warp, WarpState
 
 TESTS = ["random_blocks", "directed"]
@@ -109,7 +109,7 @@ class SlotRef:
 async def random_blocks(dut):
     ports = await _start(dut, "random_blocks")
     nb = ports.nb
-    nw_max = int(os.environ.get("BAR_NUM_WARPS", "0")) or (1 << len(dut.init_warps)) - 1
+    nw_max = benchenv.parameter("NUM_WARPS")
     slot_codes = 1 << len(dut.init_slot)  # > nb when NUM_BLOCKS is not a power of two
     cycles = int(os.environ.get("BAR_CYCLES", "4000"))
     model = SimpleNamespace(counters=SimpleNamespace(barrier_releases=0))  # `self` of Model._barrier_check
@@ -210,7 +210,7 @@ async def random_blocks(dut):
 async def directed(dut):
     p = await _start(dut, "directed")
     nb, nw = p.nb, (1 << len(dut.init_warps)) - 1
-    nw = min(nw, int(os.environ.get("BAR_NUM_WARPS", "0")) or nw)
+    nw = min(nw, benchenv.parameter("NUM_WARPS"))
     a, b = 0, nb - 1
     A, B = 1 << a, 1 << b
     c = p.step
@@ -290,8 +290,7 @@ async def directed(dut):
 @pytest.mark.parametrize("num_blocks,num_warps", [(1, 1), (3, 5), (4, 16), (16, 32)])
 def test_barrier(num_blocks, num_warps):
     rtlsim.run("simt_barrier", ["sm/simt_barrier.v"], __name__,
-               parameters={"NUM_BLOCKS": num_blocks, "NUM_WARPS": num_warps}, testcase=TESTS,
-               extra_env={"BAR_NUM_WARPS": str(num_warps)})  # fmt: skip
+               parameters={"NUM_BLOCKS": num_blocks, "NUM_WARPS": num_warps}, testcase=TESTS)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,6 @@ A second launcher proves that an illegal parameter stops both simulators with th
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from collections import Counter
@@ -31,7 +30,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, RisingEdge
 
-from tb import benchutil, rtlsim
+from tb import benchenv, benchutil, rtlsim
 from tb.reference.model import DIV, ERROR_CODES, ErrorKind, KernelError, Warp
 
 OP_NEXT, OP_SSY, OP_BRANCH, OP_EXIT = 0, 1, 2, 3
@@ -380,14 +379,10 @@ class Bench:
         self.dut.start.value = 1
 
 
-def config_from_env() -> dict:
-    return json.loads(os.environ["DIV_STACK_CFG"])
-
-
 @cocotb.test()
 async def div_stack_vs_model(dut) -> None:
     """Directed scripts, then random structured programs on every warp slot, checked against the model."""
-    cfg = config_from_env()
+    cfg = benchenv.parameters()
     seed = benchutil.rerun_seed(__name__, "div_stack_vs_model")
     dut._log.info("regression seed %d (rerun with SEED=%d); config %s", seed, seed, cfg)
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
@@ -433,12 +428,12 @@ CONFIGS = [  # (WARP_SIZE, NUM_WARPS, STACK_DEPTH, PC_W)
 def test_div_stack(ws: int, nw: int, sd: int, pcw: int) -> None:
     params = {"WARP_SIZE": ws, "NUM_WARPS": nw, "STACK_DEPTH": sd, "PC_W": pcw}
     rtlsim.run("simt_div_stack", ["sm/simt_div_stack.v"], __name__, parameters=params,
-               testcase="div_stack_vs_model", extra_env={"DIV_STACK_CFG": json.dumps(params)})  # fmt: skip
+               testcase="div_stack_vs_model")
 
 
 @pytest.mark.parametrize("param,value", [("STACK_DEPTH", 1)])
 def test_div_stack_illegal_parameter(param: str, value: int) -> None:
     """An illegal parameter stops the simulation at time 0 with the module's message."""
     params = {"WARP_SIZE": 8, "NUM_WARPS": 1, "STACK_DEPTH": 4, "PC_W": 10, param: value}
-    msg = f"simt_div_stack: illegal parameter {param}={value} (must be 2..64)"
+    msg = f"simt_div_stack: illegal parameter {param}={value} (must be in 2..64)"
     rtlsim.expect_fatal("simt_div_stack", ["sm/simt_div_stack.v"], params, msg)

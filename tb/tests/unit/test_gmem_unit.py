@@ -27,7 +27,6 @@ Checks:
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass, field
 
@@ -37,7 +36,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from tb import benchutil, rtlsim
+from tb import benchenv, benchutil, rtlsim
 from tb.agents.gmem_responder import GmemResponder, MemTxn
 from tb.agents.handshake import HandshakeTimeout, wait_high
 from tb.reference import model
@@ -373,11 +372,11 @@ class GmemBench:
 async def _run(dut, test: str, knobs: Knobs) -> None:
     benchutil.log_seed(__name__, test)
     Clock(dut.clk, 10, unit="ns").start()
-    await GmemBench(dut, int(os.environ["GMEM_NUM_WARPS"]), knobs).run()
+    await GmemBench(dut, benchenv.parameter("NUM_WARPS"), knobs).run()
 
 
 def _per_warp(total: int) -> int:
-    return max(8, total // int(os.environ["GMEM_NUM_WARPS"]))
+    return max(8, total // benchenv.parameter("NUM_WARPS"))
 
 
 # ---------------------------------------------------------------------------------------- tests
@@ -411,7 +410,7 @@ async def never_ready(dut) -> None:
     must end the run within its bound with a report naming acc_ready, instead of freezing it."""
     benchutil.log_seed(__name__, "never_ready")
     Clock(dut.clk, 10, unit="ns").start()
-    bench = GmemBench(dut, int(os.environ["GMEM_NUM_WARPS"]), Knobs(accesses_per_warp=2))
+    bench = GmemBench(dut, benchenv.parameter("NUM_WARPS"), Knobs(accesses_per_warp=2))
     bench.handshake_bound = 300
     start = cocotb.utils.get_sim_time("ns")
     try:
@@ -435,7 +434,6 @@ def test_gmem_unit(warp_size: int, num_warps: int, seg_words: int) -> None:
         parameters={"WARP_SIZE": warp_size, "NUM_WARPS": num_warps, "SEG_WORDS": seg_words,
                     "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length()},
         testcase=["reordered", "completion_stalls", "in_order_full_speed"],
-        extra_env={"GMEM_NUM_WARPS": str(num_warps)},
     )  # fmt: skip
 
 
@@ -444,7 +442,7 @@ def test_gmem_unit_never_ready() -> None:
     rtlsim.run(
         "simt_gmem_unit_deaf", [rtlsim.ROOT / "tb" / "hdl" / "simt_gmem_unit_deaf.v", *SOURCES], __name__,
         parameters={"WARP_SIZE": 8, "NUM_WARPS": 4, "SEG_WORDS": 4, "TAG_W": 5},
-        testcase=["never_ready"], extra_env={"GMEM_NUM_WARPS": "4"},
+        testcase=["never_ready"],
     )  # fmt: skip
 
 

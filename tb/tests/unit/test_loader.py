@@ -39,8 +39,6 @@ that rule at that word (and a loaded image's length).
 
 from __future__ import annotations
 
-import json
-import os
 import random
 from dataclasses import dataclass, field
 
@@ -50,12 +48,13 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
-from tb import benchutil, rtlsim
+from tb import benchenv, benchutil, rtlsim
 from tb.agents.gmem_responder import GmemResponder, MemTxn
 from tb.agents.sm_driver import SmLaunch
 from tb.reference.config import GpuConfig
 from tb.reference.image import MAGIC, VERSION, LaunchError, LaunchImage, Tag
 from tb.reference.image_rules import Rule, check_words
+from tb.reference.machines import LOADER_UNIT
 from tb.tests.model.test_bad_inputs import IMAGES as CORPUS_IMAGES
 from tb.tests.model.test_bad_inputs import words_of
 
@@ -65,25 +64,7 @@ M32 = 0xFFFF_FFFF
 TAG_W = 5
 E_IMAGE, E_FIT, E_SIZE = 0x10, 0x11, 0x12
 QUICK_LOADED = 3  # cycles from the last acknowledgement (or END) to loaded, once the slot search is over
-CONFIGS = {
-    "default": GpuConfig(global_words=4096),
-    "small": GpuConfig(warp_size=8, num_lanes=4, num_warps=4, num_blocks=2, rf_depth=32, shared_words=64,
-                       num_banks=1, const_words=16, imem_words=16, seg_words=1, global_words=1024),
-    "wide": GpuConfig(warp_size=16, num_lanes=16, num_warps=32, num_blocks=16, rf_depth=4096,
-                      shared_words=65536, num_banks=32, const_words=64, imem_words=64, seg_words=32,
-                      global_words=2048),
-    "rows8": GpuConfig(warp_size=32, num_lanes=4, num_warps=8, num_blocks=8, rf_depth=256, shared_words=256,
-                       num_banks=4, const_words=32, imem_words=32, seg_words=4, global_words=1024),
-}  # fmt: skip
-
-
-def rtl_parameters(cfg: GpuConfig) -> dict[str, int]:
-    return {
-        "WARP_SIZE": cfg.warp_size, "NUM_LANES": cfg.num_lanes, "NUM_WARPS": cfg.num_warps,
-        "NUM_BLOCKS": cfg.num_blocks, "RF_DEPTH": cfg.rf_depth, "SHARED_WORDS": cfg.shared_words,
-        "NUM_BANKS": cfg.num_banks, "CONST_WORDS": cfg.const_words, "IMEM_WORDS": cfg.imem_words,
-        "SEG_WORDS": cfg.seg_words, "TAG_W": TAG_W, "GLOBAL_WORDS": cfg.global_words,
-    }  # fmt: skip
+CONFIGS = LOADER_UNIT
 
 
 # ---------------------------------------------------------------------------------------- images
@@ -644,7 +625,7 @@ class LoaderBench:
 
 async def _start(dut, test: str) -> LoaderBench:
     benchutil.log_seed(__name__, test)
-    cfg = GpuConfig(**json.loads(os.environ["LOADER_CFG"])).check()
+    cfg = benchenv.machine()
     Clock(dut.clk, 10, unit="ns").start()
     b = LoaderBench(dut, cfg, random.Random(random.getrandbits(32)))
     await b.reset()
@@ -760,11 +741,10 @@ def _cfg_name(cfg: GpuConfig) -> str:
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_loader(name: str) -> None:
     cfg = CONFIGS[name].check()
-    rtlsim.run("simt_loader", SOURCES, __name__, parameters=rtl_parameters(cfg), testcase=TESTS,
-               extra_env={"LOADER_CFG": json.dumps(cfg.as_dict())})  # fmt: skip
+    rtlsim.run("simt_loader", SOURCES, __name__, machine=cfg, parameters={"TAG_W": TAG_W}, testcase=TESTS)
 
 
 def test_loader_illegal_parameter() -> None:
-    params = rtl_parameters(CONFIGS["default"]) | {"SEG_WORDS": 3}
+    params = rtlsim.machine_parameters(CONFIGS["default"], "simt_loader") | {"TAG_W": TAG_W, "SEG_WORDS": 3}
     rtlsim.expect_fatal("simt_loader", SOURCES, params,
                         "simt_loader: illegal parameter SEG_WORDS=3 (must be a power of two in 1..32)")  # fmt: skip

@@ -9,7 +9,7 @@ Checked against a Python model of the documented behaviour (docs/sm.md, "simt_re
 * ``warp_tiling``: the address formula ``base(s) + r*ROWS + k`` with ``base(s) = s*regs*ROWS`` tiles the
   partition: every register of every usable warp slot gets its own row, written and read back.
 
-The launchers run several (NUM_LANES, DEPTH) configurations, and prove that illegal parameters stop
+The launchers run several (NUM_LANES, RF_DEPTH) configurations, and prove that illegal parameters stop
 both simulators at time 0 with the module's message.
 """
 
@@ -59,7 +59,7 @@ def _lanes_str(v: int, lanes: int) -> str:
 async def _start(dut, test: str) -> tuple[RegfileModel, int, int]:
     """Start the clock, idle the ports, and write every row (so Icarus reads no X) with random data."""
     lanes, depth = _params(dut)
-    dut._log.info("SEED=%d reruns %s: NUM_LANES=%d DEPTH=%d", benchutil.rerun_seed(__name__, test), test, lanes, depth)
+    dut._log.info("SEED=%d reruns %s: NUM_LANES=%d RF_DEPTH=%d", benchutil.rerun_seed(__name__, test), test, lanes, depth)
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     model = RegfileModel(lanes, depth)
     full = (1 << lanes) - 1
@@ -183,7 +183,7 @@ async def warp_tiling(dut):
     """Register r of row k of warp slot s at base(s) + r*ROWS + k, base(s) = s*regs*ROWS (docs/sm.md)."""
     model, lanes, depth = await _start(dut, "warp_tiling")
     checked = 0
-    warp_size = int(os.environ.get("RF_WARP_SIZE", "32"))
+    warp_size = 32  # the register file has no warp-size parameter: tile 32-thread warps
     num_warps = 16
     rows = warp_size // lanes
     for regs in sorted({1, 3, 8, 32, random.randint(1, 32)}):
@@ -242,19 +242,19 @@ async def warp_tiling(dut):
 @pytest.mark.parametrize("lanes,depth", [(4, 64), (8, 128), (32, 64)])
 def test_regfile(lanes, depth):
     rtlsim.run("simt_regfile", ["sm/simt_regfile.v"], __name__,
-               parameters={"NUM_LANES": lanes, "DEPTH": depth}, testcase=TESTS)  # fmt: skip
+               parameters={"NUM_LANES": lanes, "RF_DEPTH": depth}, testcase=TESTS)  # fmt: skip
 
 
 @pytest.mark.parametrize(
     "params,message",
     [
         (
-            {"NUM_LANES": 12, "DEPTH": 64},
-            "simt_regfile: illegal parameter NUM_LANES=12 (must be 4, 8, 16 or 32)",
+            {"NUM_LANES": 12, "RF_DEPTH": 64},
+            "simt_regfile: illegal parameter NUM_LANES=12 (must be one of 4, 8, 16, 32)",
         ),
         (
-            {"NUM_LANES": 8, "DEPTH": 96},
-            "simt_regfile: illegal parameter DEPTH=96 (must be a power of two in 32..4096)",
+            {"NUM_LANES": 8, "RF_DEPTH": 96},
+            "simt_regfile: illegal parameter RF_DEPTH=96 (must be a power of two in 32..4096)",
         ),
     ],
 )

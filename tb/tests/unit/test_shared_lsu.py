@@ -381,6 +381,6 @@ def test_shared_lsu(lanes, banks, words):
 
 def test_shared_lsu_illegal_parameter():
     """An illegal NUM_BANKS stops the simulator at time 0 with the module's message."""
-    expected = "simt_shared_lsu: illegal parameter NUM_BANKS=64 (must be a power of two 1..32)"
+    expected = "simt_shared_lsu: illegal parameter NUM_BANKS=64 (must be a power of two in 1..32)"
     params = {"NUM_LANES": 8, "NUM_BANKS": 64, "SHARED_WORDS": 1024}
     rtlsim.expect_fatal("simt_shared_lsu", SOURCES, params, expected)

@@ -29,20 +29,20 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
-from tb import rtlsim
+from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
-from tb.agents.sm_driver import SmDriver, retire_monitor, sm_parameters
+from tb.agents.sm_driver import SmDriver, retire_monitor
 from tb.kernel_library import ERROR_KERNELS, KERNELS, image_of
 from tb.reference.config import GpuConfig
 from tb.reference.error_names import error_kind_name
 from tb.reference.hang import golden_hang, warp_report
 from tb.reference.image import LaunchImage
+from tb.reference.machines import SM_UNIT
 from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard
 
 SM_SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for p in (rtlsim.RTL / "sm").glob("simt_*.v"))
-GLOBAL_WORDS = 4096
 
 
 class PortChecks:
@@ -310,35 +310,19 @@ async def check_error(dut, model: Model, name: str) -> None:
     assert got == want, f"{name}: SM error (kind, pc, lane) = {got}, model {want}: {expected}"
 
 
-def _cfg_from_env() -> GpuConfig:
-    return GpuConfig(**{k: int(v) for k, v in (kv.split("=") for kv in os.environ["SM_CFG"].split(","))})
-
-
 @cocotb.test()
 async def sm_kernel(dut) -> None:
-    await run_kernel(dut, os.environ["SM_KERNEL"], _cfg_from_env())
+    await run_kernel(dut, os.environ["SM_KERNEL"], benchenv.machine())
 
 
-CONFIGS = {
-    "w32l8": GpuConfig(warp_size=32, num_lanes=8, num_warps=8, num_blocks=4, rf_depth=512,
-                       shared_words=512, num_banks=8, global_words=GLOBAL_WORDS, imem_words=256,
-                       const_words=64, stack_depth=8, seg_words=8),
-    "w32l32": GpuConfig(warp_size=32, num_lanes=32, num_warps=4, num_blocks=2, rf_depth=128,
-                        shared_words=256, num_banks=16, global_words=GLOBAL_WORDS, imem_words=256,
-                        const_words=64, stack_depth=8, seg_words=4),
-    # stack_depth 7: a full stack fills the 3-bit depth field (kernel full_stack reaches it)
-    "w16l4": GpuConfig(warp_size=16, num_lanes=4, num_warps=8, num_blocks=3, rf_depth=1024,
-                       shared_words=512, num_banks=4, global_words=GLOBAL_WORDS, imem_words=256,
-                       const_words=64, stack_depth=7, seg_words=16),
-}  # fmt: skip
+CONFIGS = SM_UNIT
 
 
 @pytest.mark.parametrize("cfg_name", list(CONFIGS))
 @pytest.mark.parametrize("kernel", list(KERNELS))
 def test_sm(kernel: str, cfg_name: str) -> None:
     cfg = CONFIGS[cfg_name]
-    env = {"SM_KERNEL": kernel, "SM_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items())}
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, parameters=sm_parameters(cfg), extra_env=env,
+    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_KERNEL": kernel},
                testcase="sm_kernel", tag=cfg_name)  # fmt: skip
 
 
@@ -346,6 +330,5 @@ def test_sm(kernel: str, cfg_name: str) -> None:
 def test_sm_error(kind: str) -> None:
     """Every kernel error kind stops the SM with the model's kind, block, warp, pc and lane."""
     cfg = CONFIGS["w32l8"]
-    env = {"SM_KERNEL": kind, "SM_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items())}
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, parameters=sm_parameters(cfg), extra_env=env,
+    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_KERNEL": kind},
                testcase="sm_kernel", tag="w32l8")  # fmt: skip

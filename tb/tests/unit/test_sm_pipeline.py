@@ -28,20 +28,20 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from kernels import suite
-from tb import rtlsim
+from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
-from tb.agents.sm_driver import SmDriver, sm_parameters
+from tb.agents.sm_driver import SmDriver
 from tb.reference.config import GpuConfig
 from tb.tests.unit.test_sm import CONFIGS, SM_SOURCES, run_kernel
 
-# name -> (configuration, AluStream size = one block of every warp slot)
-MACHINES = {"l8": (CONFIGS["w32l8"], 256), "l32": (CONFIGS["w32l32"], 128)}
+MACHINES = {"l8": CONFIGS["w32l8"], "l32": CONFIGS["w32l32"]}
 SLACK = 0.25  # cycles per warp-instruction over ROWS allowed in steady state
 QUIET = 40    # cycles checked after a reset
 
 
-def _case(cfg: GpuConfig, size: int) -> suite.Case:
-    return suite.prepare("alustream", size, seed=1, cfg=cfg)
+def _case(cfg: GpuConfig) -> suite.Case:
+    """AluStream with one block of every warp slot."""
+    return suite.prepare("alustream", cfg.num_warps * cfg.warp_size, seed=1, cfg=cfg)
 
 
 def steady_cadence(log: list[tuple[int, object]]) -> float:
@@ -54,10 +54,10 @@ def steady_cadence(log: list[tuple[int, object]]) -> float:
 
 @cocotb.test()
 async def sm_cadence(dut) -> None:
-    cfg, size = MACHINES[os.environ["PIPE_MACHINE"]]
+    cfg = benchenv.machine()
     rows = cfg.warp_size // cfg.num_lanes
     log: list[tuple[int, object]] = []
-    await run_kernel(dut, "alustream", cfg, image=_case(cfg, size).image, retire_log=log)
+    await run_kernel(dut, "alustream", cfg, image=_case(cfg).image, retire_log=log)
     mean = steady_cadence(log)
     ok = mean <= rows + SLACK
     dut._log.info(f"{len(log)} retires: {mean:.3f} cycles per warp-instruction in steady state, "
@@ -70,8 +70,8 @@ async def sm_cadence(dut) -> None:
 
 @cocotb.test()
 async def sm_reset_flush(dut) -> None:
-    cfg, size = MACHINES[os.environ["PIPE_MACHINE"]]
-    image = _case(cfg, size).image
+    cfg = benchenv.machine()
+    image = _case(cfg).image
     rng = random.Random(cocotb.RANDOM_SEED)
     mem = np.zeros(cfg.global_words, np.uint32)
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
@@ -118,10 +118,8 @@ async def sm_reset_flush(dut) -> None:
 
 
 def _run(testcase: str, machine: str, fault: int) -> None:
-    cfg = CONFIGS["w32l8"] if machine == "l8" else CONFIGS["w32l32"]
-    env = {"PIPE_MACHINE": machine, "PIPE_FAULT": str(fault),
-           "SM_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items())}  # fmt: skip
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, parameters=sm_parameters(cfg), extra_env=env, testcase=testcase,
+    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=MACHINES[machine], extra_env={"PIPE_FAULT": str(fault)},
+               testcase=testcase,
                tag=f"w32{machine}" + ("-faults" if fault else ""), defines={"SIMT_FAULTS": 1} if fault else None,
                plusargs=[f"+SIMT_FAULT={fault}"] if fault else ())  # fmt: skip
 

@@ -1,0 +1,98 @@
+"""Every named machine the project builds, defined once.
+
+Benches and tools pick a machine from here by name; none builds its own :class:`GpuConfig`. The table
+in docs/verification.md ("Machines") lists them; ``python -m tb.reference.machines`` prints them.
+
+- ``SYSTEM``: the GPU regression's machines (tb/tests/system). CI's kernel runs use ``CI_MACHINE``.
+- ``RANDOM``: the random-kernel generator's machines: the system ones and a 16-thread-warp one.
+- ``SM_UNIT``: the SM unit bench's machines (tb/tests/unit/test_sm.py and test_sm_pipeline.py).
+- ``LOADER_UNIT``: the loader unit bench's machines, from the smallest legal to the widest.
+- :func:`bench`: the machine the benchmark kernels are measured on (``make bench``) and checked
+  against C on the model: one SM as in FlexGrip's Table 4 (Merchant 2013, seed 001), with 8, 16 or 32
+  lanes and as many shared-memory banks as lanes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .config import GpuConfig
+
+BENCH_LANES = (8, 16, 32)
+SYSTEM_GLOBAL_WORDS = 8192  # the system benches' global memory (tb/hdl/simt_tb_mem.v is sized from it)
+SM_GLOBAL_WORDS = 4096  # the SM unit bench's
+
+
+def bench(lanes: int = 8, num_sms: int = 1) -> GpuConfig:
+    """The benchmark machine with ``lanes`` integer lanes (and banks) per SM."""
+    return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=16, num_blocks=4, num_sms=num_sms,
+                     rf_depth=1024, shared_words=2048, num_banks=lanes, const_words=64, imem_words=512,
+                     stack_depth=16, seg_words=8, global_words=1 << 18).check()  # fmt: skip
+
+
+def system(num_sms: int, lanes: int) -> GpuConfig:
+    """A system-regression machine: ``num_sms`` SMs of ``lanes`` lanes, small memories (fast builds)."""
+    return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=8, num_blocks=4, num_sms=num_sms,
+                     rf_depth=512, shared_words=512, num_banks=lanes, global_words=SYSTEM_GLOBAL_WORDS,
+                     imem_words=256, const_words=64, stack_depth=8, seg_words=8).check()  # fmt: skip
+
+
+SYSTEM: dict[str, GpuConfig] = {"sm1-l8": system(1, 8), "sm2-l8": system(2, 8), "sm4-l16": system(4, 16),
+                                "sm2-l32": system(2, 32)}  # fmt: skip
+CI_MACHINE = "sm2-l8"  # the machine CI runs the benchmark kernels and the differential on
+
+RANDOM: dict[str, GpuConfig] = {
+    **SYSTEM,
+    "w16-l4": GpuConfig(warp_size=16, num_lanes=4, num_warps=8, num_blocks=4, num_sms=1, rf_depth=512,
+                        shared_words=256, num_banks=4, global_words=SYSTEM_GLOBAL_WORDS, imem_words=256,
+                        const_words=64, stack_depth=8, seg_words=4).check(),
+}  # fmt: skip
+
+SM_UNIT: dict[str, GpuConfig] = {
+    "w32l8": GpuConfig(warp_size=32, num_lanes=8, num_warps=8, num_blocks=4, rf_depth=512,
+                       shared_words=512, num_banks=8, global_words=SM_GLOBAL_WORDS, imem_words=256,
+                       const_words=64, stack_depth=8, seg_words=8).check(),
+    "w32l32": GpuConfig(warp_size=32, num_lanes=32, num_warps=4, num_blocks=2, rf_depth=128,
+                        shared_words=256, num_banks=16, global_words=SM_GLOBAL_WORDS, imem_words=256,
+                        const_words=64, stack_depth=8, seg_words=4).check(),
+    # stack_depth 7: a full stack fills the 3-bit depth field (kernel full_stack reaches it)
+    "w16l4": GpuConfig(warp_size=16, num_lanes=4, num_warps=8, num_blocks=3, rf_depth=1024,
+                       shared_words=512, num_banks=4, global_words=SM_GLOBAL_WORDS, imem_words=256,
+                       const_words=64, stack_depth=7, seg_words=16).check(),
+}  # fmt: skip
+
+LOADER_UNIT: dict[str, GpuConfig] = {
+    "default": GpuConfig(global_words=4096).check(),
+    "small": GpuConfig(warp_size=8, num_lanes=4, num_warps=4, num_blocks=2, rf_depth=32, shared_words=64,
+                       num_banks=1, const_words=16, imem_words=16, seg_words=1, global_words=1024).check(),
+    "wide": GpuConfig(warp_size=16, num_lanes=16, num_warps=32, num_blocks=16, rf_depth=4096,
+                      shared_words=65536, num_banks=32, const_words=64, imem_words=64, seg_words=32,
+                      global_words=2048).check(),
+    "rows8": GpuConfig(warp_size=32, num_lanes=4, num_warps=8, num_blocks=8, rf_depth=256, shared_words=256,
+                       num_banks=4, const_words=32, imem_words=32, seg_words=4, global_words=1024).check(),
+}  # fmt: skip
+
+
+def named() -> dict[str, GpuConfig]:
+    """Every named machine, keyed ``group/name`` (bench machines as ``bench/l<lanes>``)."""
+    out = {f"bench/l{lanes}": bench(lanes) for lanes in BENCH_LANES}
+    for group, table in (("system", SYSTEM), ("random", RANDOM), ("sm", SM_UNIT), ("loader", LOADER_UNIT)):
+        out |= {f"{group}/{name}": cfg for name, cfg in table.items()}
+    return out
+
+
+def doc_table() -> list[str]:
+    """The markdown table of every named machine (docs/verification.md, generated)."""
+    keys = list(GpuConfig().as_dict())
+    rows = ["| machine | " + " | ".join(keys) + " |", "|---|" + "---|" * len(keys)]
+    for name, cfg in named().items():
+        if name.startswith("random/") and name.split("/")[1] in SYSTEM:
+            continue  # the same machines as system/
+        values = cfg.as_dict()
+        rows.append(f"| `{name}` | " + " | ".join(str(values[k]) for k in keys) + " |")
+    return rows
+
+
+if __name__ == "__main__":
+    print("\n".join(doc_table()))
+    sys.exit(0)
