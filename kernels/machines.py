@@ -1,8 +1,8 @@
 """The machine the benchmark suite is measured on (``make bench``) and checked against C on the model.
 
-One SM, as in FlexGrip's Table 4 (seed 001), with NUM_LANES = 8, 16 or 32 and as many shared-memory
-banks as lanes; everything else fixed. The system regression runs the suite's small sizes on its own
-configurations (tb/tests/system/test_gpu.py).
+One SM, as in FlexGrip's Table 4 (Merchant 2013, seed 001; docs/references.md), with NUM_LANES = 8,
+16 or 32 and as many shared-memory banks as lanes; everything else fixed. The system regression runs
+the suite's small sizes on its own configurations (tb/tests/system/test_gpu.py).
 """
 
 from __future__ import annotations
