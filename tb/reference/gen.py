@@ -105,7 +105,7 @@ def render_header() -> str:
 def render_doc_table() -> str:
     rows = [
         DOC_BEGIN,
-        "| mnemonic | opcode | func | format | class | seed 000 | operation |",
+        "| mnemonic | opcode | func | format | class | Lies 2019 | operation |",
         "|---|---|---|---|---|---|---|",
     ]
     for op in isa.OPS:

@@ -1,6 +1,7 @@
 """Kernel launch image: everything a launch needs, as a stream of 32-bit words.
 
-The format (docs/isa.md, "Launch image") follows the spirit of seed 000 Table 4.3: tagged records.
+The format (docs/isa.md, "Launch image") follows the spirit of Lies 2019 (seed 000)
+Table 4.3: tagged records.
 Word 0 is the magic ``0x53494D54`` (the ASCII bytes "SIMT"), word 1 the format version; then records, each a header word ``tag << 24 | count`` and ``count`` payload
 words, closed by an END record. As a ``.hex`` file it holds one 8-digit hex word per line, with
 ``//`` comments, so Verilog's ``$readmemh`` loads it unchanged.

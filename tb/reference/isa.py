@@ -4,7 +4,7 @@ The assembler, the disassembler, the golden model and the RTL decoder (through t
 header ``rtl/include/simt_isa.vh``) all read these tables. ``docs/isa.md`` is the prose of the same
 specification; when the two disagree, fix whichever is wrong and say why in the commit.
 
-Word layout (32 bits, seed 000 Table 4.1)::
+Word layout (32 bits, Lies 2019 (seed 000) Table 4.1; docs/references.md)::
 
     31    26 25  21 20  16 15  11 10   6 5    0
     +-------+------+------+------+------+------+
@@ -77,7 +77,7 @@ class Fmt(enum.Enum):
 
     Each value is (fields used, assembly syntax). Bits outside the used fields are reserved (zero).
     In the syntax, ``f1``/``f2``/``f3`` name the register field an operand is encoded in, so
-    ``MUL rd, ra, rb`` puts ``ra`` in f2 and ``rb`` in f3, exactly as seed 000 Table 4.1 lays it out.
+    ``MUL rd, ra, rb`` puts ``ra`` in f2 and ``rb`` in f3, exactly as Lies 2019 Table 4.1 lays it out.
     """
 
     NONE = (("op", "func"), "")  # NOP
@@ -143,7 +143,7 @@ class Op:
     func: int | None = None  # function code for opcode 0 (register ALU forms)
     alu: str | None = None  # ALU operation name (see ALU_OPS) for ALU-class instructions
     ext: Ext | None = None  # immediate extension, for forms with an immediate
-    baseline: bool = False  # one of the 24 instructions of seed 000 Table 4.1
+    baseline: bool = False  # one of the 24 instructions of Lies 2019 Table 4.1
     summary: str = ""
 
     @property
@@ -180,7 +180,7 @@ OP_SSY = 0x3D
 OP_BAR = 0x3E
 OP_EXIT = 0x3F
 
-# ALU operations: name -> (function code, summary). Codes 0..12 are seed 000 Table 4.1.
+# ALU operations: name -> (function code, summary). Codes 0..12 are Lies 2019 Table 4.1.
 ALU_FUNCS: dict[str, int] = {
     "NOP": 0x00,
     "MAD": 0x01,
@@ -234,7 +234,7 @@ ALU_SUMMARY: dict[str, str] = {
     "MULHU": "rd = high 32 bits of the unsigned 64-bit product ra * rb",
 }
 
-# Register forms whose operands sit in the fields seed 000 gave them.
+# Register forms whose operands sit in the fields Lies 2019 (Table 4.1) gave them.
 _RFMT = {"MAD": Fmt.RMAD, "MUL": Fmt.RMUL, "NOT": Fmt.RNOT, "NOP": Fmt.NONE}
 
 # Immediate forms: register op -> extension of the immediate. Ops absent here have no imm form.

@@ -8,7 +8,7 @@ in docs/verification.md ("Machines") lists them; ``python -m tb.reference.machin
 - ``SM_UNIT``: the SM unit bench's machines (tb/tests/unit/test_sm.py and test_sm_pipeline.py).
 - ``LOADER_UNIT``: the loader unit bench's machines, from the smallest legal to the widest.
 - :func:`bench`: the machine the benchmark kernels are measured on (``make bench``) and checked
-  against C on the model: one SM as in FlexGrip's Table 4 (Merchant 2013, seed 001), with 8, 16 or 32
+  against C on the model: one SM as in FlexGrip's Table 4 (Merchant 2013, seed 001; docs/references.md), with 8, 16 or 32
   lanes and as many shared-memory banks as lanes.
 """
 

@@ -146,6 +146,59 @@ def test_exiting_warp_completes_the_barrier() -> None:
     assert m.counters.barrier_releases == 1
 
 
+EXIT_WRITER = """
+        .regs 4
+        .shared 64
+        LDS r0, %tid
+        LDS r1, %warpid
+        BEQ r1, reader          ; warp 0 reads, warp 1 writes and exits without a BAR
+        ADDI r2, r0, 100
+        ST [r0 + 0], r2         ; shared[32 + l] = 132 + l
+        STG [r0 + 0], r2        ; global[32 + l] = 132 + l
+        EXIT
+reader: BAR
+        LD r2, [r0 + 32]        ; warp 1's words
+        LDG r3, [r0 + 32]
+        ADD r2, r2, r3
+        STG [r0 + 64], r2
+        EXIT
+"""
+
+
+@pytest.mark.parametrize("first", ["writer", "reader", "rr", "rev", "random"])
+def test_exited_warps_writes_are_visible_after_the_release(first: str) -> None:
+    """5: "A warp that EXITs instead of arriving counts as having arrived with all its writes": its shared
+    and global writes before the EXIT are seen by the block's warps after the next release, and are
+    ordered before their accesses (no race), whether it exited before the others reached the BAR
+    (``writer``) or was the last one missing (``reader``). The reduction kernel's exchange relies on it."""
+    m, _ = kit.launch(EXIT_WRITER, block=64, detect_races=True)
+    if first in ("writer", "reader"):
+        m.start_block(0)
+        if first == "writer":
+            assert kit.run_warp(m, 0, 1)[-1].done
+            assert kit.run_warp(m, 0, 0, until_bar=True)[-1].released  # done warp counts as arrived
+        else:
+            assert not kit.run_warp(m, 0, 0, until_bar=True)[-1].released
+            last = kit.run_warp(m, 0, 1)[-1]
+            assert last.done and last.released  # the EXIT releases the barrier
+        kit.run_warp(m, 0, 0)
+    else:
+        kit.step_all(m, first, seed=5)
+    assert kit.gmem(m, 32, 32) == [132 + lane for lane in range(32)]
+    assert kit.gmem(m, 64, 32) == [2 * (132 + lane) for lane in range(32)]
+
+
+def test_exited_warps_writes_race_until_a_release() -> None:
+    """5: "until that release, another warp's access to the same word is a race": the same exchange
+    without the BAR is reported (docs/isa.md 6.4)."""
+    m, _ = kit.launch(EXIT_WRITER.replace("reader: BAR", "reader: NOP"), block=64, detect_races=True)
+    m.start_block(0)
+    assert kit.run_warp(m, 0, 1)[-1].done
+    with pytest.raises(KernelError) as ei:
+        kit.run_warp(m, 0, 0)
+    assert (ei.value.kind, ei.value.warp) == (ErrorKind.RACE, 0)
+
+
 def test_partially_exited_warp_must_still_arrive() -> None:
     """A warp with live threads is not done: the barrier waits for it; after a partial exit its active
     mask equals its live mask, so its BAR is legal."""

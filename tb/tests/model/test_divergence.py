@@ -521,9 +521,9 @@ def test_uniform_branches_push_nothing_and_need_no_ssy(op: str, cond: str) -> No
 
 @pytest.mark.parametrize("op", ["BEQ", "BNE"])
 def test_branch_to_next_pc_is_uniform(op: str) -> None:
-    """3.4: "A branch whose target is pc + 1 is always uniform." -- even with a mixed condition and no
-    SSY: no error, no stack change, the whole mask continues at pc + 1. (Counted: see report note;
-    this test expects it not to count as a divergent branch, since the spec calls it uniform.)"""
+    """3.4: "A branch whose target is pc + 1 is always uniform." and 4.2 rule 2: "uniform whatever T and
+    N are, even without an SSY in effect" -- a mixed condition and no SSY: no error, no stack change, the
+    whole mask continues at pc + 1, and it does not count as a divergent branch (4.3)."""
     src = f"""
             .regs 4
             LDS r0, %tid

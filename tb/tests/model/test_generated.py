@@ -55,7 +55,7 @@ def test_doc_table_lists_every_instruction() -> None:
 
 
 def test_baseline_encodings_match_seed_table_4_1() -> None:
-    """Seed 000 Table 4.1, opcode and function code bits, transcribed from the seed text."""
+    """Lies 2019 (seed 000) Table 4.1, opcode and function code bits, transcribed from the document."""
     table = {
         "NOP": "000000-000000", "MAD": "000000-000001", "MUL": "000000-000010", "ADD": "000000-000011",
         "SUB": "000000-000100", "SLT": "000000-000101", "SGT": "000000-000110", "SHR": "000000-000111",

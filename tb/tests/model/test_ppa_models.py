@@ -12,7 +12,7 @@ from ppa import flow, liberty, memory, trend, ye
 from ppa.config import Config, lanes_sweep, sweep
 
 
-# --------------------------------------------------------------------------- Ye (seed 003)
+# --------------------------------------------------------------------------- Ye 2009 (seed 003)
 def test_ye_reproduces_figure18_optima() -> None:
     assert ye.figure18() == ye.SEED003_FIGURE18
 
