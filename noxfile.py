@@ -1,7 +1,7 @@
 """CI sessions. `make test` runs `.venv/bin/nox`, i.e. the default sessions below.
 
 Sessions reuse the project's .venv (venv_backend="none": nothing is installed per session) and run
-the same `python -m tb.tasks TASK` call as the Make target of the same name, so there is one
+the same `python -m tools.tasks TASK` call as the Make target of the same name, so there is one
 definition of each job. Pick one with e.g. `.venv/bin/nox -s "unit(icarus)"`; arguments after `--`
 go to pytest: `.venv/bin/nox -s model -- -k isa`.
 """
@@ -16,7 +16,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # nox does not put the noxfile's folder on sys.path
 
-from tb.simenv import SIMULATORS  # noqa: E402  (needs the sys.path line above)
+from tools.simenv import SIMULATORS  # noqa: E402  (needs the sys.path line above)
 
 # The interpreter running nox is .venv's python: sessions call it, not whatever `python` PATH finds.
 PYTHON = sys.executable
@@ -30,7 +30,7 @@ SIM_PARAMS = nox.parametrize("sim", [nox.param(sim, id=sim) for sim in SIMULATOR
 
 
 def _task(session: nox.Session, task: str, sim: str | None = None) -> None:
-    cmd = [PYTHON, "-m", "tb.tasks", task]
+    cmd = [PYTHON, "-m", "tools.tasks", task]
     if sim is not None:
         cmd += ["--sim", sim]
     if session.posargs:

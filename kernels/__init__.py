@@ -1,1 +1,3 @@
-"""Benchmark kernels with C reference programs (kernels/README.md); the harness is kernels/suite.py."""
+"""Every kernel of the project: the benchmark kernels with C reference programs (kernels/README.md;
+harness kernels/suite.py), the directed kernels (kernels/directed/) and the one launch-image builder
+(kernels/launch.py)."""

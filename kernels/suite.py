@@ -34,7 +34,7 @@ from types import ModuleType
 
 import numpy as np
 
-from tb.reference.asm import assemble_file
+from kernels import launch
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
 
@@ -184,9 +184,7 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
     the C reference's outputs. Raises :class:`SuiteError` if the arrays do not fit ``cfg``'s memory."""
     mod = generator(name)
     setup: Setup = mod.setup(size, np.random.default_rng([seed, size]), cfg)
-    prog = assemble_file(KERNELS / name / "kernel.s")
-    image = prog.image
-    image.grid, image.block, image.shared_words = setup.grid, setup.block, setup.shared_words
+    prog = launch.assemble_kernel(KERNELS / name / "kernel.s")
     bases: dict[str, int] = {}
     at = 0
     for arr_name, length in [*((n, len(a)) for n, a in setup.inputs), *setup.outputs]:
@@ -203,12 +201,9 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
     if missing:
         raise SuiteError(f"kernels/{name}/kernel.s declares .param {sorted(missing)}; gen.py sets no value "
                          f"and no array has that name")  # fmt: skip
-    params = list(image.params)
-    for pname, index in prog.param_names.items():
-        params[index] = int(values[pname]) & 0xFFFFFFFF
-    image.params = params
-    image.data = [(bases[n], [int(x) for x in np.asarray(a, dtype=np.uint32)]) for n, a in setup.inputs if len(a)]
-    image.check(cfg)
+    data = [(bases[n], [int(x) for x in np.asarray(a, dtype=np.uint32)]) for n, a in setup.inputs if len(a)]
+    image = launch.build(prog, name, grid=setup.grid, block=setup.block, shared_words=setup.shared_words,
+                         params={p: values[p] for p in prog.param_names}, data=data, cfg=cfg, size=size)  # fmt: skip
     expected = run_golden(name, setup)
     outputs = [Output(n, bases[n], e) for (n, _), e in zip(setup.outputs, expected, strict=True)]
     return Case(name, size, seed, image, outputs, setup)

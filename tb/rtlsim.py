@@ -12,7 +12,7 @@ dumps an FST next to the build (its path is printed). ``SEED=n`` fixes cocotb's 
 (``cocotb.RANDOM_SEED``) so a failing run can be repeated exactly. Builds are reused while the sources
 are unchanged (both simulators' runners check timestamps). Verilator runs start from a random initial
 state seeded from that seed; ``SIMT_CODE_COVERAGE=1`` adds Verilator line and toggle coverage
-(:func:`coverage_data_dir`, ``tb/codecov.py``); ``run(..., sim=...)`` overrides SIM for one call.
+(:func:`coverage_data_dir`, ``tools/codecov.py``); ``run(..., sim=...)`` overrides SIM for one call.
 """
 
 from __future__ import annotations
@@ -30,12 +30,13 @@ from pathlib import Path
 
 from cocotb_tools.runner import Verilator, get_runner
 
-from tb import illegal_probe, simenv
 from tb.benchenv import PARAMETERS_ENV
 from tb.reference.config import GpuConfig, check_parameters
+from tb.tests import illegal_probe
+from tools import simenv
 
 ROOT = Path(__file__).resolve().parent.parent
-# Mutation testing (tb/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
+# Mutation testing (tools/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
 # copy and SIMT_BUILD_ROOT a build folder of its own, so no mutant ever reuses (or spoils) a real build.
 RTL = Path(os.environ.get("SIMT_RTL_ROOT") or ROOT / "rtl")
 BUILD = Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim")
@@ -93,7 +94,7 @@ def _run_name() -> str:
 # default of coverage runs).
 VERILATOR_BUILD_ARGS = ["--x-initial", "unique"]
 # SIMT_CODE_COVERAGE=1 (Verilator only): line and toggle coverage, in builds of their own ("-cov"),
-# each run writing its counts to a .dat file of its own in coverage_data_dir() (tb/codecov.py reads them).
+# each run writing its counts to a .dat file of its own in coverage_data_dir() (tools/codecov.py reads them).
 CODE_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
 COVERAGE_DATA = ROOT / "build" / "coverage" / "dat"
 
@@ -292,7 +293,7 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     """Assert that ``toplevel`` refuses ``parameters`` with ``message`` (rtl/include/simt_check.vh).
 
     Verilator stops at elaboration, so ``verilator --lint-only`` proves it without compiling C++;
-    Icarus stops at time 0, so the design is built and the probe ``tb.illegal_probe`` (which fails if
+    Icarus stops at time 0, so the design is built and the probe ``tb.tests.illegal_probe`` (which fails if
     the simulation survives 1 us) is run.
     """
     sim = simenv.sim_from_env()
@@ -311,7 +312,7 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     log = BUILD / toplevel / "illegal" / f"{_run_name()}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        results = _build_and_test(toplevel, sources, "tb.illegal_probe", parameters=parameters,
+        results = _build_and_test(toplevel, sources, "tb.tests.illegal_probe", parameters=parameters,
                                   testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log,
                                   precheck=False)  # fmt: skip
         _check(results)

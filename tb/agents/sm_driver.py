@@ -121,7 +121,7 @@ def _field(dut: Any, name: str, sm: int, width: int) -> str:
     handle = getattr(dut, name)
     raw = getattr(handle, "_handle", None)
     # The simulator's bit string directly: building a LogicArray per field was a quarter of the
-    # harness's time with every scoreboard on (tb/bench/check_overhead.py).
+    # harness's time with every scoreboard on (tools/bench/check_overhead.py).
     bits = raw.get_signal_val_binstr() if raw is not None else str(handle.value)
     return bits[len(bits) - width * (sm + 1) : len(bits) - width * sm]
 

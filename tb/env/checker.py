@@ -255,7 +255,7 @@ class LaunchChecker(pyuvm.uvm_component):
         raise exc
 
     def _picture(self) -> str:
-        """The command drawing this launch's warp timeline as far as the trace holds it (tb/timeline); with
+        """The command drawing this launch's warp timeline as far as the trace holds it (tools/timeline); with
         SIMT_TIMELINE=1 it is drawn now, as timeline.png beside the trace."""
         try:
             trace = Path(pyuvm.ConfigDB().get(self, "", "TRACE_PATH")).resolve()
@@ -263,13 +263,13 @@ class LaunchChecker(pyuvm.uvm_component):
             return "no trace in this run"
         args = [str(trace), "--launch", "-1", "--num-warps", str(self.cfg.num_warps)]
         if os.environ.get("SIMT_TIMELINE") and self.expect_fault is None:
-            from tb.timeline.__main__ import main as draw
+            from tools.timeline.__main__ import main as draw
 
             try:
                 draw([*args, "--out", str(trace.with_name("timeline.png"))])
             except (SystemExit, OSError, ValueError) as err:  # a picture must never hide the mismatch
                 self.logger.warning(f"no timeline drawn: {err}")
-        return ".venv/bin/python -m tb.timeline " + " ".join(args) + " --out timeline.png"
+        return ".venv/bin/python -m tools.timeline " + " ".join(args) + " --out timeline.png"
 
     # ---- end of test -----------------------------------------------------------------------------
     def report_lines(self) -> list[str]:

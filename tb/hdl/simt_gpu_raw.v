@@ -1,7 +1,7 @@
 `include "simt_isa.vh"
 // The raw bench: the GPU's test wrapper (simt_gpu_tb: the GPU and its HDL memory) driven by Verilog
 // alone, with no Python and no trace. It is the physical limit the Python harness is measured
-// against (tb/bench/check_overhead.py): same RTL, same memory, same launch, same cycle count.
+// against (tools/bench/check_overhead.py): same RTL, same memory, same launch, same cycle count.
 //
 // Plusargs: +IMAGE=<file> the launch image, one hex word per line (LaunchImage.to_words());
 // +WORDS=<n> its length; memory knobs +LAT_MIN=n +LAT_MAX=n (default 20 20) +READY_PCT=n +RSP_PCT=n

@@ -11,8 +11,8 @@ import random
 
 import pyuvm
 
+from kernels.directed import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of
 from tb.env.items import LaunchItem
-from tb.kernel_library import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of
 from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 from tb.reference.image_rules import Rule, Tag, check_words

@@ -2,7 +2,7 @@
 
 ``generate(seed, cfg, knobs=None) -> RandomKernel`` writes a kernel in our assembly
 (docs/assembler.md), assembles it, places its input data in the launch image as DATA records (as
-tb/kernel_library.py's ``fill`` does) and reports the constructs it contains (``features``). The result
+the directed kernels and the suite do, through kernels/launch.py) and reports the constructs it contains (``features``). The result
 depends on ``(seed, cfg, knobs)`` only: every choice comes from one ``random.Random(seed)``.
 
 Every kernel is correct by construction, so it runs to completion on the golden model with no
@@ -87,7 +87,7 @@ import random
 import sys
 from dataclasses import dataclass, field, fields
 
-from tb.reference.asm import assemble
+from kernels import launch
 from tb.reference.config import GpuConfig
 from tb.reference.image import LaunchImage
 from tb.reference.machines import RANDOM
@@ -1446,9 +1446,7 @@ class _Gen:
         for i in range(0, len(self.consts), 8):
             consts.append("        .word " + ", ".join(f"0x{c:08x}" for c in self.consts[i : i + 8]))
         source = "\n".join([*head, "", *code.lines, "", *consts]) + "\n"
-        image = assemble(source, f"random_{self.seed}.s").image
-        image.data = [(self.in_base, list(self.in_data))]
-        image.check(cfg)
+        image = launch.build(source, f"random_{self.seed}", data=[(self.in_base, list(self.in_data))], cfg=cfg)
         regions = {"input": (self.in_base, self.nin)}
         for s in [self.final, *self.sites]:
             regions[s.name] = (s.base, s.size)

@@ -1,7 +1,7 @@
 """Dual-simulator differential: the same random kernels, with the same seeds, on Icarus (4-state, X
 until reset) and Verilator (2-state, every bit random at time 0) must give identical traces: every
 retire in the same cycle with the same values, every memory request and response, the same final
-memory (tb/difftrace.py, written by TraceTest in tb/tests/system/gpu_tests.py).
+memory (tb/env/difftrace.py, written by TraceTest in tb/tests/system/gpu_tests.py).
 
 A difference means the RTL depends on something it does not define (a register without reset, a
 read of an unwritten location, an X), or one simulator mis-simulates it. The failure names the first
@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tb import difftrace, rtlsim
+from tb import rtlsim
+from tb.env import difftrace
 from tb.tests.system.test_gpu import run_gpu
 
 CONFIG = "sm2-l8"  # the system tests' build of it is reused

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tb import simenv
 from tb.agents.host_bfm import GpuError
 from tb.reference import asm, disasm
 from tb.reference.config import ConfigError, check_parameters
 from tb.reference.error_names import error_kind_name
 from tb.tests.model.test_bad_inputs import run_cli
+from tools import simenv
 
 ROOT = Path(__file__).resolve().parents[3]
 GOOD = "LDS r1, %tid\nEXIT\n"
@@ -98,7 +98,7 @@ def test_disasm_command_lines(name: str, argv: list[str], code: int, expect: str
     assert rc == code and any(expect in line for line in lines), f"{name}: exit {rc}, {lines}"
 
 
-# ---- environment checks (tb/simenv.py), before any build -------------------------------------------
+# ---- environment checks (tools/simenv.py), before any build -------------------------------------------
 ENVIRONMENTS = [
     ("seed-letters", {"SEED": "abc"}, "SEED='abc' is not a non-negative integer: SEED repeats a run's random "
                                       "seed, e.g. SEED=12345"),
@@ -125,7 +125,7 @@ def test_environment_checks(name: str, env: dict[str, str], expect: str) -> None
 def test_seed_checked_before_any_build() -> None:
     """`make unit SEED=abc` stops in the tool check with the message, exit 2, before pytest starts."""
     env = dict(os.environ, SEED="abc")
-    proc = subprocess.run([sys.executable, "-m", "tb.tasks", "unit", "--sim", "icarus", "--", "-k", "none"],
+    proc = subprocess.run([sys.executable, "-m", "tools.tasks", "unit", "--sim", "icarus", "--", "-k", "none"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "SEED='abc' is not a non-negative integer" in proc.stderr

@@ -1,7 +1,7 @@
-"""tb/codecov.py on hand-made Verilator coverage files: parsing, merging, measuring, reports, errors.
+"""tools/codecov.py on hand-made Verilator coverage files: parsing, merging, measuring, reports, errors.
 
 Pure Python, no simulator: the .dat lines below have the exact shape Verilator 5.048 writes
-(``C '<\\x01key\\x02value...>' count``, see tb/codecov.py).
+(``C '<\\x01key\\x02value...>' count``, see tools/codecov.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tb import codecov
+from tools import codecov
 
 SRC = """\
 module m (input wire clk, input wire [1:0] a, output reg y);

@@ -12,9 +12,9 @@ import pytest
 import yaml
 from cocotb_coverage.coverage import coverage_db
 
+from kernels.directed import image_of
 from tb.coverage import functional as fc
 from tb.coverage import report
-from tb.kernel_library import image_of
 from tb.reference.model import Model, WarpState
 from tb.sequences.random_kernel import generate
 from tb.tests.system.test_gpu import CONFIGS

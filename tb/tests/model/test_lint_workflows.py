@@ -1,10 +1,10 @@
-"""The workflow check of `make lint` (tb/lint_workflows.py) passes the real workflow and fails a broken one."""
+"""The workflow check of `make lint` (tools/lint_workflows.py) passes the real workflow and fails a broken one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tb import lint_workflows
+from tools import lint_workflows
 
 
 def test_the_ci_workflow_is_clean() -> None:

@@ -1,4 +1,4 @@
-"""The mutant generator of ``make mutants`` (tb/mutants/): pure Python, no simulator.
+"""The mutant generator of ``make mutants`` (tools/mutants/): pure Python, no simulator.
 
 The mutation run itself is too slow for ``make test``; these check that what it mutates is right:
 every operator is found, the regions that must not be mutated are skipped, each mutant is one splice
@@ -13,10 +13,10 @@ from collections import Counter
 
 import pytest
 
-from tb.mutants.__main__ import SELF_CHECK, select, self_check_mutant
-from tb.mutants.generate import OPERATORS, RTL, all_mutants, mutants_of, rtl_files
-from tb.mutants.lexer import Source, tokenize
-from tb.mutants.report import load_equivalents
+from tools.mutants.__main__ import SELF_CHECK, select, self_check_mutant
+from tools.mutants.generate import OPERATORS, RTL, all_mutants, mutants_of, rtl_files
+from tools.mutants.lexer import Source, tokenize
+from tools.mutants.report import load_equivalents
 
 SNIPPET = """\
 `include "simt_check.vh"

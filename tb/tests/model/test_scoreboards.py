@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from kernels.directed import image_of
 from tb.agents.gmem_responder import MemTxn
 from tb.agents.sm_driver import RtlRetire, SmLaunch
-from tb.kernel_library import image_of
 from tb.reference.config import GpuConfig
 from tb.reference.model import DIV, Model, Retire
 from tb.scoreboards.coalescing import CoalescingScoreboard, sm_tag_width

@@ -1,4 +1,4 @@
-"""The warp-timeline analysis (tb/timeline/states.py) on a hand-made trace whose answer is known, and
+"""The warp-timeline analysis (tools/timeline/states.py) on a hand-made trace whose answer is known, and
 the picture command end to end (PNG written, launches listed, a bad launch index refused)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tb.reference import retire_record
-from tb.timeline.__main__ import main
-from tb.timeline.states import breakdown, read_launches, warp_rows
+from tools.timeline.__main__ import main
+from tools.timeline.states import breakdown, read_launches, warp_rows
 
 WS, NUM_WARPS = 4, 4  # tag: {port, warp slot (2 bits), index (2 bits)}
 

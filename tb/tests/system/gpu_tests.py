@@ -71,7 +71,7 @@ class GpuTest(pyuvm.uvm_test):
         self.env = self.env_class("env", self)
         self.wall, self.cpu = time.monotonic(), time.process_time()
         self.profile = None
-        if os.environ.get("SIMT_PROFILE"):  # a cProfile of the harness's Python (tb/bench/check_overhead.py --profile)
+        if os.environ.get("SIMT_PROFILE"):  # a cProfile of the harness's Python (tools/bench/check_overhead.py --profile)
             import cProfile
 
             self.profile = cProfile.Profile()
@@ -301,7 +301,7 @@ BENCH_KERNELS = ["matmul", "shared_barrier", "divergence", "vecadd", "alu", "big
 
 @pyuvm.test()
 class BenchTest(GpuTest):
-    """The checking-overhead benchmark's workload (tb/bench/check_overhead.py): the same launches in
+    """The checking-overhead benchmark's workload (tools/bench/check_overhead.py): the same launches in
     either checking mode (CHECK_MODE=full or end)."""
 
     gmem_profile = "ideal"
@@ -387,11 +387,11 @@ class FaultTest(GpuTest):
 class TraceTest(GpuTest):
     """The dual-simulator differential's run (tb/tests/differential): random kernels (KERNEL_SEEDS) with
     every scoreboard on, and a trace of every dispatch, retire, memory request and response and each
-    launch's final memory written to the file SIMT_TRACE (tb/difftrace.py), to compare simulators."""
+    launch's final memory written to the file SIMT_TRACE (tb/env/difftrace.py), to compare simulators."""
 
     def build_phase(self) -> None:
         super().build_phase()
-        from tb.difftrace import TraceWriter
+        from tb.env.difftrace import TraceWriter
 
         self.trace = TraceWriter("trace", self)
 

@@ -2,7 +2,7 @@
 
 ``make test`` runs each kernel's CI_SIZES (kernels/<name>/gen.py) on the 2-SM, 8-lane configuration
 under the default (randomly delayed, reordered) memory; ``make bench`` runs every size on the
-benchmark machine (tb/bench/kernels_bench.py). ``KERNEL_CASES=name:size,...`` replaces a batch's cases.
+benchmark machine (tools/bench/kernels_bench.py). ``KERNEL_CASES=name:size,...`` replaces a batch's cases.
 """
 
 from __future__ import annotations

@@ -29,10 +29,10 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
+from kernels.directed import ERROR_KERNELS, KERNELS, image_of
 from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor
-from tb.kernel_library import ERROR_KERNELS, KERNELS, image_of
 from tb.reference.config import GpuConfig
 from tb.reference.error_names import error_kind_name
 from tb.reference.hang import golden_hang, warp_report
