@@ -16,6 +16,12 @@ by the source's hash: never a checked-in answer) and runs it on the same inputs.
 
     python -m kernels.suite                       # list the kernels and their sizes
     python -m kernels.suite vecadd --size 100     # run one case on the golden model, compare with C
+    python -m kernels.suite vecadd --size 100 --lanes 32 --rtl verilator
+                                                  # run it on the GPU RTL and print its cycles
+    python -m kernels.suite vecadd --size 100 --machine system/sm2-l8 --rtl icarus
+
+On the RTL every scoreboard checks every retire and the outputs are compared with C; without --seed
+each RTL run draws a new inputs seed (printed, so a run can be repeated with --seed).
 """
 
 from __future__ import annotations
@@ -217,25 +223,60 @@ def run_on_model(case: Case, cfg: GpuConfig) -> tuple[np.ndarray, dict[str, int]
     return result.gmem, result.counters.as_dict()
 
 
+def run_on_rtl(name: str, sizes: list[int], seed: int | None, cfg: GpuConfig, tag: str, sim: str) -> list[dict]:
+    """Run cases on the GPU RTL (the system bench, every scoreboard on, outputs against C); return each
+    case's record: ``cycles`` (the launch's, its busiest SM's), ``cycles_per_sm`` and the counters."""
+    import json
+    import os
+    import tempfile
+
+    from tb.tests.system.test_gpu import run_gpu
+
+    cases = ",".join(f"{name}:{n}" + (f":{seed}" if seed is not None else "") for n in sizes)
+    fd, path = tempfile.mkstemp(prefix=f"{name}-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        run_gpu(tag, ["KernelTest"], cfg=cfg, sim=sim, KERNEL_CASES=cases, SIMT_BENCH=path)
+        return [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+    finally:
+        Path(path).unlink(missing_ok=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kernels.suite", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     ap.add_argument("kernel", nargs="?", help="kernel folder name (omit to list them)")
     ap.add_argument("--size", type=int, action="append", help="size (repeatable; default: every size)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the model's machine")
+    ap.add_argument("--seed", type=int, help="inputs seed (default: 1 on the model; a new one per RTL run)")
+    ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the bench machine (default 8)")
+    ap.add_argument("--machine", help="a named machine of tb/reference/machines.py instead, e.g. system/sm2-l8")
+    ap.add_argument("--rtl", metavar="SIM", choices=["icarus", "verilator"],
+                    help="run on the GPU RTL with this simulator and print its cycles (default: the model)")  # fmt: skip
     args = ap.parse_args(argv)
     if args.kernel is None:
         for n in names():
             mod = generator(n)
             print(f"{n:<12} sizes {mod.SIZES} unusual {mod.ODD_SIZES} make test {mod.CI_SIZES}")
         return 0
-    from tb.reference.machines import bench as bench_config
+    from tb.reference import machines
 
-    cfg = bench_config(args.lanes)
+    if args.machine:
+        table = machines.named()
+        if args.machine not in table:
+            ap.error(f"unknown machine {args.machine!r}; machines: {', '.join(table)}")
+        cfg, tag = table[args.machine], args.machine.replace("/", "-")
+    else:
+        cfg, tag = machines.bench(args.lanes), f"bench-l{args.lanes}"
+    sizes_run = args.size or sizes(args.kernel)
+    if args.rtl:
+        for r in run_on_rtl(args.kernel, sizes_run, args.seed, cfg, tag, args.rtl):
+            print(f"{r['kernel']}/{r['size']} on {tag} ({args.rtl}, inputs seed {r['seed']}): {r['cycles']} cycles "
+                  f"(per SM {r['cycles_per_sm']}), {r['warp_instrs']} warp-instructions, "
+                  f"{r['cycles'] / max(r['warp_instrs'], 1):.2f} cycles each; outputs match C")  # fmt: skip
+        return 0
     status = 0
-    for size in args.size or sizes(args.kernel):
-        case = prepare(args.kernel, size, args.seed, cfg)
+    for size in sizes_run:
+        case = prepare(args.kernel, size, 1 if args.seed is None else args.seed, cfg)
         mem, counts = run_on_model(case, cfg)
         compared, diffs = case.mismatches(mem)
         verdict = "matches C" if not diffs else "DIFFERS from C: " + "; ".join(diffs)

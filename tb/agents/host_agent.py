@@ -31,6 +31,10 @@ class PerfReader:
     async def read_all(self) -> dict[str, int]:
         return {name: await self.bfm.perf(i) for i, name in enumerate(PERF_COUNTERS)}
 
+    async def per_sm(self, name: str, num_sms: int) -> list[int]:
+        """One counter of each SM (``read_all`` sums over SMs: its ``cycles`` are SM-cycles)."""
+        return [await self.bfm.perf(PERF_COUNTERS.index(name), sm) for sm in range(num_sms)]
+
 
 class HostDriver(pyuvm.uvm_driver):
     """Drives launches; publishes ``("begin", item)``, then ``("end", item)`` with the outcome filled in
@@ -40,6 +44,7 @@ class HostDriver(pyuvm.uvm_driver):
 
     def build_phase(self) -> None:
         self.dut = pyuvm.ConfigDB().get(self, "", "DUT")
+        self.num_sms = pyuvm.ConfigDB().get(self, "", "GPU_CFG").num_sms
         self.launch_ap = pyuvm.uvm_analysis_port("launch_ap", self)
         self.bfm: HostBfm | None = None
 
@@ -116,6 +121,8 @@ class HostDriver(pyuvm.uvm_driver):
             raise AssertionError(f"{item} ended with STATUS 0x{item.status:x}: {await bfm.error()}")
         else:
             item.perf = await self.perf.read_all()
+            # the launch's own length: its busiest SM's cycles (perf["cycles"] sums over SMs)
+            item.cycles_per_sm = await self.perf.per_sm("cycles", self.num_sms)
         await sync(self.dut)
         self.launch_ap.write(("end", item))
 

@@ -46,7 +46,8 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         # results, filled by the driver
         self.status = 0
         self.error: Any = None  # GpuError: the error registers, read when expect_error is set
-        self.perf: dict[str, int] = {}
+        self.perf: dict[str, int] = {}  # performance counters summed over SMs (cycles: SM-cycles)
+        self.cycles_per_sm: list[int] = []  # each SM's `cycles` counter; the launch took max() of them
         self.cycles = 0
         self.hang_report = ""  # the watchdog's message, when the launch hung as expected
 

@@ -123,7 +123,7 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
             ratio = f"{fg / r['cycles']:.1f}x" if fg else "—"
             lines.append(f"| {k} | {n} | {_fmt(r['cycles'])} | {_fmt(fg) if fg else '—'} | "
                          f"{ratio} | {_fmt(r['warp_instrs'])} | {r['cycles'] / max(r['warp_instrs'], 1):.1f} | "
-                         f"{r['idle_cycles'] / max(r['cycles'], 1):.0%} | {eff:.0%} | "
+                         f"{r['idle_cycles'] / max(r.get('sm_cycles', r['cycles']), 1):.0%} | {eff:.0%} | "
                          f"{util:.0%} | {_fmt(r['shared_passes'])} | {_fmt(r['global_transactions'])} |")  # fmt: skip
     if len(lanes) > 1:
         lines += ["", f"## Speed-up from {lanes[0]} to {lanes[-1]} lanes (size {REPORT_SIZE})", "",

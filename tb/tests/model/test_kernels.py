@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from kernels import suite
-from tb.reference.machines import BENCH_LANES
+from tb.reference.image import LaunchError
+from tb.reference.machines import BENCH_LANES, CI_MACHINE, SYSTEM
 from tb.reference.machines import bench as bench_config
 
 # Cases too slow for the model stage of `make test` (they run in `make bench` on the RTL and the model).
@@ -39,6 +40,26 @@ def test_kernel_on_wider_machines(kernel: str, lanes: int) -> None:
     case = suite.prepare(kernel, suite.generator(kernel).ODD_SIZES[0], seed=3, cfg=cfg)
     compared, diffs = case.mismatches(suite.run_on_model(case, cfg)[0])
     assert not diffs and compared
+
+
+CI_CASES = [(k, n) for k in suite.names() for n in suite.generator(k).CI_SIZES]
+
+
+@pytest.mark.parametrize(("kernel", "size"), CI_CASES, ids=[f"{k}-{n}" for k, n in CI_CASES])
+def test_kernel_fits_and_matches_c_on_the_ci_machine(kernel: str, size: int) -> None:
+    """The RTL regression runs CI_SIZES on CI's machine (smaller memories than the bench machine): a
+    kernel that only fits the bench machine fails here, before any simulator runs."""
+    cfg = SYSTEM[CI_MACHINE]
+    case = suite.prepare(kernel, size, seed=size, cfg=cfg)
+    compared, diffs = case.mismatches(suite.run_on_model(case, cfg)[0])
+    assert not diffs and compared
+
+
+def test_a_launch_error_names_the_kernel_and_size() -> None:
+    """A kernel too big for the machine is refused with its name and size, not a bare LaunchError."""
+    tiny = dataclasses.replace(SYSTEM[CI_MACHINE], imem_words=16)
+    with pytest.raises(LaunchError, match=r"^kernel matrixmul size 16: .*instruction memory \(16 words\)"):
+        suite.prepare("matrixmul", 16, seed=1, cfg=tiny)
 
 
 def test_a_wrong_output_word_is_reported() -> None:
