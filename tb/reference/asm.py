@@ -2,7 +2,9 @@
 
 Pass 1 lexes and parses every line, binds labels and sizes every statement; pass 2 evaluates the
 operands and encodes through ``isa.encode``. Operand order and kinds come from ``isa.Fmt.syntax``
-(via ``disasm.operand_syntax``): this module holds no encoding table.
+(via ``disasm.operand_syntax``): this module holds no encoding table. It holds the statements
+(directives, instructions, symbols) and the two passes; the lexer and the errors are in
+``asm_lex.py``, the expression trees and their parser in ``asm_expr.py``.
 
 CLI: ``python -m tb.reference.asm kernel.s -o kernel.hex [--listing]``.
 """
@@ -10,16 +12,29 @@ CLI: ``python -m tb.reference.asm kernel.s -o kernel.hex [--listing]``.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-import re
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import isa, reachability
+from .asm_expr import (  # noqa: F401 (MAX_NESTING, MAX_OPERATORS: the limits, named here too)
+    _BINARY,
+    FUNCTIONS,
+    MAX_NESTING,
+    MAX_OPERATORS,
+    Call,
+    Expr,
+    Num,
+    Sym,
+    Unary,
+    _c_div,
+    _symbols_in,
+    parse_expr,
+    parse_list,
+)
+from .asm_lex import _REG, AsmError, AsmErrors, Tok, _did_you_mean, _Err, _Unknown, lex
 from .config import GpuConfig
 from .disasm import IMM, MEM, REG_ITEMS, SREG, disassemble, operand_syntax
 from .image import MAX_COUNT, MAX_DIM, LaunchError, LaunchImage
@@ -34,326 +49,7 @@ DIRECTIVES = (
 )  # fmt: skip
 LAUNCH_DIRECTIVES = (".grid", ".block", ".regs", ".shared")
 PSEUDO = ("LI",)
-FUNCTIONS: dict[str, Callable[[int], int]] = {
-    "hi": lambda x: (x >> 16) & 0xFFFF,
-    "lo": lambda x: x & 0xFFFF,
-}
 
-
-# ---------------------------------------------------------------------------------------------
-# Errors
-# ---------------------------------------------------------------------------------------------
-class AsmError(Exception):
-    """One assembly error at file:line:col (1-based)."""
-
-    def __init__(self, file: str, line: int, col: int, message: str) -> None:
-        super().__init__(message)
-        self.file, self.line, self.col, self.message = file, line, col, message
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: error: {self.message}"
-
-
-class AsmErrors(AsmError):
-    """All errors of a file (first one first); its own location is that of the first error."""
-
-    def __init__(self, errors: list[AsmError], suppressed: int = 0) -> None:
-        first = errors[0]
-        super().__init__(first.file, first.line, first.col, first.message)
-        self.errors = errors
-        self.suppressed = suppressed
-
-    def __str__(self) -> str:
-        lines = [AsmError.__str__(e) for e in self.errors]
-        if self.suppressed:
-            lines.append(f"{self.file}: {self.suppressed} more error(s) not shown; fix the ones above first")
-        return "\n".join(lines)
-
-
-class _Err(Exception):
-    """An error inside the current statement (the assembler adds file and line)."""
-
-    def __init__(self, col: int, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.col, self.message, self.line = col, message, line
-
-
-class _Unknown(Exception):
-    """A value that pass 1 cannot know yet (forward reference)."""
-
-
-def _did_you_mean(word: str, candidates: list[str]) -> str:
-    close = difflib.get_close_matches(word, candidates, n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
-
-
-# ---------------------------------------------------------------------------------------------
-# Lexer
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Tok:
-    kind: str  # "id", "num" or "op"
-    text: str
-    col: int  # 1-based
-    value: int = 0  # numeric value of "num" tokens
-
-    @property
-    def end(self) -> int:
-        return self.col + len(self.text)
-
-
-_IDENT = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*")
-_NUMBER = re.compile(r"[0-9][0-9A-Za-z_.]*")
-_REG = re.compile(r"[rR]([0-9]+)")
-_PUNCT = set(",[]()+-*/%&|^~:")
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34}
-
-
-def _number(text: str, col: int) -> int:
-    low = text.lower()
-    base, digits = 10, low
-    if len(low) > 1 and low[0] == "0" and low[1] in "xbo":
-        base, digits = {"x": 16, "b": 2, "o": 8}[low[1]], low[2:]
-    if digits and not digits.startswith("_") and "." not in digits:
-        try:
-            return int(digits, base)
-        except ValueError:
-            pass
-    if "." in text and base == 10:
-        raise _Err(col, f"bad numeric literal '{text}': only integers are supported")
-    raise _Err(col, f"bad numeric literal '{text}': write decimal, 0x hex, 0b binary or 0o octal digits "
-                    "(single '_' separators allowed)")  # fmt: skip
-
-
-def _char(text: str, i: int) -> tuple[int, int]:
-    """Parse the character literal opening at text[i]; return (value, index after it)."""
-    col, n, j = i + 1, len(text), i + 1
-    if j < n and text[j] == "\\":
-        esc = text[j + 1] if j + 1 < n else ""
-        if esc == "x" and (m := re.match(r"[0-9A-Fa-f]{1,2}", text[j + 2 :])):
-            value, j = int(m.group(), 16), j + 2 + m.end()
-        elif esc in _ESCAPES and esc:
-            value, j = _ESCAPES[esc], j + 2
-        else:
-            raise _Err(j + 1, f"unknown escape '\\{esc}' in a character literal "
-                              "(use \\n \\t \\r \\0 \\\\ \\' \\\" or \\xNN)")  # fmt: skip
-    elif j < n and text[j] == "'":
-        raise _Err(col, "empty character literal ''")
-    elif j < n:
-        value, j = ord(text[j]), j + 1
-    else:
-        value = 0
-    if j >= n or text[j] != "'":
-        raise _Err(col, "unterminated character literal: write one character between quotes, e.g. 'A'")
-    return value, j + 1
-
-
-def lex(text: str) -> list[Tok]:
-    """The tokens of one source line (comments removed)."""
-    toks: list[Tok] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-            continue
-        if c in ";#" or text.startswith("//", i):
-            break
-        col = i + 1
-        if c == "'":
-            value, end = _char(text, i)
-            toks.append(Tok("num", text[i:end], col, value))
-            i = end
-        elif m := _IDENT.match(text, i):
-            toks.append(Tok("id", m.group(), col))
-            i = m.end()
-        elif m := _NUMBER.match(text, i):
-            toks.append(Tok("num", m.group(), col, _number(m.group(), col)))
-            i = m.end()
-        elif text.startswith(("<<", ">>"), i):
-            toks.append(Tok("op", text[i : i + 2], col))
-            i += 2
-        elif c in _PUNCT:
-            toks.append(Tok("op", c, col))
-            i += 1
-        else:
-            raise _Err(col, f"unexpected character {c!r}")
-    return toks
-
-
-# ---------------------------------------------------------------------------------------------
-# Expressions
-# ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Num:
-    value: int
-    col: int
-
-
-@dataclass(frozen=True)
-class Sym:
-    name: str
-    col: int
-
-
-@dataclass(frozen=True)
-class Unary:
-    op: str
-    arg: Expr
-    col: int
-
-
-@dataclass(frozen=True)
-class Binary:
-    op: str
-    left: Expr
-    right: Expr
-    col: int  # start of the left operand
-    op_col: int
-
-
-@dataclass(frozen=True)
-class Call:
-    name: str
-    arg: Expr
-    col: int
-
-
-Expr = Num | Sym | Unary | Binary | Call
-
-# Binary operators by C precedence, loosest first.
-_LEVELS = (("|",), ("^",), ("&",), ("<<", ">>"), ("+", "-"), ("*", "/", "%"))
-
-
-def _symbols_in(e: Expr) -> list[Sym]:
-    if isinstance(e, Sym):
-        return [e]
-    if isinstance(e, (Unary, Call)):
-        return _symbols_in(e.arg)
-    if isinstance(e, Binary):
-        return _symbols_in(e.left) + _symbols_in(e.right)
-    return []
-
-
-# Limits that keep parsing and evaluation far from Python's recursion limit (docs/assembler.md).
-MAX_NESTING = 32  # parentheses, unary operators and hi()/lo() nested in one expression
-MAX_OPERATORS = 256  # binary operators in one expression
-
-
-class _Parser:
-    """Recursive descent over one operand's tokens."""
-
-    def __init__(self, toks: list[Tok], end_col: int) -> None:
-        self.toks, self.i, self.end_col = toks, 0, end_col
-        self.depth = self.operators = 0
-
-    def nest(self, t: Tok) -> None:
-        self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise _Err(t.col, f"expression nested more than {MAX_NESTING} levels deep (parentheses, unary "
-                              "operators, hi/lo); split it into .equ steps")  # fmt: skip
-
-    def peek(self) -> Tok | None:
-        return self.toks[self.i] if self.i < len(self.toks) else None
-
-    def peek_op(self, *ops: str) -> Tok | None:
-        t = self.peek()
-        return t if t is not None and t.kind == "op" and t.text in ops else None
-
-    def expr(self, level: int = 0) -> Expr:
-        if level == len(_LEVELS):
-            return self.unary()
-        left = self.expr(level + 1)
-        while t := self.peek_op(*_LEVELS[level]):
-            self.i += 1
-            self.operators += 1
-            if self.operators > MAX_OPERATORS:
-                raise _Err(t.col, f"expression with more than {MAX_OPERATORS} operators; split it into "
-                                  ".equ steps")  # fmt: skip
-            left = Binary(t.text, left, self.expr(level + 1), left.col, t.col)
-        return left
-
-    def unary(self) -> Expr:
-        if t := self.peek_op("-", "+", "~"):
-            self.i += 1
-            self.nest(t)
-            e = Unary(t.text, self.unary(), t.col)
-            self.depth -= 1
-            return e
-        return self.primary()
-
-    def primary(self) -> Expr:
-        t = self.peek()
-        if t is None:
-            raise _Err(self.end_col, "missing value: expected a number, a symbol or '('")
-        self.i += 1
-        if t.kind == "num":
-            return Num(t.value, t.col)
-        if t.kind == "id":
-            if self.peek_op("("):
-                if t.text.lower() not in FUNCTIONS:
-                    raise _Err(t.col, f"unknown function '{t.text}': the functions are hi(x) and lo(x)")
-                self.i += 1
-                self.nest(t)
-                arg = self.expr()
-                self.close(t)
-                self.depth -= 1
-                return Call(t.text.lower(), arg, t.col)
-            return Sym(t.text, t.col)
-        if t.text == "(":
-            self.nest(t)
-            e = self.expr()
-            self.close(t)
-            self.depth -= 1
-            return e
-        if t.text == "%":
-            raise _Err(t.col, "special registers are read only with LDS, e.g. LDS r1, %tid.x")
-        raise _Err(t.col, f"expected a value, found '{t.text}'")
-
-    def close(self, opener: Tok) -> None:
-        if not self.peek_op(")"):
-            t = self.peek()
-            raise _Err(t.col if t else self.end_col, f"missing ')' for the '(' at column {opener.col}")
-        self.i += 1
-
-
-def parse_expr(toks: list[Tok], end_col: int) -> Expr:
-    p = _Parser(toks, end_col)
-    e = p.expr()
-    if (t := p.peek()) is not None:
-        raise _Err(t.col, f"unexpected '{t.text}' after the expression")
-    return e
-
-
-def parse_list(toks: list[Tok], end_col: int, commas: bool) -> list[Expr]:
-    """Expressions separated by commas (or, unless ``commas``, by spaces too)."""
-    if not commas and not any(t.text == "," for t in toks):
-        for prev, t, nxt in zip(toks, toks[1:], toks[2:]):
-            if t.kind == "op" and t.text in "+-" and prev.end < t.col and nxt.col == t.end:
-                raise _Err(t.col, f"ambiguous '{t.text}{nxt.text}': with spaces between values it would be read "
-                                  f"as '{prev.text} {t.text} {nxt.text}'; separate the values with ',' or write "
-                                  f"'{t.text} {nxt.text}'")  # fmt: skip
-    p = _Parser(toks, end_col)
-    out = [p.expr()]
-    while (t := p.peek()) is not None:
-        if t.kind == "op" and t.text == ",":
-            p.i += 1
-        elif commas:
-            raise _Err(t.col, f"expected ',' between values, found '{t.text}'")
-        out.append(p.expr())
-    return out
-
-
-_BINARY: dict[str, Callable[[int, int], int]] = {
-    "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-    "<<": lambda x, y: x << y, ">>": lambda x, y: x >> y,
-    "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
-}  # fmt: skip
-
-
-def _c_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,11 +13,8 @@ Lanes of a warp are numpy-vectorised; per-warp bookkeeping (masks, stack) uses P
 
 from __future__ import annotations
 
-import enum
-import functools
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,294 +22,29 @@ import numpy as np
 from . import isa
 from .config import GpuConfig
 from .image import LaunchImage
+from .records import (  # noqa: F401 (re-exported: the model's records are imported from here too)
+    CLASSES,
+    DEFAULT_BUDGET,
+    DIV,
+    ERROR_CODES,
+    PERF_COUNTERS,
+    SYNC,
+    TIMING_COUNTERS,
+    Counters,
+    ErrorKind,
+    KernelError,
+    MemAccess,
+    Retire,
+    RunResult,
+    StackEvent,
+    StepError,
+    Transaction,
+    WarpState,
+)
+from .warp import Block, Warp
 
 U32 = np.uint32
 I32 = np.int32
-
-DEFAULT_BUDGET = 1_000_000  # warp-instructions per warp before INSTRUCTION_BUDGET
-
-
-class ErrorKind(enum.Enum):
-    ILLEGAL_INSTRUCTION = "illegal instruction"
-    PC_OUT_OF_RANGE = "pc out of range"
-    BAD_REGISTER = "register out of range"
-    BAD_PARAM = "parameter not supplied"
-    SHARED_OUT_OF_RANGE = "shared address out of range"
-    CONST_OUT_OF_RANGE = "constant address out of range"
-    GLOBAL_OUT_OF_RANGE = "global address out of range"
-    STACK_OVERFLOW = "divergence stack overflow"
-    DIVERGENT_WITHOUT_SSY = "divergent branch without SSY"
-    BARRIER_DIVERGENCE = "BAR under divergence"
-    INSTRUCTION_BUDGET = "instruction budget exceeded"
-    RACE = "unordered conflicting accesses (race)"
-
-
-# Error status codes reported by the RTL: 0 = no error, then ErrorKind in declaration order.
-ERROR_CODES: dict[ErrorKind, int] = {kind: i + 1 for i, kind in enumerate(ErrorKind)}
-
-
-class KernelError(Exception):
-    """A kernel error (docs/isa.md section 7), naming where it happened."""
-
-    def __init__(
-        self, kind: ErrorKind, message: str, *, block: int, warp: int, pc: int, lane: int | None = None
-    ) -> None:
-        self.kind, self.block, self.warp, self.pc, self.lane = kind, block, warp, pc, lane
-        self.detail = message
-        where = f"block {block} warp {warp} pc {pc}" + (f" lane {lane}" if lane is not None else "")
-        super().__init__(f"{kind.name}: {message} ({where})")
-
-
-class StepError(RuntimeError):
-    """The caller asked the model to step a warp that cannot execute (not started, waiting, done)."""
-
-
-class WarpState(enum.Enum):
-    READY = "ready"
-    WAITING = "waiting at barrier"
-    DONE = "done"
-
-
-SYNC, DIV = "SYNC", "DIV"
-
-
-@dataclass(slots=True, frozen=True)
-class StackEvent:
-    action: str  # "push" | "pop" | "merge"
-    kind: str  # SYNC | DIV
-    pc: int  # rpc of a SYNC, path pc of a DIV
-    mask: int  # the entry's mask after the event
-    depth: int  # stack depth after the event
-
-
-@dataclass(slots=True, frozen=True)
-class Transaction:
-    """One global-memory transaction: an aligned segment, its word mask and (stores) data."""
-
-    base: int
-    mask: int
-    store: bool
-    data: tuple[int, ...] | None = None  # SEG_WORDS words for stores; 0 where not masked
-
-
-@dataclass(slots=True)
-class MemAccess:
-    space: str  # "shared" | "const" | "global"
-    store: bool
-    addrs: np.ndarray  # per lane (only active lanes meaningful)
-    data: np.ndarray | None = None  # store data per lane
-    passes: int = 0  # shared: serialized passes (docs/isa.md 6.1)
-    rows: tuple[int, ...] = ()  # shared: the passes of each row with an active lane (their sum is passes)
-    transactions: tuple[Transaction, ...] = ()  # global: in issue order (docs/isa.md 6.3)
-
-
-@dataclass(slots=True)
-class Retire:
-    """One retired warp-instruction (docs/isa.md section 10)."""
-
-    block: int
-    warp: int
-    pc: int
-    word: int
-    mask: int
-    rd: int | None = None
-    values: np.ndarray | None = None  # the destination register of every lane after the write
-    mem: MemAccess | None = None
-    stack: tuple[StackEvent, ...] = ()
-    next_pc: int = 0
-    next_mask: int = 0
-    barrier: bool = False  # the warp arrived at a barrier
-    released: bool = False  # this instruction released its block's barrier
-    done: bool = False  # the warp finished
-    block_done: bool = False  # the block finished
-
-    @property
-    def mnemonic(self) -> str:
-        return _mnemonic(self.word)
-
-
-@functools.cache
-def _mnemonic(word: int) -> str:
-    try:
-        return isa.lookup(word).mnemonic
-    except isa.IllegalInstruction:
-        return "<illegal>"
-
-
-CLASSES = tuple(u.value for u in isa.Unit)
-
-
-@dataclass
-class Counters:
-    """Exact event counts of a launch (docs/isa.md section 11)."""
-
-    warp_instrs: int = 0
-    thread_instrs: int = 0
-    warp_by_class: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
-    thread_by_class: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
-    divergent_branches: int = 0
-    stack_pushes: int = 0
-    stack_pops: int = 0
-    max_stack_depth: int = 0
-    shared_accesses: int = 0
-    shared_passes: int = 0
-    global_accesses: int = 0
-    global_transactions: int = 0
-    barrier_arrivals: int = 0
-    barrier_releases: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if not isinstance(v, dict)}
-        for cls in CLASSES:
-            d[f"warp_{cls}"] = self.warp_by_class[cls]
-            d[f"thread_{cls}"] = self.thread_by_class[cls]
-        return d
-
-
-# Performance counters the RTL exposes (perf_sel index = position). Those also in Counters.as_dict()
-# are exact event counts the RTL must equal; "cycles" and "idle_cycles" depend on timing.
-PERF_COUNTERS: tuple[str, ...] = (
-    "cycles", "idle_cycles", "warp_instrs", "thread_instrs",
-    *(f"warp_{c}" for c in CLASSES), *(f"thread_{c}" for c in CLASSES),
-    "divergent_branches", "stack_pushes", "stack_pops", "max_stack_depth",
-    "shared_accesses", "shared_passes", "global_accesses", "global_transactions",
-    "barrier_arrivals", "barrier_releases", "barrier_wait_cycles",
-)  # fmt: skip
-# Depend on timing, so no model count exists: cycles, cycles the back end had nothing to do, and
-# warp-cycles spent waiting at barriers.
-TIMING_COUNTERS = ("cycles", "idle_cycles", "barrier_wait_cycles")
-assert len(PERF_COUNTERS) <= 32 and set(PERF_COUNTERS) - set(TIMING_COUNTERS) == set(Counters().as_dict())
-
-
-@dataclass
-class RunResult:
-    gmem: np.ndarray
-    shared: dict[int, np.ndarray]  # final shared memory of each block
-    counters: Counters
-    retires: int
-
-
-class Block:
-    __slots__ = ("bid", "ctaid", "sm", "warps", "shared", "regs", "epoch", "done")
-
-    def __init__(self, bid: int, ctaid: tuple[int, int, int], sm: int, shared_words: int) -> None:
-        self.bid, self.ctaid, self.sm = bid, ctaid, sm
-        self.warps: list[Warp] = []
-        self.shared = np.zeros(shared_words, U32)
-        self.regs: np.ndarray = np.zeros(0, U32)
-        self.epoch = 0  # barrier generation, for race checking
-        self.done = False
-
-
-class Warp:
-    __slots__ = ("block", "wid", "pc", "mask", "exited", "valid", "stack", "state", "regs", "sregs",
-                 "count")  # fmt: skip
-
-    def __init__(self, block: Block | None, wid: int, valid: int, regs: np.ndarray, sregs: np.ndarray) -> None:
-        self.block, self.wid = block, wid
-        self.pc = 0
-        self.valid = valid
-        self.mask = valid
-        self.exited = 0
-        self.stack: list[list[Any]] = []  # [kind, pc, mask]
-        self.state = WarpState.READY
-        self.regs = regs  # (R, W) view into the block's register array
-        self.sregs = sregs  # (32, W) special-register values
-        self.count = 0
-
-    @property
-    def live(self) -> int:
-        return self.valid & ~self.exited
-
-    def innermost_rpc(self) -> int | None:
-        for entry in reversed(self.stack):
-            if entry[0] is SYNC:
-                return entry[1]
-        return None
-
-    def error(self, kind: ErrorKind, message: str, lane: int | None = None) -> KernelError:
-        bid = self.block.bid if self.block is not None else -1
-        return KernelError(kind, message, block=bid, warp=self.wid, pc=self.pc, lane=lane)
-
-    # ---- control flow and the divergence stack (docs/isa.md section 4) ---------------------------
-    def control(
-        self, op: str, depth_limit: int, *, npc: int = 0, target: int = 0, taken: int = 0
-    ) -> tuple[list[StackEvent], bool, bool]:
-        """Apply rules 1-4 of docs/isa.md 4.2 for one warp-instruction of this warp.
-
-        ``op``: "next" (pc <- npc: any non-control instruction with npc = pc + 1, or BRA with its
-        target), "ssy" (push SYNC(target)), "branch" (BEQ/BNE; ``taken`` = lanes taking it) or
-        "exit". Returns (stack events, divergent branch, warp finished). The RTL's divergence unit is
-        checked against this very method.
-        """
-        events: list[StackEvent] = []
-        divergent = False
-        if op == "next":
-            self.pc = npc
-        elif op == "branch":
-            self.pc, divergent = self._branch(taken, target, depth_limit, events)
-        elif op == "ssy":
-            if len(self.stack) >= depth_limit:
-                raise self.error(ErrorKind.STACK_OVERFLOW, f"SSY onto a full stack ({depth_limit})")
-            self.stack.append([SYNC, target, self.mask])
-            events.append(StackEvent("push", SYNC, target, self.mask, len(self.stack)))
-            self.pc += 1
-        elif op == "exit":
-            self.exited |= self.mask
-            self.mask = 0
-            self.pc += 1
-            if not self.live:
-                self.stack.clear()  # a finished warp's stack is discarded, not popped
-                return events, False, True
-        else:
-            raise ValueError(f"unknown control op {op!r}")
-        if self.stack or not self.mask:
-            self._reconverge(events)
-        return events, divergent, False
-
-    def _branch(self, taken: int, target: int, depth_limit: int, events: list[StackEvent]) -> tuple[int, bool]:
-        mask, npc = self.mask, self.pc + 1
-        taken &= mask
-        not_taken = mask & ~taken
-        if target == npc or not not_taken:
-            return target, False
-        if not taken:
-            return npc, False
-        rpc = self.innermost_rpc()
-        if rpc is None:
-            raise self.error(ErrorKind.DIVERGENT_WITHOUT_SSY, f"threads 0x{taken:x} take the branch to "
-                             f"{target}, threads 0x{not_taken:x} do not, and no SSY is in effect")  # fmt: skip
-        if target == rpc:  # the taken threads reached the reconvergence point: they wait there
-            self.mask = not_taken
-            return npc, True
-        if npc == rpc:  # the not-taken threads reached it
-            self.mask = taken
-            return target, True
-        stack = self.stack
-        top = stack[-1] if stack else None
-        if top is not None and top[0] is DIV and top[1] == npc:
-            top[2] |= not_taken
-            events.append(StackEvent("merge", DIV, npc, top[2], len(stack)))
-        else:
-            if len(stack) >= depth_limit:
-                raise self.error(ErrorKind.STACK_OVERFLOW, f"divergent branch onto a full stack ({depth_limit})")
-            stack.append([DIV, npc, not_taken])
-            events.append(StackEvent("push", DIV, npc, not_taken, len(stack)))
-        self.mask = taken
-        return target, True
-
-    def _reconverge(self, events: list[StackEvent]) -> None:
-        stack = self.stack
-        while stack:
-            if self.mask:
-                rpc = self.innermost_rpc()
-                if rpc is None or self.pc != rpc:
-                    return
-            kind, pc, mask = stack.pop()
-            self.pc, self.mask = pc, mask & ~self.exited
-            events.append(StackEvent("pop", kind, pc, mask, len(stack)))
-        if not self.mask:  # a live thread is always active or on the stack (docs/isa.md 4.2 rule 4)
-            raise AssertionError(f"model invariant broken: warp {self.wid} lost live threads")
 
 
 # ---------------------------------------------------------------------------------------------
