@@ -28,7 +28,11 @@ The model, per SM (blocks spread evenly over the SMs; docs/ppa.md "Performance m
       MWP > CWP (compute bound):       Mem_L + Comp_w*N
     and never less than the wave's EX work (Comp_w*N) or its port time (c_txn*transactions)
     + barriers: releases * c_release (the pipeline refill after a release, micro "bar")
-    + launch: c_launch_fixed + c_launch_block*blocks/SMs + c_launch_thread*threads/SMs
+    and never less than the critical warp's own chain (its instructions at c + d, its loads + Mem_L)
+    + barriers: releases * c_release (the pipeline refill after a release, micro "bar")
+    + launch: the first block's load (c_launch_fixed + c_launch_thread*(threads - 32)); the later
+      blocks' loads (c_launch_block + c_launch_thread*threads each) overlap the body, only the excess
+      is added
 """
 
 from __future__ import annotations
@@ -66,6 +70,12 @@ class Events:
     blocks: int
     warps_per_block: int
     threads_per_block: int
+    # the warp with the most warp-instructions (the critical warp): its own counts, for the latency
+    # bound (a warp cannot run faster than its own chain of instructions and loads)
+    crit_instrs: int = 0
+    crit_loads: int = 0
+    regs: int = 8  # registers per thread (the launch's)
+    shared_words: int = 0  # shared words per block
 
     @property
     def warp_instrs(self) -> int:
@@ -107,6 +117,8 @@ class Machine:
     num_sms: int
     params: Params
     warp_size: int = 32
+    rf_depth: int = 1024  # register rows per lane
+    shared_words: int = 2048  # per SM
 
     @property
     def rows(self) -> int:
@@ -130,7 +142,11 @@ class Prediction:
 def predict(ev: Events, m: Machine) -> Prediction:
     """Cycles of the launch ``ev`` on machine ``m`` (see the module docstring)."""
     p = m.params
-    blocks_per_sm = min(m.num_blocks, max(1, m.num_warps // ev.warps_per_block))
+    # resident blocks (docs/sm.md cfg_slots): block slots, warp slots, register rows, shared words
+    stride = -(-ev.shared_words // m.lanes) * m.lanes
+    rows_per_block = ev.warps_per_block * ev.regs * m.rows
+    blocks_per_sm = max(1, min(m.num_blocks, m.num_warps // ev.warps_per_block, m.rf_depth // rows_per_block,
+                               m.shared_words // stride if stride else m.num_blocks))  # fmt: skip
     sm_blocks = math.ceil(ev.blocks / m.num_sms)  # blocks the busiest SM runs
     waves = math.ceil(sm_blocks / blocks_per_sm)
     active_blocks = min(blocks_per_sm, sm_blocks)
@@ -153,8 +169,8 @@ def predict(ev: Events, m: Machine) -> Prediction:
     txn_per_access = ev.transactions / max(1, ev.loads + ev.stores)
     departure = max(p.txn * txn_per_access, 1e-9)
     mem_l = max(0.0, p.gmem_lat - p.load) + p.txn * max(0.0, txn_per_access - 1)
-    # stores do not hold the warp (its completion only frees the slot): only loads wait
-    mem_cycles = mem_l * ev.loads / total_warps
+    # a warp waits in MEM for its access to complete, loads and stores alike (docs/sm.md)
+    mem_cycles = mem_l * (ev.loads + ev.stores) / total_warps
     port_wave = p.txn * ev.transactions / total_warps * n
     if mem_insts == 0 or mem_cycles == 0:
         case, wave, mwp, cwp = "compute only", comp_w * n, 0.0, float(n)
@@ -172,12 +188,25 @@ def predict(ev: Events, m: Machine) -> Prediction:
     # the last wave may be partial: scale the waves by the warps they hold
     full = (sm_blocks * ev.warps_per_block) / n
     body = wave * full if waves > 1 else wave
+    # the critical warp's own chain: each of its warp-instructions takes c + d cycles (nothing of it
+    # overlaps within a warp), each of its loads Mem_L more: no schedule of the others shortens that
+    chain = ev.crit_instrs * (c_avg + p.alu1 - p.alu) + ev.crit_loads * mem_l
+    body = max(body, chain)
     # barrier: after a release every warp of the block refills the pipeline (micro "bar": 8 BARs and the
     # refill of one release); hidden by other blocks' warps when several blocks are resident
     release = max(0.0, p.bar - 8 * 1.0)
     barrier = ev.releases * share * release / active_blocks
-    threads_sm = sm_blocks * ev.threads_per_block
-    launch = p.launch_fixed + p.launch_block * (sm_blocks - 1) + p.launch_thread * (threads_sm - ev.threads_per_block)
+    # launch (micro "empty"): a block's initialisation writes one thread's index per cycle while it
+    # clears its register rows and shared lines (docs/sm.md): max(threads, rows, lines) cycles plus a
+    # fixed part (micro "empty": launch_block minus its 32 threads). The first block's is exposed; the
+    # loader fills the next blocks while resident blocks run, so the rest is exposed only where it
+    # exceeds the body; with a single usable slot (blocks_per_sm = 1) every initialisation is exposed.
+    items = max(ev.threads_per_block, rows_per_block, stride // m.lanes)
+    per_block = max(0.0, p.launch_block - 32 * p.launch_thread) + p.launch_thread * items
+    first = p.launch_fixed + p.launch_thread * (items - 32)
+    rest = (sm_blocks - 1) * per_block
+    # a block is initialised into a free slot only: with one slot nothing runs meanwhile
+    launch = first + (rest if blocks_per_sm == 1 else max(0.0, rest - body - barrier))
     return Prediction(body + barrier + launch, case, comp_all * share, mem_l, mwp, cwp, n, waves, launch, barrier)
 
 
@@ -191,6 +220,7 @@ def count_events(cfg, image) -> Events:
 
     class Counting(Model):
         stacked = loads = stores = 0
+        per_warp: dict = {}
 
         def step(self, bid: int, wid: int):
             w = self.warp(bid, wid)
@@ -198,6 +228,9 @@ def count_events(cfg, image) -> Events:
             under = bool(w.stack)
             rec = super().step(bid, wid)
             if ins is not None:
+                mine = self.per_warp.setdefault((bid, wid), [0, 0])
+                mine[0] += 1
+                mine[1] += ins.unit == "global" and ins.kind == "load"
                 if ins.unit == "global":
                     if ins.kind == "load":
                         self.loads += 1
@@ -209,12 +242,14 @@ def count_events(cfg, image) -> Events:
 
     mdl = Counting(cfg, image)
     c = mdl.run().counters.as_dict()
+    crit = max(mdl.per_warp.values())
     return Events(alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"], shared=c["warp_shared"],
                   shared_passes=c["shared_passes"], branch=c["warp_branch"], sync=c["warp_sync"],
                   exit=c["warp_exit"], loads=mdl.loads, stores=mdl.stores, transactions=c["global_transactions"],
                   pops=c["stack_pops"], stacked=mdl.stacked, releases=c["barrier_releases"],
                   blocks=image.num_blocks, warps_per_block=image.warps_per_block(cfg.warp_size),
-                  threads_per_block=image.threads_per_block)  # fmt: skip
+                  threads_per_block=image.threads_per_block, crit_instrs=crit[0], crit_loads=crit[1],
+                  regs=image.regs, shared_words=image.shared_words)  # fmt: skip
 
 
 def _events_cached(cfg, kernel: str, size: int, seed: int) -> Events:
@@ -248,7 +283,7 @@ def compare(lanes: list[int], warps: list[int]) -> list[dict]:
                 continue
             params = Params.from_micro(micro.measure(n)["params"])
             mach = Machine(lanes=n, num_warps=cfg.num_warps, num_blocks=cfg.num_blocks, num_sms=cfg.num_sms,
-                           params=params)  # fmt: skip
+                           params=params, rf_depth=cfg.rf_depth, shared_words=cfg.shared_words)  # fmt: skip
             for r in json.loads(path.read_text())["rows"]:
                 ev = _events_cached(cfg, r["kernel"], r["size"], r["seed"])
                 pr = predict(ev, mach)
