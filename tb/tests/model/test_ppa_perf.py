@@ -94,6 +94,8 @@ def test_barrier_and_divergence_terms() -> None:
 
 def test_shared_conflicts_cost_extra_passes_only() -> None:
     base = ev(shared=80, shared_passes=80 * 4, blocks=1, warps_per_block=8, threads_per_block=256, crit_instrs=10)
+    # conflict-free: 80 x 6 = 480 EX cycles, + launch 42 + 224
+    assert perf.predict(base, M8).cycles == pytest.approx(480 + 266)
     c = perf.predict(replace(base, shared_passes=80 * 4 + 100), M8)
     assert c.cycles - perf.predict(base, M8).cycles == pytest.approx(100)
 
