@@ -30,6 +30,7 @@ Parameters (cycles; one per row of ``PARAMETERS``), per lane count:
 from __future__ import annotations
 
 import argparse
+import random
 import hashlib
 import json
 import sys
@@ -57,6 +58,11 @@ PROLOGUE = """
         MV   r3, r5
         SHLI r8, r1, 3
         ADDI r8, r8, {gbase}
+        MULI r2, r1, 0x4f1b         ; data with every bit active (energy runs): r2, r9 hash tid
+        XORI r2, r2, 0x5a5a
+        MULI r9, r2, 0x2545
+        ST   [r1], r2               ; shared words the loads read hold the same kind of data
+        ST   [r4], r9
 loop:
 """
 EPILOGUE = """
@@ -64,11 +70,13 @@ EPILOGUE = """
         BNE  r7, loop
         EXIT
 """
-# name -> (body instruction, threads per block, blocks)
+# name -> (body instruction(s), threads per block, blocks); a body of several instructions separated by
+# ";" is cycled through (instruction i of the body is part i mod len)
+ALU_MIX = "MUL  r2, r2, r9;XOR  r9, r9, r2;ADD  r2, r2, r9;SHRI r9, r2, 3"
 KERNELS: dict[str, tuple[str, int, int]] = {
-    "alu": ("ADD  r2, r2, r1", 256, 1),
-    "alu1": ("ADD  r2, r2, r2", 32, 1),
-    "stacked": ("ADD  r2, r2, r1", 256, 1),
+    "alu": (ALU_MIX, 256, 1),
+    "alu1": (ALU_MIX, 32, 1),
+    "stacked": (ALU_MIX, 256, 1),
     "shared": ("LD   r2, [r1]", 256, 1),
     "shared2": ("LD   r2, [r4]", 256, 1),
     "branch": ("BNE  r6, @+1", 256, 1),
@@ -76,14 +84,23 @@ KERNELS: dict[str, tuple[str, int, int]] = {
     "gmem1": ("LDG  r3, [r3]", 32, 1),
     "gmem16": ("LDG  r2, [r6 + 4096]", 256, 2),
     "gmemx": ("LDG  r2, [r8]", 256, 2),
-    "gstore": ("STG  [r6 + 1000], r1", 256, 2),
+    "gstore": ("STG  [r6 + 1000], r2", 256, 2),
+    # for the energy fit only (ppa/power.py): coalesced accesses, four transactions each
+    "gmemc": ("LDG  r2, [r5]", 256, 2),
+    "alu0": ("ADD  r3, r3, r6;XOR  r3, r3, r6", 256, 1),  # zero data: the ALU path without data activity
+    # moving addresses (each access a new one, as in a kernel): address activity in the memory units
+    "gmemm": ("LDG  r2, [r5];ADDI r5, r5, 64", 256, 2),
+    "gstorem": ("STG  [r5], r2;ADDI r5, r5, 64", 256, 2),
+    "sharedm": ("LD   r2, [r1];ADDI r1, r1, 1", 256, 1),
+    "gstorec": ("STG  [r5], r2", 256, 2),
 }
 
 
 def source(name: str, n: int) -> str:
-    body, _, _ = KERNELS[name]
+    parts = KERNELS[name][0].split(";")
     lines = []
     for i in range(n):
+        body = parts[i % len(parts)]
         if "@+1" in body:
             lines.append(f"        {body.replace('@+1', f'b{i}')}\nb{i}:")
         else:
@@ -104,6 +121,9 @@ def image(name: str, n: int, cfg: GpuConfig):
     img.params = params
     if name == "gmem1":  # a pointer chase: global[GBASE + 32 k + t] = GBASE + 32 k + t (same word again)
         img.data = [(GBASE + 32 * 32, [GBASE + 32 * 32 + t for t in range(32)])]
+    else:  # the words the loads read hold random data (toggle activity like a real kernel's)
+        rng = random.Random(name)
+        img.data = [(GBASE, [rng.getrandbits(32) for _ in range(2048)]), (GBASE + 65536, [rng.getrandbits(32) for _ in range(8192)])]
     return img
 
 

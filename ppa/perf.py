@@ -45,6 +45,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -216,10 +218,15 @@ def predict(ev: Events, m: Machine) -> Prediction:
 def count_events(cfg, image) -> Events:
     """Run ``image`` on the golden model and count the model's events (its Counters plus the loads /
     stores split and the instructions under a non-empty stack, read from the same steps)."""
+    return count_all(cfg, image)[0]
+
+
+def count_all(cfg, image) -> tuple[Events, dict]:
+    """:func:`count_events` and the golden model's Counters.as_dict() of the same run."""
     from tb.reference.model import Model
 
     class Counting(Model):
-        stacked = loads = stores = 0
+        stacked = loads = stores = data_bits = 0
         per_warp: dict = {}
 
         def step(self, bid: int, wid: int):
@@ -238,18 +245,25 @@ def count_events(cfg, image) -> Events:
                         self.stores += 1
                 if under and ins.unit != "branch":
                     self.stacked += 1
+                # data activity (for the energy model): 1 bits of the values written or stored, active lanes
+                vals = rec.values if rec.values is not None else (rec.mem.data if rec.mem is not None else None)
+                if vals is not None:
+                    active = np.asarray(vals, dtype=np.uint32)[self._mask_bits(rec.mask).astype(bool)]
+                    self.data_bits += int(np.unpackbits(active.view(np.uint8)).sum())
             return rec
 
     mdl = Counting(cfg, image)
     c = mdl.run().counters.as_dict()
     crit = max(mdl.per_warp.values())
-    return Events(alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"], shared=c["warp_shared"],
+    c["data_bits"] = mdl.data_bits
+    ev = Events(alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"], shared=c["warp_shared"],
                   shared_passes=c["shared_passes"], branch=c["warp_branch"], sync=c["warp_sync"],
                   exit=c["warp_exit"], loads=mdl.loads, stores=mdl.stores, transactions=c["global_transactions"],
                   pops=c["stack_pops"], stacked=mdl.stacked, releases=c["barrier_releases"],
                   blocks=image.num_blocks, warps_per_block=image.warps_per_block(cfg.warp_size),
                   threads_per_block=image.threads_per_block, crit_instrs=crit[0], crit_loads=crit[1],
                   regs=image.regs, shared_words=image.shared_words)  # fmt: skip
+    return ev, c
 
 
 def _events_cached(cfg, kernel: str, size: int, seed: int) -> Events:
