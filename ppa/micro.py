@@ -24,15 +24,16 @@ Parameters (cycles; one per row of ``PARAMETERS``), per lane count:
 - ``gmem_txn`` cycles per global transaction, 16 warps loading 8 words apart (32 transactions per
                access: the memory port's throughput)
 - ``gstore``   cycles per global store, 16 warps, every lane the same word (one transaction)
+- ``gstore_lat`` cycles per coalesced global store of one warp alone (its latency: the warp waits)
 - ``launch_block`` / ``launch_thread`` cycles per extra block / per extra thread of an empty kernel
 """
 
 from __future__ import annotations
 
 import argparse
-import random
 import hashlib
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -85,6 +86,7 @@ KERNELS: dict[str, tuple[str, int, int]] = {
     "gmem16": ("LDG  r2, [r6 + 4096]", 256, 2),
     "gmemx": ("LDG  r2, [r8]", 256, 2),
     "gstore": ("STG  [r6 + 1000], r2", 256, 2),
+    "gstore1": ("STG  [r5], r2", 32, 1),
     # for the energy fit only (ppa/power.py): coalesced accesses, four transactions each
     "gmemc": ("LDG  r2, [r5]", 256, 2),
     "alu0": ("ADD  r3, r3, r6;XOR  r3, r3, r6", 256, 1),  # zero data: the ALU path without data activity
@@ -181,6 +183,7 @@ def measure(lanes: int, warps: int = 16) -> dict:
         "gmem_txn": per("gmemx", "global_transactions"),
         "gmem_acc": per("gmem16"),
         "gstore": per("gstore"),
+        "gstore_lat": per("gstore1"),
         "launch_thread": (e["empty@256x1"] - e["empty@32x1"]) / 224,
         "launch_block": (e["empty@32x8"] - e["empty@32x1"]) / 7,
         "launch_fixed": e["empty@32x1"],

@@ -19,7 +19,8 @@ The model, per SM (blocks spread evenly over the SMs; docs/ppa.md "Performance m
              times PWP_full/PWP (Ye) when fewer warps than PWP_full are resident
            = c_alu*(alu+sreg+const) + c_shared*shared + c_pass*extra_passes
              + c_branch*branch + pops + c_stack*stacked + 1*(sync+exit) + c_load*loads + c_store*stores
-    Mem_L  = c_gmem_lat - c_load  (a dependent load's exposed latency beyond its own EX rows)
+    Mem_L  = c_gmem_lat - c_load  (a dependent load's exposed latency beyond its own EX rows; a store's
+             from c_store_lat - c_store), + c_txn per transaction beyond the first
     Departure_delay = c_txn * transactions / accesses
     MWP    = min(Mem_L / Departure_delay, N);  CWP = min((Mem_cycles + Comp_w) / Comp_w, N)
     per wave of N warps (Hong's Equations 21-23; Comp_w, Mem_cycles per warp):
@@ -98,6 +99,7 @@ class Params:
     gmem_lat: float  # micro "gmem1": dependent coalesced load of one warp alone
     load: float  # micro "gmem16": one-transaction load, 16 warps (EX rows: gather + completion)
     store: float  # micro "gstore": one-transaction store, 16 warps
+    store_lat: float  # micro "gstore1": coalesced store of one warp alone (the warp waits for its acks)
     txn: float  # micro "gmemx": per transaction, 32 transactions per access, 16 warps (port)
     launch_fixed: float  # micro "empty": one block of 32 threads
     launch_block: float  # micro "empty": per extra block
@@ -107,7 +109,7 @@ class Params:
     def from_micro(cls, p: dict) -> Params:
         return cls(alu=p["alu"], alu1=p["alu1"], shared=p["shared"], pass_=p["pass"], branch=p["branch"],
                    stacked=p["stacked"], bar=p["bar"], gmem_lat=p["gmem_lat"], load=p["gmem_acc"],
-                   store=p["gstore"], txn=p["gmem_txn"], launch_fixed=p["launch_fixed"],
+                   store=p["gstore"], store_lat=p["gstore_lat"], txn=p["gmem_txn"], launch_fixed=p["launch_fixed"],
                    launch_block=p["launch_block"], launch_thread=p["launch_thread"])  # fmt: skip
 
 
@@ -171,8 +173,10 @@ def predict(ev: Events, m: Machine) -> Prediction:
     txn_per_access = ev.transactions / max(1, ev.loads + ev.stores)
     departure = max(p.txn * txn_per_access, 1e-9)
     mem_l = max(0.0, p.gmem_lat - p.load) + p.txn * max(0.0, txn_per_access - 1)
-    # a warp waits in MEM for its access to complete, loads and stores alike (docs/sm.md)
-    mem_cycles = mem_l * (ev.loads + ev.stores) / total_warps
+    # a warp waits in MEM for its access to complete, loads and stores alike (docs/sm.md); a store's own
+    # exposed latency from micro "gstore1" (the loads' mem_l from "gmem1")
+    mem_l_store = max(0.0, p.store_lat - p.store) + p.txn * max(0.0, txn_per_access - 1)
+    mem_cycles = (mem_l * ev.loads + mem_l_store * ev.stores) / total_warps
     port_wave = p.txn * ev.transactions / total_warps * n
     if mem_insts == 0 or mem_cycles == 0:
         case, wave, mwp, cwp = "compute only", comp_w * n, 0.0, float(n)
@@ -298,12 +302,12 @@ def compare(lanes: list[int], warps: list[int]) -> list[dict]:
             params = Params.from_micro(micro.measure(n)["params"])
             mach = Machine(lanes=n, num_warps=cfg.num_warps, num_blocks=cfg.num_blocks, num_sms=cfg.num_sms,
                            params=params, rf_depth=cfg.rf_depth, shared_words=cfg.shared_words)  # fmt: skip
-            for r in json.loads(path.read_text())["rows"]:
+            for r in rtlcycles.collect(cfg):
                 ev = _events_cached(cfg, r["kernel"], r["size"], r["seed"])
                 pr = predict(ev, mach)
                 rows.append({"config": rtlcycles.config_name(cfg), "lanes": n, "warps": w, "kernel": r["kernel"],
-                             "size": r["size"], "rtl": r["cycles"], "predicted": round(pr.cycles),
-                             "error": pr.cycles / r["cycles"] - 1, "case": pr.case, "n": pr.n, "waves": pr.waves,
+                             "size": r["size"], "rtl": r["launch_cycles"], "predicted": round(pr.cycles),
+                             "error": pr.cycles / r["launch_cycles"] - 1, "case": pr.case, "n": pr.n, "waves": pr.waves,
                              "mwp": round(pr.mwp, 2), "cwp": round(pr.cwp, 2)})  # fmt: skip
     return rows
 
@@ -327,7 +331,31 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(map(abs, errs)) / len(errs):.1%}, worst {max(errs, key=abs):+.1%}")
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "compare.json").write_text(json.dumps(rows, indent=1))
+    (CACHE / "report.md").write_text(report_md(rows))
+    print(f"report: {CACHE / 'report.md'}")
     return 0
+
+
+def report_md(rows: list[dict]) -> str:
+    """A kernel x configuration table of RTL cycles and model error, with the summary numbers."""
+    configs = list(dict.fromkeys(r["config"] for r in rows))
+    cases = list(dict.fromkeys((r["kernel"], r["size"]) for r in rows))
+    by = {(r["config"], r["kernel"], r["size"]): r for r in rows}
+    lines = ["| kernel/size | " + " | ".join(configs) + " |", "|---|" + "---:|" * len(configs)]
+    for k, n in cases:
+        cells = []
+        for c in configs:
+            r = by.get((c, k, n))
+            cells.append("" if r is None else f"{r['rtl']:,} ({r['error']:+.0%})")
+        lines.append(f"| {k}/{n} | " + " | ".join(cells) + " |")
+    errs = [r["error"] for r in rows]
+    per_cfg = {c: geomean_abs([r["error"] for r in rows if r["config"] == c]) for c in configs}
+    lines += ["", "| | " + " | ".join(configs) + " |", "|---|" + "---:|" * len(configs),
+              "| geomean abs(error) | " + " | ".join(f"{v:.1%}" for v in per_cfg.values()) + " |", "",
+              f"{len(rows)} cases: geomean abs(error) {geomean_abs(errs):.1%}, mean abs(error) "
+              f"{sum(map(abs, errs)) / len(errs):.1%}, worst {max(errs, key=abs):+.1%}; "
+              f"{sum(abs(e) <= 0.10 for e in errs)} of {len(errs)} within 10 %."]  # fmt: skip
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

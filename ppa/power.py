@@ -84,8 +84,8 @@ def collect(lanes: int) -> list[dict]:
     """Toggle runs of every micro-kernel and every benchmark kernel (first size of ppa.rtlcycles.CASES)."""
     from kernels.suite import prepare
     from ppa import micro, toggles
-    from ppa.rtlcycles import CASES, LATENCY, SEED, machine
     from ppa.perf import count_all
+    from ppa.rtlcycles import CASES, LATENCY, SEED, machine
 
     cfg = machine(lanes)
     rows = []
@@ -112,9 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lanes", type=int, default=8)
     args = ap.parse_args(argv)
+    import time
+
+    start = time.monotonic()
     rows = collect(args.lanes)
     w = weights(args.lanes)
-    result = {"lanes": args.lanes, "weights": w, "runs": rows, "fits": {}}
+    result = {"lanes": args.lanes, "weights": w, "runs": rows, "fits": {}, "seconds": time.monotonic() - start}
     for label, macros in (("logic", False), ("logic+macros", True)):
         model, val = fit_and_validate(rows, w, macros)
         result["fits"][label] = {"energy": dict(model.energy), "residual_rms": model.residual_rms,

@@ -43,30 +43,50 @@ CASES: dict[str, list[int]] = {
 }
 
 
-def machine(lanes: int, warps: int = 16, rf_depth: int = 1024, num_sms: int = 1) -> GpuConfig:
+def machine(lanes: int, warps: int = 16, rf_depth: int = 1024, num_sms: int = 1, shared_words: int = 2048) -> GpuConfig:
     """kernels/machines.py's bench machine with ``lanes`` lanes (= banks) and ``warps`` resident warps."""
     return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=warps, num_blocks=4, num_sms=num_sms,
-                     rf_depth=rf_depth, shared_words=2048, num_banks=lanes, const_words=64, imem_words=512,
+                     rf_depth=rf_depth, shared_words=shared_words, num_banks=lanes, const_words=64, imem_words=512,
                      stack_depth=16, seg_words=8, global_words=1 << 18).check()  # fmt: skip
 
 
 def config_name(cfg: GpuConfig) -> str:
     s = f"L{cfg.num_lanes}-W{cfg.num_warps}-R{cfg.rf_depth}"
+    s += f"-SH{cfg.shared_words}" if cfg.shared_words != 2048 else ""
     return s + (f"-S{cfg.num_sms}" if cfg.num_sms > 1 else "")
 
 
-def _key(cases: dict[str, list[int]]) -> str:
+def _key(cases: dict[str, list[int]], multi_sm: bool = False) -> str:
     h = hashlib.sha1()
     for folder in ("rtl", "kernels", "tb/hdl"):
         for p in sorted((ROOT / folder).rglob("*")):
             if p.is_file() and p.suffix in (".v", ".vh", ".s", ".py", ".c", ".h"):
                 h.update(str(p.relative_to(ROOT)).encode() + p.read_bytes())
-    h.update(json.dumps([cases, LATENCY, SEED]).encode())
+    # several SMs: rows carry each SM's cycles (the perf counter is their sum), an older file does not
+    h.update(json.dumps([cases, LATENCY, SEED, *(["sm_cycles"] if multi_sm else [])]).encode())
     return h.hexdigest()[:12]
 
 
 def cache_path(cfg: GpuConfig, cases: dict[str, list[int]] | None = None) -> Path:
-    return CACHE / f"{config_name(cfg)}-{_key(cases or CASES)}.json"
+    return CACHE / f"{config_name(cfg)}-{_key(cases or CASES, cfg.num_sms > 1)}.json"
+
+
+def runnable(cfg: GpuConfig, cases: dict[str, list[int]] | None = None) -> tuple[dict[str, list[int]], list[str]]:
+    """The cases that can launch on ``cfg`` (registers, shared memory, threads per block), and why the
+    others cannot (the loader's own verdict, via kernels.suite.prepare)."""
+    from kernels.suite import SuiteError, prepare
+    from tb.reference.image import LaunchError
+
+    ok: dict[str, list[int]] = {}
+    skipped = []
+    for k, sizes in (cases or CASES).items():
+        for n in sizes:
+            try:
+                prepare(k, n, SEED, cfg)
+                ok.setdefault(k, []).append(n)
+            except (SuiteError, LaunchError) as err:
+                skipped.append(f"{k}/{n}: {str(err).splitlines()[0]}")
+    return ok, skipped
 
 
 def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bool = False) -> list[dict]:
@@ -74,7 +94,10 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
     cases = cases or CASES
     path = cache_path(cfg, cases)
     if path.exists() and not force:
-        return json.loads(path.read_text())["rows"]
+        rows = json.loads(path.read_text())["rows"]
+        for r in rows:
+            r.setdefault("launch_cycles", r["cycles"])  # one SM: its counter is the launch's duration
+        return rows
     from tb.tests.system.test_gpu import run_gpu
 
     out = path.with_suffix(".jsonl")
@@ -82,6 +105,7 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
     out.unlink(missing_ok=True)
     os.environ["SIM"] = os.environ.get("SIM", "verilator")
     os.environ["SIMT_BENCH"] = str(out)
+    os.environ["SIMT_SM_CYCLES"] = "1"
     spec = ",".join(f"{k}:{n}:{SEED}" for k, sizes in cases.items() for n in sizes)
     start = time.monotonic()
     try:
@@ -89,7 +113,10 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
                 GMEM_LATENCY=str(LATENCY), CHECK_MODE="end")  # fmt: skip
     finally:
         os.environ.pop("SIMT_BENCH", None)
+        os.environ.pop("SIMT_SM_CYCLES", None)
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    for r in rows:  # the launch's duration: the perf counter `cycles` is summed over the SMs
+        r["launch_cycles"] = max(r["sm_cycles"]) if r.get("sm_cycles") else r["cycles"]
     out.unlink()
     secs = time.monotonic() - start
     path.write_text(json.dumps({"config": config_name(cfg), "cfg": cfg.as_dict(), "latency": LATENCY,
@@ -110,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in map(int, args.lanes.split(",")):
             rows = collect(machine(n, w), cases, args.force)
             for r in rows:
-                print(f"  {r['kernel']}/{r['size']}: {r['cycles']} cycles")
+                print(f"  {r['kernel']}/{r['size']}: {r['launch_cycles']} cycles")
     return 0
 
 

@@ -10,6 +10,7 @@ looks at the checker. The monitor publishes every register access on ``ap``.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import cocotb
@@ -116,6 +117,9 @@ class HostDriver(pyuvm.uvm_driver):
             raise AssertionError(f"{item} ended with STATUS 0x{item.status:x}: {await bfm.error()}")
         else:
             item.perf = await self.perf.read_all()
+            if os.environ.get("SIMT_SM_CYCLES"):  # ppa/rtlcycles.py: each SM's own cycles (the sum is in perf)
+                sms = await self.bfm.read(0x01) >> 24  # CONFIG: NUM_SMS[31:24]
+                item.sm_cycles = [await self.bfm.perf(0, sm) for sm in range(sms)]
         await sync(self.dut)
         self.launch_ap.write(("end", item))
 

@@ -47,6 +47,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.status = 0
         self.error: Any = None  # GpuError: the error registers, read when expect_error is set
         self.perf: dict[str, int] = {}
+        self.sm_cycles: list[int] = []  # each SM's cycles counter (only when SIMT_SM_CYCLES is set)
         self.cycles = 0
         self.hang_report = ""  # the watchdog's message, when the launch hung as expected
 

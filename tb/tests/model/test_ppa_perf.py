@@ -13,7 +13,7 @@ from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 
 # The 8-lane machine's parameters as ppa/micro.py measures them (ROWS = 4), rounded.
-P8 = perf.Params(alu=4, alu1=7, shared=6, pass_=1, branch=5, stacked=1, bar=13, gmem_lat=40, load=8, store=5,
+P8 = perf.Params(alu=4, alu1=7, shared=6, pass_=1, branch=5, stacked=1, bar=13, gmem_lat=40, load=8, store=5, store_lat=37,
                  txn=1, launch_fixed=42, launch_block=34, launch_thread=1)  # fmt: skip
 M8 = perf.Machine(lanes=8, num_warps=16, num_blocks=4, num_sms=1, params=P8, rf_depth=1024, shared_words=2048)
 

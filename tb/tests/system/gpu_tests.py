@@ -345,7 +345,8 @@ class KernelTest(GpuTest):
                     row = {"kernel": item.golden.kernel, "size": item.golden.size, "seed": item.golden.seed,
                            "config": os.environ.get("GPU_TAG", ""), "sim": os.environ.get("SIM", ""),
                            "lanes": self.cfg.num_lanes, "latency": self.gmem_knobs()["latency"],
-                           "golden_words": sum(len(o.expected) for o in item.golden.outputs), **item.perf}
+                           "golden_words": sum(len(o.expected) for o in item.golden.outputs), **item.perf,
+                           "sm_cycles": item.sm_cycles}
                     f.write(json.dumps(row) + "\n")
 
 

@@ -63,7 +63,7 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
     ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
     cfg = cfg if cfg is not None else CONFIGS[tag]
     extra = {"GPU_CFG": ",".join(f"{k}={v}" for k, v in cfg.as_dict().items()), "GPU_TAG": tag, **env}
-    for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE"):
+    for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE", "SIMT_SM_CYCLES"):
         if os.environ.get(var):
             extra[var] = os.environ[var]
     plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []
