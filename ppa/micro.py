@@ -7,7 +7,7 @@ that instruction is the difference of two runs, n = N_LO and n = N_HI, divided b
 warp-instructions (or extra passes, transactions): fixed costs (launch, loop, exit) cancel. Each run is
 one launch on the raw bench (tb/bench/raw_bench.py: Verilator, the GPU and its HDL memory, no Python),
 global memory at the bench's fixed latency (ppa.rtlcycles.LATENCY). Counts (warp-instructions, passes,
-transactions) come from the golden model on the same image. Cached in build/ppa/micro/<config>-<key>.json.
+transactions) come from the golden model on the same image. Each run is cached in build/ppa/micro/runs/.
 
 Parameters (cycles; one per row of ``PARAMETERS``), per lane count:
 
@@ -135,29 +135,36 @@ def _empty(cfg: GpuConfig, threads: int, blocks: int):
     return img
 
 
-def _key() -> str:
-    h = hashlib.sha1(Path(__file__).read_bytes())
+def _rtl_hash() -> bytes:
+    h = hashlib.sha1()
     for p in sorted((ROOT / "rtl").rglob("*.v*")):
         h.update(p.read_bytes())
-    return h.hexdigest()[:12]
+    return h.digest()
 
 
 def _run(cfg: GpuConfig, img) -> dict:
+    """One launch on the raw bench (cached by image, machine, latency and RTL sources)."""
     from tb.bench.raw_bench import run
     from tb.reference.model import Model
 
+    words = img.to_words()
+    key = hashlib.sha1(json.dumps([words, cfg.as_dict(), LATENCY]).encode() + _rtl_hash()).hexdigest()[:16]
+    path = CACHE / "runs" / f"{key}.json"
+    if path.exists():
+        return json.loads(path.read_text())
     counters = Model(cfg, img).run().counters.as_dict()
-    r = run(cfg, img.to_words(), LATENCY)
+    r = run(cfg, words, LATENCY)
     assert r.warp_instrs == counters["warp_instrs"], (r.warp_instrs, counters["warp_instrs"])
-    return {"cycles": r.cycles, **counters}
+    out = {"cycles": r.cycles, **counters, "seconds": r.wall_seconds}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out))
+    return out
 
 
 def measure(lanes: int, warps: int = 16) -> dict:
-    """Every parameter for the ``lanes``-lane machine (cached): {name: {value, runs}}."""
+    """Every parameter for the ``lanes``-lane machine: {config, params, runs, seconds}; each run is cached
+    (build/ppa/micro/runs/), the parameters are recomputed from the runs every time."""
     cfg = machine(lanes, warps)
-    path = CACHE / f"{config_name(cfg)}-{_key()}.json"
-    if path.exists():
-        return json.loads(path.read_text())
     runs = {f"{k}@{n}": _run(cfg, image(k, n, cfg)) for k in KERNELS for n in (N_LO, N_HI)}
     runs.update({f"empty@{t}x{b}": _run(cfg, _empty(cfg, t, b)) for t, b in ((32, 1), (256, 1), (32, 8))})
 
@@ -188,11 +195,8 @@ def measure(lanes: int, warps: int = 16) -> dict:
         "launch_block": (e["empty@32x8"] - e["empty@32x1"]) / 7,
         "launch_fixed": e["empty@32x1"],
     }
-    out = {"config": config_name(cfg), "lanes": lanes, "rows": cfg.warp_rows, "latency": LATENCY, "params": params,
-           "runs": runs}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=1))
-    return out
+    return {"config": config_name(cfg), "lanes": lanes, "rows": cfg.warp_rows, "latency": LATENCY, "params": params,
+            "runs": runs, "seconds": sum(r.get("seconds", 0.0) for r in runs.values())}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ The model, per SM (blocks spread evenly over the SMs; docs/ppa.md "Performance m
       MWP > CWP (compute bound):       Mem_L + Comp_w*N
     and never less than the wave's EX work (Comp_w*N) or its port time (c_txn*transactions)
     + barriers: releases * c_release (the pipeline refill after a release, micro "bar")
+    and never less than the GPU memory port's time (c_txn x all SMs' transactions, one port)
     and never less than the critical warp's own chain (its instructions at c + d, its loads + Mem_L)
     + barriers: releases * c_release (the pipeline refill after a release, micro "bar")
     + launch: the first block's load (c_launch_fixed + c_launch_thread*(threads - 32)); the later
@@ -197,7 +198,10 @@ def predict(ev: Events, m: Machine) -> Prediction:
     # the critical warp's own chain: each of its warp-instructions takes c + d cycles (nothing of it
     # overlaps within a warp), each of its loads Mem_L more: no schedule of the others shortens that
     chain = ev.crit_instrs * (c_avg + p.alu1 - p.alu) + ev.crit_loads * mem_l
-    body = max(body, chain)
+    # the GPU's one memory port (docs/gpu.md: the arbiter puts every SM's requests on it): all SMs'
+    # transactions pass it at c_txn each
+    gpu_port = p.txn * ev.transactions
+    body = max(body, chain, gpu_port)
     # barrier: after a release every warp of the block refills the pipeline (micro "bar": 8 BARs and the
     # refill of one release); hidden by other blocks' warps when several blocks are resident
     release = max(0.0, p.bar - 8 * 1.0)

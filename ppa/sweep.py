@@ -57,21 +57,28 @@ def machine_of(c: Config):
     return machine(c.lanes, c.warps, c.rf_depth, c.sms, shared_words=c.shared_words)
 
 
-def area(c: Config, log) -> dict:
-    """{sm_mm2, gpu_mm2, logic_mm2, macro_mm2} of ``c`` (synthesising what is not cached)."""
+def area(c: Config, log, cached_only: bool = False) -> dict | None:
+    """{sm_mm2, gpu_mm2, logic_mm2, macro_mm2} of ``c`` (synthesising what is not cached, unless
+    ``cached_only``: then None for a configuration not synthesised yet)."""
     from ppa import synth
     from ppa.tables import summary
     from ppa.yosys import find
 
     y = find()
-    sm = synth.synth_sm(y, c.sm_only())
+    sm = synth.synth_sm(y, c.sm_only(), cached_only=cached_only)
+    if sm is None:
+        return None
     s = summary(sm)
     out = {"sm_mm2": s.total_um2 / 1e6, "logic_mm2": s.logic_um2 / 1e6, "macro_mm2": s.macro_um2 / 1e6,
-           "ffs": s.ffs, "gpu_mm2": s.total_um2 / 1e6, "top_mm2": 0.0}  # fmt: skip
+           "ffs": s.ffs, "gpu_mm2": s.total_um2 / 1e6, "top_mm2": 0.0, "sm": sm["name"], "tool": sm["tool"],
+           "synth_seconds": sum(sm.get("seconds", {}).values())}  # fmt: skip
     if c.sms > 1:
-        g = synth.synth_gpu(y, c)
+        g = synth.synth_gpu(y, c, cached_only=cached_only)
+        if g is None:
+            return None
         top = sum(u["area_um2"] for u in g["units"].values()) / 1e6
-        out.update(top_mm2=top, gpu_mm2=top + c.sms * out["sm_mm2"])
+        out.update(top_mm2=top, gpu_mm2=top + c.sms * out["sm_mm2"],
+                   gpu_synth_seconds=sum(g.get("seconds", {}).values()))
     return out
 
 
@@ -87,6 +94,7 @@ def cycles(c: Config, rtl: bool) -> tuple[list[dict], list[str]]:
     measured = {}
     if rtl:
         measured = {(r["kernel"], r["size"]): r["launch_cycles"] for r in rtlcycles.collect(cfg, cases)}
+        cycles.rtl_seconds = json.loads(rtlcycles.cache_path(cfg, cases).read_text())["seconds"]
     rows = []
     for k, sizes in cases.items():
         for n in sizes:
@@ -127,29 +135,50 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-rtl", action="store_true")
     ap.add_argument("--no-energy", action="store_true")
+    ap.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
     args = ap.parse_args(argv)
     start = time.monotonic()
     OUT.mkdir(parents=True, exist_ok=True)
     results = []
     for c in CONFIGS:
         t0 = time.monotonic()
-        a = area(c, print)
+        a = area(c, print, args.only_cached)
         t1 = time.monotonic()
+        if a is None:
+            print(f"sweep: {c.name}: not synthesised yet (--only-cached): left out", flush=True)
+            continue
         rows, skipped = cycles(c, not args.no_rtl)
         t2 = time.monotonic()
         if not args.no_energy:
-            fit = energies(c.lanes)
+            try:
+                fit = energies(c.lanes)
+            except SystemExit as err:  # the lane count's SM is not synthesised: no area weights
+                print(f"sweep: {c.name}: no energy ({err})", flush=True)
+                fit = None
             for r in rows:
-                r["energy"] = launch_energy(fit, c, r)
+                r["energy"] = launch_energy(fit, c, r) if fit else None
         t3 = time.monotonic()
+        # what each step cost when it ran uncached (recorded by the step itself)
+        cold = {"synthesis": a["synth_seconds"] + a.get("gpu_synth_seconds", 0.0),
+                "rtl": getattr(cycles, "rtl_seconds", 0.0) if not args.no_rtl else 0.0}
         results.append({"name": c.name, "config": c.as_dict(), "area": a, "rows": rows, "skipped": skipped,
-                        "seconds": {"area": t1 - t0, "cycles": t2 - t1, "energy": t3 - t2}})  # fmt: skip
+                        "seconds": {"area": t1 - t0, "cycles": t2 - t1, "energy": t3 - t2}, "cold": cold})  # fmt: skip
         print(f"sweep: {c.name}: area {t1 - t0:.0f} s, cycles {t2 - t1:.0f} s, energy {t3 - t2:.0f} s", flush=True)
     total = time.monotonic() - start
+    from ppa import micro, power
+
+    lanes = {r["config"]["lanes"] for r in results}
+    fits = [power.OUT / f"L{n}.json" for n in (lanes if not args.no_energy else ())]
+    cold_power = sum(json.loads(f.read_text()).get("seconds", 0.0) for f in fits if f.exists())
+    results_cold = {"synthesis": sum(r["cold"]["synthesis"] for r in results if not r["config"]["sms"] > 1)
+                    + sum(r["area"].get("gpu_synth_seconds", 0.0) for r in results),
+                    "rtl": sum(r["cold"]["rtl"] for r in results), "energy fits": cold_power,
+                    "micro-benchmarks": sum(micro.measure(n).get("seconds", 0.0) for n in lanes)}
+    (OUT / "cold.json").write_text(json.dumps(results_cold, indent=1))
     (OUT / "sweep.json").write_text(json.dumps({"seconds": total, "configs": results}, indent=1))
     from ppa import sweep_report
 
-    path = sweep_report.write(results, total)
+    path = sweep_report.write(results, total, results_cold)
     print(f"sweep: {len(results)} configurations in {total:.0f} s; report {path}")
     return 0
 

@@ -94,7 +94,7 @@ def plots(results: list[dict], summary: list[dict]) -> list[str]:
     return made
 
 
-def write(results: list[dict], seconds: float) -> Path:
+def write(results: list[dict], seconds: float, cold: dict | None = None) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     summary = summary_rows(results)
     common = common_cases(results)
@@ -136,6 +136,10 @@ def write(results: list[dict], seconds: float) -> Path:
     lines += ["", "| configuration | area s | cycles s | energy s |", "|---|---:|---:|---:|"]
     lines += [f"| {c['name']} | {c['seconds']['area']:.0f} | {c['seconds']['cycles']:.0f} | {c['seconds']['energy']:.0f} |"
               for c in results]  # fmt: skip
+    if cold:
+        lines += ["", "Cold cost (each step's own recorded wall time when it ran uncached; synthesis of an SM "
+                  "shared by several configurations counted once): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in
+                  cold.items()) + f"; total **{sum(cold.values()) / 60:.1f} min**. This run: {seconds:.0f} s."]  # fmt: skip
     for fig in plots(results, summary):
         lines += ["", f"![{fig}]({fig})"]
     path = OUT / "report.md"

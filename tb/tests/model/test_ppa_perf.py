@@ -136,3 +136,14 @@ done:   EXIT
     # under the SSY: warp 0's ADDI and STG (its BEQ is a branch; EXIT runs after the pop), none of warp 1's
     assert e.stacked == 2
     assert e.crit_instrs == 8 and e.crit_loads == 1
+
+
+def test_several_sms_split_the_blocks_but_share_the_memory_port() -> None:
+    # 8 blocks of 8 warps, 100 ALU per warp: 2 SMs run 4 blocks each (2 waves of 2 blocks)
+    e = ev(alu=6400, blocks=8, warps_per_block=8, threads_per_block=256, crit_instrs=100)
+    one, two = perf.predict(e, M8), perf.predict(e, replace(M8, num_sms=2))
+    assert two.cycles < 0.6 * one.cycles
+    # a port-bound launch does not speed up: 64 warps x 64 transactions through one port either way
+    m = ev(loads=64, transactions=64 * 64, blocks=8, warps_per_block=8, threads_per_block=256, crit_instrs=1,
+           crit_loads=1)  # fmt: skip
+    assert perf.predict(m, replace(M8, num_sms=2)).cycles >= 64 * 64
