@@ -109,7 +109,7 @@ def write(results: list[dict], seconds: float, cold: dict | None = None) -> Path
         f"Common cases (every configuration ran them, the geomeans below): {', '.join(f'{k}/{n}' for k, n in common)}.",
         "",
         "| configuration | SMs | area mm² | logic mm² (per SM) | macros mm² (per SM) | cases (skipped) | cycles RTL (geomean) "
-        "| cycles model (geomean) | model |error| (geomean, all cases) | perf/area | energy (geomean, µm²·toggles) "
+        "| cycles model (geomean) | model abs(error) (geomean, all cases) | perf/area | energy (geomean, µm²·toggles) "
         "| perf/energy |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]  # fmt: skip
@@ -125,7 +125,7 @@ def write(results: list[dict], seconds: float, cold: dict | None = None) -> Path
         geo = _geo([max(abs(e), 1e-4) for e in errs])
         worst = sorted(((r["predicted"] / r["rtl"] - 1, c["name"], r["kernel"], r["size"]) for c in results
                         for r in c["rows"] if r["rtl"]), key=lambda t: -abs(t[0]))[:8]  # fmt: skip
-        lines += ["", f"Cycle model over all {len(errs)} sweep cases: geomean |error| **{geo:.1%}**, mean |error| "
+        lines += ["", f"Cycle model over all {len(errs)} sweep cases: geomean abs(error) **{geo:.1%}**, mean abs(error) "
                   f"{sum(map(abs, errs)) / len(errs):.1%}.", "", "Worst cases: " +
                   "; ".join(f"{n} {k}/{sz} {e:+.1%}" for e, n, k, sz in worst) + "."]  # fmt: skip
     lines += ["", "perf/area: launches per 10⁶ cycles per mm² (geomean over the common cases, RTL cycles). perf/energy: "
