@@ -275,6 +275,12 @@ def count_all(cfg, image) -> tuple[Events, dict]:
 
 
 def _events_cached(cfg, kernel: str, size: int, seed: int) -> Events:
+    return counts_cached(cfg, kernel, size, seed)[0]
+
+
+def counts_cached(cfg, kernel: str, size: int, seed: int) -> tuple[Events, dict]:
+    """:func:`count_all` of a benchmark case, cached in build/ppa/perf/events/ (by machine, case, the
+    kernel's sources and this file)."""
     from kernels.suite import prepare
     from ppa.rtlcycles import config_name
 
@@ -283,13 +289,14 @@ def _events_cached(cfg, kernel: str, size: int, seed: int) -> Events:
                        + (ROOT / "kernels" / kernel / "gen.py").read_bytes()
                        + Path(__file__).read_bytes()).hexdigest()[:12]  # fmt: skip
     path = CACHE / "events" / f"{config_name(cfg)}-{kernel}-{size}-{key}.json"
-    if path.exists():
-        return Events(**json.loads(path.read_text()))
+    d = json.loads(path.read_text()) if path.exists() else {}
+    if "events" in d:  # (a file of another layout is recomputed)
+        return Events(**d["events"]), d["counters"]
     case = prepare(kernel, size, seed, cfg)
-    ev = count_events(cfg, case.image)
+    ev, counters = count_all(cfg, case.image)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(asdict(ev)))
-    return ev
+    path.write_text(json.dumps({"events": asdict(ev), "counters": counters}))
+    return ev, counters
 
 
 def compare(lanes: list[int], warps: list[int]) -> list[dict]:

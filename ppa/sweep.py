@@ -119,10 +119,7 @@ def launch_energy(fit: dict, c: Config, row: dict) -> float:
     """Modelled energy of one launch (µm²·toggles): the fitted per-event energies x its events."""
     from ppa import perf, power, rtlcycles
 
-    cfg = machine_of(c)
-    _, counters = perf.count_all(cfg, __import__("kernels.suite", fromlist=["prepare"]).prepare(
-        row["kernel"], row["size"], rtlcycles.SEED, cfg).image)  # fmt: skip
-    ev = perf.Events(**row["events"])
+    ev, counters = perf.counts_cached(machine_of(c), row["kernel"], row["size"], rtlcycles.SEED)
     events = power.events_of(counters, ev, round(row["predicted"]))
     return sum(fit["energy"][e] * v for e, v in events.items())
 
