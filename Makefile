@@ -38,7 +38,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench coverage differential mutants ppa venv clean distclean env
+.PHONY: help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -53,6 +53,7 @@ help:  ## list the targets
 	@echo "  make bench SIM=…      benchmark scripts (tools/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
+	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
@@ -121,6 +122,11 @@ $(PPA_STAMP): requirements-ppa.txt $(STAMP)
 
 ppa: $(STAMP) $(PPA_STAMP)
 	@$(PY) -m ppa sweep --sweep $(PPA_SWEEP) $(ARGS)
+
+# The performance/energy sweep (docs/ppa.md "Sweep"): synthesis, Verilator cycles, the analytical cycle model
+# and the fitted energy model over 12 configurations, every step cached. Not in make test.
+ppa-sweep: $(STAMP) $(PPA_STAMP)
+	@$(call with_tools,verilator) $(PY) -m ppa.sweep $(ARGS)
 
 # CI: nox runs from the project's .venv and its sessions reuse it (venv_backend="none").
 test: $(STAMP)

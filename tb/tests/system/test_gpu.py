@@ -54,7 +54,7 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
     plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []
     if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
         plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
-    defines = {"SIMT_FAULTS": 1} if plusargs else None
+    defines = {"SIMT_FAULTS": 1} if "SIMT_FAULT" in env else None  # the fault hooks only for a planted fault
     return rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, machine=cfg, extra_env=extra, testcase=tests,
                tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim,
                visibility=VISIBILITY, trace=True)  # fmt: skip

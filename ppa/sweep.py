@@ -1,0 +1,184 @@
+"""`make ppa-sweep`: area, cycles and energy of 12 machine configurations, every step cached.
+
+    python -m ppa.sweep [--no-rtl] [--no-energy]
+
+Per configuration (``CONFIGS``: lanes 4-32 with constant total registers, lanes 4/16 with 512 rows per
+lane, 8/16/32 warps, 1/2/4 SMs; the 32-lane SM is synthesised once, its Yosys run is the longest):
+
+- **area**: the SM synthesised by Yosys (ppa/synth.py, cached per configuration and RTL version), GPU =
+  top logic + SMs x SM total (synthesised logic + modelled macros, docs/ppa.md);
+- **cycles, modelled**: ppa/perf.py from the golden model's events of every benchmark case of
+  ppa.rtlcycles.CASES that fits the machine, with the machine parameters of ppa/micro.py;
+- **cycles, RTL**: the same cases on Verilator (ppa/rtlcycles.py), to check the model (``--no-rtl`` skips);
+- **energy, modelled**: the per-event energies fitted on the RTL of the same lane count (ppa/power.py,
+  constant-total-registers SM as the area weights) x the configuration's events (``--no-energy`` skips).
+
+Writes build/ppa/sweep/report.md, sweep.json and the figures (perf/area, perf/energy, predicted vs RTL);
+prints the wall time of each step. Simulations and syntheses run one at a time under nice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ppa.config import Config  # noqa: E402
+
+OUT = ROOT / "build" / "ppa" / "sweep"
+SHARED_WORDS = 1024  # the SM's default, so the simulated machine is the synthesised one
+
+# (Config, SMs): the 12 configurations
+CONFIGS: list[Config] = [
+    Config(lanes=4, banks=4, rf_depth=1024),  # constant total registers (4096 x 32 bit)
+    Config(lanes=8, banks=8, rf_depth=512),
+    Config(lanes=16, banks=16, rf_depth=256),
+    Config(lanes=32, banks=32, rf_depth=128),
+    Config(lanes=4, banks=4, rf_depth=512),  # 512 rows per lane: registers grow with the lanes
+    Config(lanes=16, banks=16, rf_depth=512),
+    Config(lanes=8, banks=8, warps=8, rf_depth=512),  # warps
+    Config(lanes=4, banks=4, warps=8, rf_depth=1024),
+    Config(lanes=8, banks=8, warps=32, rf_depth=1024),
+    Config(lanes=8, banks=8, rf_depth=512, sms=2),  # SMs
+    Config(lanes=8, banks=8, rf_depth=512, sms=4),
+    Config(lanes=32, banks=32, rf_depth=128, sms=2),
+]
+
+
+def machine_of(c: Config):
+    from ppa.rtlcycles import machine
+
+    return machine(c.lanes, c.warps, c.rf_depth, c.sms, shared_words=c.shared_words)
+
+
+def area(c: Config, log, cached_only: bool = False) -> dict | None:
+    """{sm_mm2, gpu_mm2, logic_mm2, macro_mm2} of ``c`` (synthesising what is not cached, unless
+    ``cached_only``: then None for a configuration not synthesised yet)."""
+    from ppa import synth
+    from ppa.tables import summary
+    from ppa.yosys import find
+
+    y = find()
+    sm = synth.synth_sm(y, c.sm_only(), cached_only=cached_only)
+    if sm is None:
+        return None
+    s = summary(sm)
+    out = {"sm_mm2": s.total_um2 / 1e6, "logic_mm2": s.logic_um2 / 1e6, "macro_mm2": s.macro_um2 / 1e6,
+           "ffs": s.ffs, "gpu_mm2": s.total_um2 / 1e6, "top_mm2": 0.0, "sm": sm["name"], "tool": sm["tool"],
+           "synth_seconds": sum(sm.get("seconds", {}).values())}  # fmt: skip
+    if c.sms > 1:
+        g = synth.synth_gpu(y, c, cached_only=cached_only)
+        if g is None:
+            return None
+        top = sum(u["area_um2"] for u in g["units"].values()) / 1e6
+        out.update(top_mm2=top, gpu_mm2=top + c.sms * out["sm_mm2"],
+                   gpu_synth_seconds=sum(g.get("seconds", {}).values()))
+    return out
+
+
+def cycles(c: Config, rtl: bool) -> tuple[list[dict], list[str]]:
+    """Per runnable case: predicted cycles (and the RTL's when ``rtl``), and the cases that do not fit."""
+    from ppa import micro, perf, rtlcycles
+
+    cfg = machine_of(c)
+    cases, skipped = rtlcycles.runnable(cfg)
+    params = perf.Params.from_micro(micro.measure(c.lanes)["params"])
+    mach = perf.Machine(lanes=c.lanes, num_warps=c.warps, num_blocks=c.blocks, num_sms=c.sms, params=params,
+                        rf_depth=c.rf_depth, shared_words=c.shared_words)  # fmt: skip
+    measured = {}
+    if rtl:
+        measured = {(r["kernel"], r["size"]): r["launch_cycles"] for r in rtlcycles.collect(cfg, cases)}
+        cycles.rtl_seconds = json.loads(rtlcycles.cache_path(cfg, cases).read_text())["seconds"]
+    rows = []
+    for k, sizes in cases.items():
+        for n in sizes:
+            ev = perf._events_cached(cfg, k, n, rtlcycles.SEED)
+            p = perf.predict(ev, mach)
+            rows.append({"kernel": k, "size": n, "predicted": p.cycles, "rtl": measured.get((k, n)), "case": p.case,
+                         "events": perf.asdict(ev)})  # fmt: skip
+    return rows, skipped
+
+
+def energies(lanes: int) -> dict | None:
+    """The per-event energies fitted at ``lanes`` (ppa/power.py, cached in build/ppa/power)."""
+    from ppa import power
+
+    path = power.OUT / f"L{lanes}.json"
+    if not path.exists():
+        power.main(["--lanes", str(lanes)])
+    return json.loads(path.read_text())["fits"]["logic"]
+
+
+def launch_energy(fit: dict, c: Config, row: dict) -> float:
+    """Modelled energy of one launch (µm²·toggles): the fitted per-event energies x its events."""
+    from ppa import perf, power, rtlcycles
+
+    ev, counters = perf.counts_cached(machine_of(c), row["kernel"], row["size"], rtlcycles.SEED)
+    events = power.events_of(counters, ev, round(row["predicted"]))
+    return sum(fit["energy"][e] * v for e, v in events.items())
+
+
+def geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--no-rtl", action="store_true")
+    ap.add_argument("--no-energy", action="store_true")
+    ap.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
+    args = ap.parse_args(argv)
+    start = time.monotonic()
+    OUT.mkdir(parents=True, exist_ok=True)
+    results = []
+    for c in CONFIGS:
+        t0 = time.monotonic()
+        a = area(c, print, args.only_cached)
+        t1 = time.monotonic()
+        if a is None:
+            print(f"sweep: {c.name}: not synthesised yet (--only-cached): left out", flush=True)
+            continue
+        rows, skipped = cycles(c, not args.no_rtl)
+        t2 = time.monotonic()
+        if not args.no_energy:
+            try:
+                fit = energies(c.lanes)
+            except SystemExit as err:  # the lane count's SM is not synthesised: no area weights
+                print(f"sweep: {c.name}: no energy ({err})", flush=True)
+                fit = None
+            for r in rows:
+                r["energy"] = launch_energy(fit, c, r) if fit else None
+        t3 = time.monotonic()
+        # what each step cost when it ran uncached (recorded by the step itself)
+        cold = {"synthesis": a["synth_seconds"] + a.get("gpu_synth_seconds", 0.0),
+                "rtl": getattr(cycles, "rtl_seconds", 0.0) if not args.no_rtl else 0.0}
+        results.append({"name": c.name, "config": c.as_dict(), "area": a, "rows": rows, "skipped": skipped,
+                        "seconds": {"area": t1 - t0, "cycles": t2 - t1, "energy": t3 - t2}, "cold": cold})  # fmt: skip
+        print(f"sweep: {c.name}: area {t1 - t0:.0f} s, cycles {t2 - t1:.0f} s, energy {t3 - t2:.0f} s", flush=True)
+    total = time.monotonic() - start
+    from ppa import micro, power
+
+    lanes = {r["config"]["lanes"] for r in results}
+    fits = [power.OUT / f"L{n}.json" for n in (lanes if not args.no_energy else ())]
+    cold_power = sum(json.loads(f.read_text()).get("seconds", 0.0) for f in fits if f.exists())
+    results_cold = {"synthesis": sum(r["cold"]["synthesis"] for r in results if not r["config"]["sms"] > 1)
+                    + sum(r["area"].get("gpu_synth_seconds", 0.0) for r in results),
+                    "rtl": sum(r["cold"]["rtl"] for r in results), "energy fits": cold_power,
+                    "micro-benchmarks": sum(micro.measure(n).get("seconds", 0.0) for n in lanes)}
+    (OUT / "cold.json").write_text(json.dumps(results_cold, indent=1))
+    (OUT / "sweep.json").write_text(json.dumps({"seconds": total, "configs": results}, indent=1))
+    from ppa import sweep_report
+
+    path = sweep_report.write(results, total, results_cold)
+    print(f"sweep: {len(results)} configurations in {total:.0f} s; report {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
