@@ -961,18 +961,15 @@ module simt_sm #(
     // ---- debug view (docs/sm.md "Debug view") ----------------------------------------------------
     // A mux over the warp table, plus each warp's last retired pc: what the host's hang report reads.
     reg [PCX_W-1:0]     w_last [0:NUM_WARPS-1];
+    // Not reset: a slot is read only while resident, and its block's initialisation clears its flag.
     reg [NUM_WARPS-1:0] w_rtd;  // the warp retired an instruction since its block started
     integer dk;
     always @(posedge clk) begin
-        if (rst) begin
-            w_rtd <= {NUM_WARPS{1'b0}};
-        end else begin
-            for (dk = 0; dk < NUM_WARPS; dk = dk + 1)
-                if (in_finish && dk >= in_first_warp && dk < in_first_warp + cfg_wpb) w_rtd[dk] <= 1'b0;
-            if (cm_retire) begin
-                w_rtd[cm_warp]  <= 1'b1;
-                w_last[cm_warp] <= cm_pc;
-            end
+        for (dk = 0; dk < NUM_WARPS; dk = dk + 1)
+            if (in_finish && dk >= in_first_warp && dk < in_first_warp + cfg_wpb) w_rtd[dk] <= 1'b0;
+        if (cm_retire) begin
+            w_rtd[cm_warp]  <= 1'b1;
+            w_last[cm_warp] <= cm_pc;
         end
     end
     wire             dbg_hit = dbg_warp < NUM_WARPS;

@@ -126,10 +126,19 @@ def compare_hang(views: Iterable[WarpView], model: Model, recent: Mapping[tuple[
     """The RTL's debug view against the lock-step ``model`` (which has retired what the RTL retired) and
     the fresh budget run's ``stop``; ``recent`` maps (block, warp) to the pcs it retired lately, oldest
     first. Returns the disagreements (docs/verification.md "Hang report" states the rule)."""
-    rtl = {(v.block, v.warp): v for v in views if v.resident and v.state != ST_DONE}
+    shown = [v for v in views if v.resident and v.state != ST_DONE]
+    rtl = {(v.block, v.warp): v for v in shown}
+    seen: dict[tuple[int, int], WarpView] = {}
+    problems = []
+    for v in shown:  # one warp in two slots: a slot the view decodes wrongly (an index out of range)
+        if (v.block, v.warp) in seen:
+            first = seen[v.block, v.warp]
+            problems.append(f"the RTL shows block {v.block} warp {v.warp} twice: SM {first.sm} slot {first.slot} "
+                            f"and SM {v.sm} slot {v.slot}")  # fmt: skip
+        seen[v.block, v.warp] = v
     ref = {(b.bid, w.wid): (b, w) for b in model.blocks.values() if not b.done for w in b.warps
            if w.state is not WarpState.DONE}  # fmt: skip
-    problems = [f"the RTL shows block {b} warp {w} resident and unfinished ({rtl[b, w].state_name}), "
+    problems += [f"the RTL shows block {b} warp {w} resident and unfinished ({rtl[b, w].state_name}), "
                 f"the model does not" for b, w in sorted(rtl.keys() - ref.keys())]  # fmt: skip
     problems += [f"the model has block {b} warp {w} unfinished at pc {ref[b, w][1].pc}, the RTL's debug view "
                  f"does not show it" for b, w in sorted(ref.keys() - rtl.keys())]  # fmt: skip

@@ -104,6 +104,8 @@ def test_planted_view_faults_are_caught() -> None:
                for p in compare_hang(_views(state1=ST_READY), model, recent))  # fmt: skip
     assert any("last retired pc 3, the model's 4" in p for p in compare_hang(_views(last1=3), model, recent))
     assert any("does not show it" in p for p in compare_hang(_views()[:1], model, recent))
+    twice = [*_views(), WarpView(0, 8, ST_READY, 0, 0, 3, 3)]  # slot 8 of an 8-slot SM decoded as slot 0
+    assert any("block 0 warp 0 twice: SM 0 slot 0 and SM 0 slot 8" in p for p in compare_hang(twice, model, recent))
     moved = [WarpView(1, v.slot, v.state, v.block, v.warp, v.pc, v.last_pc) for v in _views()]
     assert any("on SM 1, it was dispatched to SM 0" in p for p in compare_hang(moved, model, recent))
     # the budget run names warp 0 spinning: the RTL must show it running, not at the barrier
