@@ -148,8 +148,8 @@ def hangs(rng: random.Random) -> list[LaunchItem]:
     """Launches that never end, each reported by the watchdog with what is stuck, then ABORTed; a
     clean launch after them. The RTL's debug view (docs/gpu.md) and the golden model (lock-step with
     the RTL's retires, and a fresh run with a budget) must name the same warps, pcs and states
-    (docs/verification.md "Hang report"): a warp spinning alone, a warp spinning while another waits
-    at BAR, a warp waiting on a memory that never answers; a truncated image names the word the
+    (docs/verification.md "Hang report"): a warp spinning alone (past its instruction budget, and
+    past its cycle budget), a warp spinning while another waits at BAR, a warp waiting on a memory that never answers; a truncated image names the word the
     loader waits for."""
     spin = assemble(SPIN_AT_BARRIER, "spin_at_barrier.s").image
     loop = assemble(SPIN_LOOP, "spin_loop.s").image
@@ -159,6 +159,8 @@ def hangs(rng: random.Random) -> list[LaunchItem]:
         LaunchItem("one warp spins in a loop", loop, max_instrs=2000, stall_cycles=2000,
                    expect_hang=["ran past its budget of 2000 warp-instructions", "block 0 warp 0 (SM 0): pc ",
                                 "slot 0: block 0 warp 0 pc ", "INSTRUCTION_BUDGET", AGREE]),
+        LaunchItem("one warp spins in a loop: cycle budget", loop, max_cycles=5000, stall_cycles=2000,
+                   expect_hang=["the GPU stayed busy for 5000 cycles", "slot 0: block 0 warp 0 pc ", AGREE]),
         LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
                    expect_hang=["ran past its budget of 3000 warp-instructions",
                                 "SM 0 slot 0: block 0 warp 0 pc 3 `BRA    3` ",
