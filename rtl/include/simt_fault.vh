@@ -21,5 +21,6 @@
 `define SIMT_FAULT_LOST_TXN    4  // simt_gmem_unit: the first store transaction never leaves
 `define SIMT_FAULT_SERIAL_ISSUE 5 // simt_sm: F grants only when DEC, EX and CM are empty (no overlap)
 `define SIMT_FAULT_STALE_TOKEN 6  // simt_sm: a reset after the first retire keeps DEC's instruction
+`define SIMT_FAULT_DEBUG_PC    7  // simt_sm: the debug view (hang report) shows each warp's pc + 1
 
 `endif

@@ -228,7 +228,7 @@ module simt_div_stack #(
     reg  f_dropped;
     initial f_dropped = 1'b0;
     wire f_drop = simt_fault == `SIMT_FAULT_DROPPED_POP && !f_dropped && a_pop && a_mask != 0;
-    always @(posedge clk) if (!busy && start && f_drop) f_dropped <= 1'b1;
+    always @(posedge clk) if (!rst && !busy && start && f_drop) f_dropped <= 1'b1;  // not a random state in reset
     wire s_pop = a_pop && !f_drop;
 `else
     wire s_pop = a_pop;  // the start step is followed by pops

@@ -126,13 +126,13 @@ module simt_gmem_unit #(
     wire beat_fire = co_valid && co_ready;            // any coalescer beat taken (marker included)
     wire issue     = beat_fire && !co_empty;          // a real transaction enters the stage
 `ifdef SIMT_FAULTS
-    // Fault 4: the first store transaction of the run (not reset: once per simulation) is lost
+    // Fault 4: the first store transaction of the run (once per simulation, none in reset) is lost
     // between the coalescer and the port. It still counts in txns_q and is never waited for, so the
     // access completes as if it had been sent and acknowledged; memory never sees its words.
     `SIMT_FAULT_PLUSARG
     reg  f_lost;
     initial f_lost = 1'b0;
-    wire f_lose = simt_fault == `SIMT_FAULT_LOST_TXN && !f_lost && issue && co_store;
+    wire f_lose = simt_fault == `SIMT_FAULT_LOST_TXN && !f_lost && issue && co_store && !rst;  // not in reset
     always @(posedge clk) if (f_lose) f_lost <= 1'b1;
     wire sent = issue && !f_lose;
 `else

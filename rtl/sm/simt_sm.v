@@ -10,7 +10,7 @@
 // follow each other through the lanes; a warp is never in the pipeline twice, so there is no
 // forwarding and no hazard logic (seed 000 section 4.2.1). A global access leaves the pipeline: the
 // warp waits in state MEM while other warps run, and re-enters once to write its loads and retire.
-// Test-only fault 1 (SIMT_FAULTS builds, docs/sm.md): bit 0 of warp lane 1's ALU results is flipped.
+// Test-only faults 1, 5, 6 and 7 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks").
 module simt_sm #(
     parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,    // threads per warp
     parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,    // integer lanes
@@ -123,7 +123,15 @@ module simt_sm #(
     input  wire                        perf_clear,
     input  wire                        perf_run,
     input  wire [4:0]                  perf_sel,
-    output wire [63:0]                 perf_value
+    output wire [63:0]                 perf_value,
+    // debug view (docs/sm.md "Debug view"): warp slot dbg_warp, for the host's hang report
+    input  wire [4:0]                  dbg_warp,
+    output wire [2:0]                  dbg_state,      // 0 empty, 1 ready, 2 in pipeline, 3 memory, 4 barrier, 5 done
+    output wire [31:0]                 dbg_block,
+    output wire [4:0]                  dbg_wib,
+    output wire [PCX_W-1:0]            dbg_pc,
+    output wire                        dbg_retired,    // the warp retired an instruction since its block started
+    output wire [PCX_W-1:0]            dbg_last_pc     // pc of that last retired instruction
 );
     localparam integer ROWS   = WARP_SIZE / NUM_LANES;
     localparam integer ROW_W  = (ROWS > 1) ? $clog2(ROWS) : 1;
@@ -933,6 +941,35 @@ module simt_sm #(
         b_valid_any = 1'b0;
         for (k = 0; k < NUM_BLOCKS; k = k + 1) b_valid_any = b_valid_any | b_valid[k];
     end
+
+    // ---- debug view (docs/sm.md "Debug view") ----------------------------------------------------
+    // A mux over the warp table, plus each warp's last retired pc: what the host's hang report reads.
+    reg [PCX_W-1:0]     w_last [0:NUM_WARPS-1];
+    // Not reset: a slot is read only while resident, and its block's initialisation clears its flag.
+    reg [NUM_WARPS-1:0] w_rtd;  // the warp retired an instruction since its block started
+    integer dk;
+    always @(posedge clk) begin
+        for (dk = 0; dk < NUM_WARPS; dk = dk + 1)
+            if (in_finish && dk >= in_first_warp && dk < in_first_warp + cfg_wpb) w_rtd[dk] <= 1'b0;
+        if (cm_retire) begin
+            w_rtd[cm_warp]  <= 1'b1;
+            w_last[cm_warp] <= cm_pc;
+        end
+    end
+    wire             dbg_hit = dbg_warp < NUM_WARPS;
+    wire [WID_W-1:0] dbg_w   = dbg_warp[WID_W-1:0];
+    assign dbg_state   = dbg_hit ? w_state[dbg_w] : WS_EMPTY;
+    wire             dbg_res = dbg_state != WS_EMPTY;
+    assign dbg_block   = dbg_res ? b_id[w_slot[dbg_w]] : 32'd0;
+    assign dbg_wib     = dbg_res ? w_wib[dbg_w] : 5'd0;
+`ifdef SIMT_FAULTS
+    // Fault 7: the debug view reports every warp's pc one too high (the pipeline is untouched).
+    assign dbg_pc      = dbg_res ? w_pc[dbg_w] + {16'd0, simt_fault == `SIMT_FAULT_DEBUG_PC} : {PCX_W{1'b0}};
+`else
+    assign dbg_pc      = dbg_res ? w_pc[dbg_w] : {PCX_W{1'b0}};
+`endif
+    assign dbg_retired = dbg_res && w_rtd[dbg_w];
+    assign dbg_last_pc = dbg_retired ? w_last[dbg_w] : {PCX_W{1'b0}};
 
     // Decoder outputs the SM does not need (every operand port is read anyway) and status it
     // does not use; Verilator's default unused-regexp exempts names containing "unused".

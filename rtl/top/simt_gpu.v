@@ -103,7 +103,9 @@ module simt_gpu #(
                      R_ERR_PC = 8'h0C, R_ERR_LANE = 8'h0D, R_ERR_RULE = 8'h0E,
                      R_IMG_WORDS = 8'h0F, R_PERF_SEL = 8'h10, R_PERF_LO = 8'h11,
                      R_PERF_HI = 8'h12, R_BLOCKS_DONE = 8'h13,
-                     R_BLOCKS_DISPATCHED = 8'h14;
+                     R_BLOCKS_DISPATCHED = 8'h14, R_DBG_SEL = 8'h18, R_DBG_WARP = 8'h19,
+                     R_DBG_BLOCK = 8'h1A, R_DBG_PC = 8'h1B, R_DBG_LAST_PC = 8'h1C,
+                     R_MEM_RSPS = 8'h1D, R_MEM_OUTSTANDING = 8'h1E;
 
     wire        img_ready;
     reg         abort_q;
@@ -126,6 +128,8 @@ module simt_gpu #(
     wire        soft_rst = rst || abort_q || draining;
 
     reg  [12:0] perf_sel;          // {sm[7:0], counter[4:0]}
+    reg  [12:0] dbg_sel;           // {sm[7:0], warp slot[4:0]}: the debug view's warp
+    reg  [31:0] mem_rsps;          // responses taken on the external port in this launch
     reg         done_q, err_q;
     reg  [7:0]  err_kind_q;
     reg  [4:0]  err_sm_q;
@@ -229,6 +233,11 @@ module simt_gpu #(
     wire [NUM_SMS*17-1:0]            sm_err_pc;
     wire [NUM_SMS*6-1:0]             sm_err_lane;
     wire [NUM_SMS*64-1:0]            sm_perf;
+    wire [NUM_SMS*3-1:0]             sm_dbg_state;
+    wire [NUM_SMS*32-1:0]            sm_dbg_block;
+    wire [NUM_SMS*5-1:0]             sm_dbg_wib;
+    wire [NUM_SMS*17-1:0]            sm_dbg_pc, sm_dbg_last_pc;
+    wire [NUM_SMS-1:0]               sm_dbg_retired;
     genvar s;
     generate
         for (s = 0; s < NUM_SMS; s = s + 1) begin : sm
@@ -276,7 +285,11 @@ module simt_gpu #(
                 .err_valid(sm_err[s]), .err_kind(sm_err_kind[s*4 +: 4]),
                 .err_block(sm_err_block[s*32 +: 32]), .err_warp(sm_err_warp[s*5 +: 5]),
                 .err_pc(sm_err_pc[s*17 +: 17]), .err_lane(sm_err_lane[s*6 +: 6]),
-                .perf_clear(launch_ok), .perf_run(running), .perf_sel(perf_sel[4:0]), .perf_value(sm_perf[s*64 +: 64])
+                .perf_clear(launch_ok), .perf_run(running), .perf_sel(perf_sel[4:0]), .perf_value(sm_perf[s*64 +: 64]),
+                .dbg_warp(dbg_sel[4:0]), .dbg_state(sm_dbg_state[s*3 +: 3]),
+                .dbg_block(sm_dbg_block[s*32 +: 32]), .dbg_wib(sm_dbg_wib[s*5 +: 5]),
+                .dbg_pc(sm_dbg_pc[s*17 +: 17]), .dbg_retired(sm_dbg_retired[s]),
+                .dbg_last_pc(sm_dbg_last_pc[s*17 +: 17])
             );
         end
     endgenerate
@@ -289,7 +302,11 @@ module simt_gpu #(
         if (rst) begin
             outstanding <= 16'd0;
             draining    <= 1'b0;
+            mem_rsps    <= 32'd0;
         end else begin
+            // The watchdog's progress indicator (MEM_RSPS): every response of this launch.
+            if (abort_q || launch_ok) mem_rsps <= 32'd0;
+            else if (mrsp_valid && mrsp_ready && !draining) mem_rsps <= mem_rsps + 32'd1;
             outstanding <= outstanding + {15'd0, mreq_valid && mreq_ready} - {15'd0, mrsp_valid && mrsp_ready};
             if (abort_q) draining <= 1'b1;
             else if (draining && outstanding == 16'd0 && !mreq_valid) draining <= 1'b0;
@@ -335,6 +352,7 @@ module simt_gpu #(
             err_pc_q <= 17'd0;
             err_lane_q <= 6'd63;
             perf_sel <= 13'd0;
+            dbg_sel <= 13'd0;
             running <= 1'b0;
         end else begin
             if (launch_ok) begin
@@ -362,6 +380,7 @@ module simt_gpu #(
                 err_lane_q  <= sm_err_lane[first_sm*6 +: 6];
             end
             if (host_fire && host_write && host_addr == R_PERF_SEL) perf_sel <= host_wdata[12:0];
+            if (host_fire && host_write && host_addr == R_DBG_SEL) dbg_sel <= host_wdata[12:0];
         end
     end
 
@@ -375,6 +394,23 @@ module simt_gpu #(
                     perf_value = sm_perf[i*64 +: 64] > perf_value ? sm_perf[i*64 +: 64] : perf_value;
                 else
                     perf_value = perf_value + sm_perf[i*64 +: 64];
+            end
+    end
+
+    // Debug view (docs/gpu.md "Debug view"): the selected SM's view of the selected warp slot; an SM
+    // that does not exist reads as an empty slot.
+    reg [31:0] dbg_warp_r, dbg_block_r, dbg_pc_r, dbg_last_pc_r;
+    always @(*) begin
+        dbg_warp_r = 32'd0;
+        dbg_block_r = 32'd0;
+        dbg_pc_r = 32'd0;
+        dbg_last_pc_r = 32'd0;
+        for (i = 0; i < NUM_SMS; i = i + 1)
+            if (dbg_sel[12:5] == i[7:0]) begin
+                dbg_warp_r    = {23'd0, sm_dbg_wib[i*5 +: 5], sm_dbg_retired[i], sm_dbg_state[i*3 +: 3]};
+                dbg_block_r   = sm_dbg_block[i*32 +: 32];
+                dbg_pc_r      = {15'd0, sm_dbg_pc[i*17 +: 17]};
+                dbg_last_pc_r = {15'd0, sm_dbg_last_pc[i*17 +: 17]};
             end
     end
 
@@ -406,6 +442,13 @@ module simt_gpu #(
                 R_PERF_HI:     host_rdata <= perf_value[63:32];
                 R_BLOCKS_DONE: host_rdata <= blocks_done;
                 R_BLOCKS_DISPATCHED: host_rdata <= blocks_dispatched;
+                R_DBG_SEL:     host_rdata <= {19'd0, dbg_sel};
+                R_DBG_WARP:    host_rdata <= dbg_warp_r;
+                R_DBG_BLOCK:   host_rdata <= dbg_block_r;
+                R_DBG_PC:      host_rdata <= dbg_pc_r;
+                R_DBG_LAST_PC: host_rdata <= dbg_last_pc_r;
+                R_MEM_RSPS:    host_rdata <= mem_rsps;
+                R_MEM_OUTSTANDING: host_rdata <= {16'd0, outstanding};
                 default:       host_rdata <= 32'd0;
             endcase
         end

@@ -4,7 +4,8 @@ The memory itself is Verilog (tb/hdl/simt_tb_mem.v, inside the test wrapper): it
 without Python, so a cycle where nothing is observed costs no Python at all. This agent
 
 * sets the memory's knobs (``GMEM_KNOBS`` from the ConfigDB, or a launch item's ``gmem``) and clears
-  the memory at the start of each launch (``launch_export``, from the host driver);
+  the memory at the start of each launch (``launch_export``, from the host driver); a memory made
+  deaf for a hang test (``rsp_valid_prob`` 0) answers again from the launch's ABORT (``host_export``);
 * keeps :attr:`mem` (the ConfigDB's ``GMEM`` numpy image) equal to the HDL memory by applying every
   store request the trace monitor reports (``request_export``), in acceptance order — the order in
   which the HDL memory applies them — so the end-of-kernel check reads what the GPU's stores made.
@@ -21,6 +22,8 @@ import cocotb
 import numpy as np
 import pyuvm
 from cocotb.triggers import RisingEdge
+
+from tb.agents.host_bfm import CTRL_ABORT, REG_CTRL
 
 #: named memory settings (tests pick one; the memory-stress test uses "stress")
 GMEM_PROFILES: dict[str, dict[str, Any]] = {
@@ -54,9 +57,11 @@ class GmemAgent(pyuvm.uvm_component):
         self.dut = db.get(self, "", "DUT")
         self.mem: np.ndarray = db.get(self, "", "GMEM")
         self.knobs: dict[str, Any] = dict(db.get(self, "", "GMEM_KNOBS"))
+        self.base_knobs = dict(self.knobs)
         self.rng = db.get(self, "", "RNG")
         self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
         self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, self.write_request)
+        self.host_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("host_export", self, self.write_host)
 
     def start_of_simulation_phase(self) -> None:
         apply_knobs(self.dut, self.knobs, self.rng.getrandbits(64))  # the seed is loaded during reset
@@ -72,6 +77,13 @@ class GmemAgent(pyuvm.uvm_component):
         self.mem[:] = 0
         self.dut.mem_clear.value = 1
         cocotb.start_soon(self._end_clear())
+
+    def write_host(self, acc: Any) -> None:
+        """A memory made deaf for a hang test (``rsp_valid_prob`` 0: it never answers) answers again
+        from the ABORT that ends the launch, so the GPU's drain completes (docs/gpu.md ABORT)."""
+        if acc.write and acc.addr == REG_CTRL and acc.data & CTRL_ABORT and self.knobs["rsp_valid_prob"] == 0:
+            self.knobs = dict(self.base_knobs)
+            apply_knobs(self.dut, self.knobs, self.rng.getrandbits(64))
 
     async def _end_clear(self) -> None:
         await RisingEdge(self.dut.clk)  # the memory clears at this edge, before the image's first word

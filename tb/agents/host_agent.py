@@ -127,10 +127,18 @@ class HostDriver(pyuvm.uvm_driver):
         self.launch_ap.write(("end", item))
 
     def _hang_report(self) -> Any:
+        """The watchdog's report: the checker's (ConfigDB HANG_REPORT: the RTL's debug view next to the
+        golden model's, compared), called once every trace event up to now has been published."""
         try:
-            return pyuvm.ConfigDB().get(self, "", "HANG_REPORT")
+            report = pyuvm.ConfigDB().get(self, "", "HANG_REPORT")
         except pyuvm.UVMConfigItemNotFound:
             return None
+
+        async def synced(instrs: int, views: list) -> str:
+            await sync(self.dut)
+            return report(instrs, views)
+
+        return synced
 
     async def interrupt(self, item: LaunchItem) -> None:
         """Reset or ABORT the running kernel, then prove the GPU is idle."""

@@ -8,7 +8,7 @@ registers: no hierarchical reference into the RTL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from cocotb_bus.monitors import BusMonitor
 from tb.agents.handshake import edge_when_high, next_handshake, wait_high
 from tb.agents.observers import reset_applied
 from tb.reference.error_names import LAUNCH_ERRORS, error_kind_name
+from tb.reference.hang import WarpView, rtl_lines
 from tb.reference.image import LaunchImage
 from tb.reference.image_rules import Rule
 from tb.reference.model import PERF_COUNTERS
@@ -28,6 +29,9 @@ REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
 REG_ERR_RULE, REG_IMG_WORDS = 0x0E, 0x0F
 REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED = 0x10, 0x11, 0x12, 0x13, 0x14
+# the debug view (docs/gpu.md "Debug view") and the watchdog's memory-progress registers
+REG_DBG_SEL, REG_DBG_WARP, REG_DBG_BLOCK, REG_DBG_PC, REG_DBG_LAST_PC = 0x18, 0x19, 0x1A, 0x1B, 0x1C
+REG_MEM_RSPS, REG_MEM_OUTSTANDING = 0x1D, 0x1E
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 PERF_ALL_SMS = 0xFF
@@ -77,7 +81,16 @@ class GpuError:
 
 
 class Watchdog(AssertionError):
-    """The GPU stayed busy longer than the harness allows: a hang, reported instead of a frozen run."""
+    """The GPU stayed busy longer than the harness allows: a hang, reported instead of a frozen run.
+    ``views`` is every resident warp slot as the RTL's debug view showed it when the watchdog fired."""
+
+    def __init__(self, text: str, views: list[WarpView] | None = None) -> None:
+        super().__init__(text)
+        self.views = views or []
+
+
+# The watchdog's report callback: (warp-instructions so far, the RTL's resident warps) -> text.
+HangReport = Callable[[int, list[WarpView]], Awaitable[str]]
 
 
 class HostBfm(BusDriver):
@@ -135,16 +148,17 @@ class HostBfm(BusDriver):
         return await self.read(REG_STATUS)
 
     async def wait_idle(self, max_cycles: int = 2_000_000, irq: Any = None, stall_cycles: int = 100_000,
-                        every: int = 50, max_instrs: int | None = None,
-                        report: Callable[[int], str] | None = None) -> int:  # fmt: skip
+                        every: int = 50, max_instrs: int | None = None, report: HangReport | None = None) -> int:
         """Wait until STATUS shows BUSY and LOADING low; return STATUS. With ``irq`` (the GPU's
         launch-ended interrupt) it sleeps until irq rises, waking every ``stall_cycles`` for the
         watchdog; without, it polls STATUS every ``every`` cycles. A :class:`Watchdog` ends a hang with
-        a clear error: after ``max_cycles``; as soon as no warp-instruction retired (performance
-        counter ``warp_instrs``) in ``stall_cycles``; or once more than ``max_instrs`` retired (a warp
-        spinning). Its message gives STATUS, the block counters, what the loader waits for, and
-        ``report(warp_instrs so far)`` (the environment's golden-model view of the warps)."""
-        last_instrs, last_check = -1, 0
+        a clear error: after ``max_cycles``; as soon as there was no progress in ``stall_cycles`` — no
+        warp-instruction retired (performance counter ``warp_instrs``) and no memory response
+        (``MEM_RSPS``); or once more than ``max_instrs`` retired (a warp spinning). Its message gives
+        STATUS, the block counters, the memory counters, what the loader waits for, the RTL's debug view
+        of every resident warp (:meth:`warps`) and ``await report(warp_instrs so far, those warps)``
+        (the environment's golden-model view and their comparison; without it, the RTL's lines)."""
+        last, last_check = (-1, -1), 0
         start = get_sim_time("ns")
         while True:
             st = await self.status()
@@ -155,14 +169,16 @@ class HostBfm(BusDriver):
                 raise await self._watchdog(f"the GPU stayed busy for {max_cycles} cycles", st, report)
             if st & ST_BUSY and waited - last_check >= min(stall_cycles, max_cycles):
                 instrs = await self.perf(PERF_WARP_INSTRS)
-                if instrs == last_instrs:
-                    raise await self._watchdog(f"no warp-instruction retired in {stall_cycles} cycles "
-                                               f"({instrs} so far)", st, report, instrs)  # fmt: skip
+                rsps = await self.read(REG_MEM_RSPS)
+                if (instrs, rsps) == last:
+                    raise await self._watchdog(f"no warp-instruction retired and no memory response in {stall_cycles} "
+                                               f"cycles ({instrs} retired, {rsps} responses so far; stopped after "
+                                               f"{waited} cycles)", st, report, instrs)  # fmt: skip
                 if max_instrs is not None and instrs > max_instrs:
                     raise await self._watchdog(f"the launch ran past its budget of {max_instrs} warp-instructions "
                                                f"({instrs} after {waited} cycles: a warp spinning?)", st, report,
                                                instrs)  # fmt: skip
-                last_instrs, last_check = instrs, waited
+                last, last_check = (instrs, rsps), waited
             if irq is None:
                 await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
             elif not int(irq.value):  # already high: the launch ended while STATUS was being read
@@ -170,19 +186,38 @@ class HostBfm(BusDriver):
                 await First(RisingEdge(irq), Timer(max(wait, self.period_ns), "ns"))
             await RisingEdge(self.clock)
 
-    async def _watchdog(self, what: str, st: int, report: Callable[[int], str] | None,
-                        instrs: int | None = None) -> Watchdog:  # fmt: skip
+    async def _watchdog(self, what: str, st: int, report: HangReport | None, instrs: int | None = None) -> Watchdog:
         text = f"watchdog: {what} ({await self._progress(st)})"
+        views = await self.warps() if st & ST_BUSY else []
+        if instrs is None:
+            instrs = await self.perf(PERF_WARP_INSTRS)
         if report is not None:
-            if instrs is None:
-                instrs = await self.perf(PERF_WARP_INSTRS)
-            text += "\n  " + report(instrs).replace("\n", "\n  ")
-        return Watchdog(text)
+            text += "\n  " + (await report(instrs, views)).replace("\n", "\n  ")
+        elif views:
+            text += "\n  RTL debug view, one line per resident warp:\n    " + "\n    ".join(rtl_lines(views))
+        return Watchdog(text, views)
 
     async def _progress(self, st: int) -> str:
         text = (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
-                f"done {await self.read(REG_BLOCKS_DONE)}")  # fmt: skip
+                f"done {await self.read(REG_BLOCKS_DONE)}, memory responses {await self.read(REG_MEM_RSPS)}, "
+                f"outstanding {await self.read(REG_MEM_OUTSTANDING)}")  # fmt: skip
         return await self._loader_note(st) + text
+
+    async def warps(self) -> list[WarpView]:
+        """Every resident warp slot of every SM through the debug view (docs/gpu.md): DBG_SEL, then
+        DBG_WARP, and for a resident slot DBG_BLOCK, DBG_PC and DBG_LAST_PC. CONFIG gives the SMs;
+        slots are read up to the first SM's 32 (an empty slot costs one write and one read)."""
+        views = []
+        sms = await self.read(REG_CONFIG) >> 24
+        for sm in range(sms):
+            for slot in range(32):
+                await self.write(REG_DBG_SEL, sm << 5 | slot)
+                reg = await self.read(REG_DBG_WARP)
+                if reg & 7 == 0:
+                    continue
+                regs = [await self.read(r) for r in (REG_DBG_BLOCK, REG_DBG_PC, REG_DBG_LAST_PC)]
+                views.append(WarpView.from_registers(sm, slot, reg, *regs))
+        return views
 
     async def _loader_note(self, st: int) -> str:
         """'the loader is waiting for word N ...; ' when STATUS shows it mid-image ('' otherwise)."""

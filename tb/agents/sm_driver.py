@@ -59,7 +59,7 @@ class SmDriver:
 
     def idle_inputs(self) -> None:
         d = self.dut
-        for name in ("imem_we", "cmem_we", "blk_valid", "perf_sel", "perf_clear"):
+        for name in ("imem_we", "cmem_we", "blk_valid", "perf_sel", "perf_clear", "dbg_warp"):
             getattr(d, name).value = 0
         d.perf_run.value = 1  # the SM bench counts every cycle
         d.sm_id.value = 0

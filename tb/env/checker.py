@@ -27,7 +27,7 @@ from cocotb.triggers import Event
 from tb.agents.sm_driver import SmLaunch
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
-from tb.reference.hang import golden_hang, warp_report
+from tb.reference.hang import ST_DONE, WarpView, compare_hang, golden_run, rtl_lines, warp_report
 from tb.reference.model import ERROR_CODES, KernelError, Model
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
@@ -42,6 +42,11 @@ TEST_MODULE = "tb.tests.system.gpu_tests"  # where the pyuvm tests live (their c
 
 class GoldenMismatch(Mismatch):
     """A benchmark kernel's output differs from its C reference program's."""
+
+
+class HangMismatch(Mismatch):
+    """The RTL's debug view of a hung launch disagrees with the golden model's (docs/verification.md
+    "Hang report"): another warp, pc or state."""
 
 
 def rerun_command(kernel_seed: int | None = None) -> str:
@@ -125,19 +130,40 @@ class LaunchChecker(pyuvm.uvm_component):
             self.after_retire = [self.divergence, self.shared, self.coalescing]  # check(rtl, model record, sm)
             self.boards = [self.retire, *self.after_retire]
 
-    def hang_report(self, instrs: int) -> str:
-        """The golden model's view of a hung launch (tb/reference/hang.py), for the host watchdog."""
+    def hang_report(self, instrs: int, views: list[WarpView]) -> str:
+        """The hung launch as the RTL's debug view shows it (``views``) next to the golden model's view
+        (tb/reference/hang.py), for the host watchdog; with the full checking mode the two must agree
+        (:func:`~tb.reference.hang.compare_hang`), else a :class:`HangMismatch`. Call it with the
+        trace synchronised (the lock-step model has every retire up to now)."""
         item = self.item
+        code = item.image.code if item is not None and item.image is not None else None
+        lines = ["RTL debug view (DBG_* registers), one line per resident warp:"]
+        lines += ["  " + line for line in rtl_lines(views, code)] or ["  none resident"]
         if item is None or item.image is None:
-            return "no golden-model view: the launch has no complete image"
-        lines = []
-        if self.model is not None and self.mode == "full":
-            last = {k: d[-1][0] for k, d in self.retire._last.items() if d}
-            warps = warp_report(self.model, last)
-            lines.append("warps as the RTL's retires left them (lock-step model): "
-                         + ("; ".join(warps) if warps else "none resident"))  # fmt: skip
+            return "\n".join([*lines, "no golden-model view: the launch has no complete image"])
         budget = min(max(instrs, 1000), HANG_BUDGET)
-        lines.append(golden_hang(self.cfg, item.image, budget))
+        text, stop = golden_run(self.cfg, item.image, budget)
+        compare = self.model is not None and self.mode == "full" and not self.failed
+        if compare:
+            last = {k: d[-1][0] for k, d in self.retire._last.items() if d}
+            warps = warp_report(self.model, last, limit=64)
+            lines.append("warps as the RTL's retires left them (lock-step model):")
+            lines += ["  " + line for line in warps] or ["  none resident"]
+        lines.append(text)
+        if compare:
+            recent = {k: [pc for pc, _, _ in d] for k, d in self.retire._last.items()}
+            problems = compare_hang(views, self.model, recent, stop)
+            if problems:
+                report = "\n  ".join(lines)
+                try:
+                    self._raise(HangMismatch, "the RTL's hang report disagrees with the golden model's: "
+                                + "; ".join(problems) + f"\n  {report}")  # fmt: skip
+                except _Stop:
+                    lines.append("DISAGREE (planted fault caught): " + "; ".join(problems))
+                    return "\n".join(lines)
+            running = sum(1 for v in views if v.state != ST_DONE)
+            lines.append(f"the RTL and the golden model agree: the same {running} unfinished warp(s), pcs and states "
+                         f"(docs/verification.md \"Hang report\")")  # fmt: skip
         return "\n".join(lines)
 
     def abandon(self) -> None:

@@ -38,6 +38,8 @@ class GpuEnv(pyuvm.uvm_env):
         launches.connect(self.memory.launch_export)  # first: the memory is cleared before the checker looks
         launches.connect(c.launch_export)
         t.request_ap.connect(self.memory.request_export)
+        if hasattr(self.memory, "host_export"):  # the HDL memory: ABORT un-deafens it after a hang test
+            self.host.ap.connect(self.memory.host_export)
         t.dispatch_ap.connect(c.dispatch_export)
         t.retire_ap.connect(c.retire_export)
         t.shared_ap.connect(c.shared_export)

@@ -27,6 +27,9 @@ def where(rtl: Any, sm: int) -> str:
     return f"SM {sm} block {rtl.block} warp {rtl.warp} pc {rtl.pc} ({disassemble(rtl.instr)})"
 
 
+LOOP_HISTORY = 64  # retires per warp kept for the hang report's loop rule (docs/verification.md "Hang report")
+
+
 class RetireScoreboard(Scoreboard):
     name = "retire"
     mismatch = RetireMismatch
@@ -38,7 +41,9 @@ class RetireScoreboard(Scoreboard):
         self.sm = 0
         self.history = history  # retires of a warp shown with a mismatch
         self.lanes_compared = 0
-        self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(lambda: deque(maxlen=history))
+        # each warp's last LOOP_HISTORY retires (pc, word, mask): a hang report's loop (tb/reference/hang.py)
+        keep = max(history, LOOP_HISTORY)
+        self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(lambda: deque(maxlen=keep))
 
     def check(self, rtl: RtlRetire, sm: int | None = None) -> Retire:
         if sm is not None:
@@ -77,7 +82,8 @@ class RetireScoreboard(Scoreboard):
         return exp
 
     def last_retires(self, block: int, warp: int) -> str:
-        lines = [f"pc {pc:4d}  {disassemble(word):28s} mask 0x{mask:08x}" for pc, word, mask in self._last.get((block, warp), [])]
+        shown = list(self._last.get((block, warp), []))[-self.history :]
+        lines = [f"pc {pc:4d}  {disassemble(word):28s} mask 0x{mask:08x}" for pc, word, mask in shown]
         return "\n    ".join(lines) or "(none)"
 
     def fail(self, rtl: RtlRetire, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch) -> None:

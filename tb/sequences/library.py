@@ -119,21 +119,61 @@ wait:   BAR
 """
 
 
+# One warp spins in a three-instruction loop (issue 20's infinite loop): the budget stop's pc and the
+# RTL's pc are both pcs of the loop, whichever the watchdog catches.
+SPIN_LOOP = """
+.block 32
+        LDS  r1, %tid.x
+loop:   ADDI r1, r1, 1
+        XORI r2, r1, 5
+        BRA  loop
+"""
+
+# Warp 0 loads from a memory that never answers (the item's memory is deaf); warp 1 finishes.
+STUCK_LOAD = """
+.block 64
+        LDS  r1, %tid.x
+        ANDI r2, r1, 32
+        BNE  r2, out             ; uniform in a warp: warp 1 leaves
+        LDG  r3, [r1]            ; warp 0 waits for the response forever
+        EXIT
+out:    EXIT
+"""
+
+AGREE = "the RTL and the golden model agree"
+DEAF = {"req_ready_prob": 1.0, "latency": (1, 1), "out_of_order": False, "rsp_valid_prob": 0.0}
+
+
 def hangs(rng: random.Random) -> list[LaunchItem]:
     """Launches that never end, each reported by the watchdog with what is stuck, then ABORTed; a
-    clean launch after them. The golden model (lock-step with the RTL's retires, and a fresh run)
-    names the spinning warp and its pc and the warp waiting at the barrier; a truncated image names
-    the word the loader waits for."""
+    clean launch after them. The RTL's debug view (docs/gpu.md) and the golden model (lock-step with
+    the RTL's retires, and a fresh run with a budget) must name the same warps, pcs and states
+    (docs/verification.md "Hang report"): a warp spinning alone (past its instruction budget, and
+    past its cycle budget), a warp spinning while another waits at BAR, a warp waiting on a memory that never answers; a truncated image names the word the
+    loader waits for."""
     spin = assemble(SPIN_AT_BARRIER, "spin_at_barrier.s").image
+    loop = assemble(SPIN_LOOP, "spin_loop.s").image
+    stuck = assemble(STUCK_LOAD, "stuck_load.s").image
     cut = image_of("vecadd", rng).to_words()[:-4]
     return [
+        LaunchItem("one warp spins in a loop", loop, max_instrs=2000, stall_cycles=2000,
+                   expect_hang=["ran past its budget of 2000 warp-instructions", "block 0 warp 0 (SM 0): pc ",
+                                "slot 0: block 0 warp 0 pc ", "INSTRUCTION_BUDGET", AGREE]),
+        LaunchItem("one warp spins in a loop: cycle budget", loop, max_cycles=5000, stall_cycles=2000,
+                   expect_hang=["the GPU stayed busy for 5000 cycles", "slot 0: block 0 warp 0 pc ", AGREE]),
         LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
                    expect_hang=["ran past its budget of 3000 warp-instructions",
+                                "SM 0 slot 0: block 0 warp 0 pc 3 `BRA    3` ",
+                                "SM 0 slot 1: block 0 warp 1 pc 5 `EXIT` at barrier, last retired pc 4 `BAR`",
                                 "block 0 warp 0 (SM 0): pc 3 `BRA    3` ready",
                                 "block 0 warp 1 (SM 0): pc 5 `EXIT` waiting at barrier",
-                                "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET"]),
+                                "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET", AGREE]),
+        LaunchItem("warp 0 waits on a memory that never answers", stuck, gmem=DEAF, stall_cycles=2000,
+                   expect_hang=["no warp-instruction retired and no memory response in 2000 cycles",
+                                "memory responses 0, outstanding ", "SM 0 slot 0: block 0 warp 0 pc 3 `LDG    r3, [r1]` waiting on "
+                                "memory, last retired pc 2", "the hang is the RTL's or the memory's", AGREE]),
         LaunchItem("truncated image then START", None, words=cut, stall_cycles=2000,
-                   expect_hang=["no warp-instruction retired in 2000 cycles",
+                   expect_hang=["no warp-instruction retired and no memory response in 2000 cycles",
                                 f"the loader is waiting for word {len(cut)} of the launch image"]),
         LaunchItem("vecadd after hangs", image_of("vecadd", rng)),
     ]  # fmt: skip

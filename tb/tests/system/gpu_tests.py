@@ -249,7 +249,8 @@ class LaunchErrorTest(GpuTest):
 
 @pyuvm.test()
 class HangTest(GpuTest):
-    """Hangs end in the watchdog's report (golden-model warps, the loader's word), then ABORT."""
+    """Hangs end in the watchdog's report (the RTL's debug view of every warp next to the golden
+    model's, compared; the loader's word), then ABORT."""
 
     def items(self) -> list[LaunchItem]:
         return library.hangs(self.rng)
@@ -382,6 +383,10 @@ class FaultTest(GpuTest):
             case = prepare("vecadd", 100, 1, self.cfg)
             case.outputs[0].expected[42] ^= 1
             return [LaunchItem("vecadd with a corrupted C answer", case.image, golden=case)]
+        if self.expect == "HangMismatch":  # fault 7: the debug view's pc is one too high
+            spin = library.assemble(library.SPIN_AT_BARRIER, "spin_at_barrier.s").image
+            return [LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
+                               expect_hang=["ran past its budget of 3000 warp-instructions"])]  # fmt: skip
         return library.directed(self.rng, [FAULT_KERNELS[self.expect]])
 
     async def run_phase(self) -> None:

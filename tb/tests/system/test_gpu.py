@@ -38,7 +38,8 @@ RANDOM_BATCHES = [
     ("sm1-l8", ["BackToBackTest"], "177:200"),
 ]
 # planted fault (docs/gpu.md "Test-only fault hooks") -> the scoreboard that must catch it
-FAULTS = {1: "RetireMismatch", 2: "DivergenceMismatch", 3: "SharedMismatch", 4: "CoalescingMismatch"}
+FAULTS = {1: "RetireMismatch", 2: "DivergenceMismatch", 3: "SharedMismatch", 4: "CoalescingMismatch",
+          7: "HangMismatch"}
 FAULT_CONFIG = "sm2-l8"
 
 

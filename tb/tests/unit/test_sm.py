@@ -35,12 +35,13 @@ from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor
 from tb.reference.config import GpuConfig
 from tb.reference.error_names import error_kind_name
-from tb.reference.hang import golden_hang, warp_report
+from tb.reference.hang import WarpView, compare_hang, golden_run, rtl_lines, warp_report
 from tb.reference.image import LaunchImage
 from tb.reference.machines import SM_UNIT
 from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard
+from tb.sequences import library
 
 SM_SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for p in (rtlsim.RTL / "sm").glob("simt_*.v"))
 
@@ -122,10 +123,38 @@ class PortChecks:
         return f"{self.tops} stack tops, {self.stores} shared stores, {self.clears} line clears checked"
 
 
+class SmHang(AssertionError):
+    """The SM bench's watchdog fired: ``views`` is the SM's debug view of its resident warps, ``problems``
+    where it disagrees with the golden model (docs/verification.md "Hang report")."""
+
+    def __init__(self, text: str, views: list[WarpView], problems: list[str]) -> None:
+        super().__init__(text)
+        self.views, self.problems = views, problems
+
+
+async def sm_warps(dut, cfg: GpuConfig) -> list[WarpView]:
+    """Every resident warp slot through the SM's debug ports (dbg_warp in, dbg_* out; docs/sm.md)."""
+    views = []
+    for slot in range(cfg.num_warps):
+        dut.dbg_warp.value = slot
+        await FallingEdge(dut.clk)
+        await ReadOnly()
+        retired = int(dut.dbg_retired.value)
+        v = WarpView(0, slot, int(dut.dbg_state.value), int(dut.dbg_block.value), int(dut.dbg_wib.value),
+                     int(dut.dbg_pc.value), int(dut.dbg_last_pc.value) if retired else None)  # fmt: skip
+        if v.resident:
+            views.append(v)
+        await RisingEdge(dut.clk)  # out of the read-only phase before the next write
+    return views
+
+
 async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None = None,
-                     retire_log: list[tuple[int, Any]] | None = None) -> None:
+                     retire_log: list[tuple[int, Any]] | None = None, stall: int = 20_000,
+                     max_instrs: int | None = None, deaf: bool = False) -> None:  # fmt: skip
     """Run kernel ``name`` (or ``image``) to completion, checked in lock-step; ``retire_log`` gets
-    (cycle, record) of every retire (the pipeline bench, tb/tests/unit/test_sm_pipeline.py)."""
+    (cycle, record) of every retire (the pipeline bench, tb/tests/unit/test_sm_pipeline.py). The
+    watchdog raises :class:`SmHang` after ``stall`` cycles without progress (no retire, no memory
+    response), past ``max_instrs`` retires, or after 200,000 cycles; ``deaf``: the memory never answers."""
     rng = random.Random(cocotb.RANDOM_SEED)
     error = name in ERROR_KERNELS
     image = image or image_of(name, rng)
@@ -139,8 +168,9 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
     drv = SmDriver(dut, cfg, image)
     drv.idle_inputs()
     dut.rst.value = 1
-    GmemResponder(dut, dut.clk, mem, reset=dut.rst, req_ready_prob=0.7, latency=(2, 30),
-                  out_of_order=True, rsp_valid_prob=0.8, rng=rng).start()  # fmt: skip
+    gmem = GmemResponder(dut, dut.clk, mem, reset=dut.rst, req_ready_prob=0.7, latency=(2, 30),
+                         out_of_order=True, rsp_valid_prob=0.0 if deaf else 0.8, rng=rng)  # fmt: skip
+    gmem.start()
     await ClockCycles(dut.clk, 3)
     await FallingEdge(dut.clk)
     dut.rst.value = 0
@@ -193,25 +223,38 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
     cocotb.start_soon(watch_shared())
     cocotb.start_soon(drv.dispatch_all(on_dispatch=lambda bid: model.start_block(bid, sm=0)))
 
-    budget, stall = 200_000, 20_000  # cycles in all; cycles without a retire
+    budget = 200_000  # cycles in all
 
-    def hang(what: str) -> AssertionError:
-        """The watchdog's report: the lock-step model's warps (as the RTL's retires left them) and where
-        a fresh model run of the launch ends (tb/reference/hang.py)."""
+    async def hang(what: str) -> SmHang:
+        """The watchdog's report: the SM's debug view of every resident warp next to the lock-step
+        model's warps (as the RTL's retires left them) and where a fresh model run of the launch ends
+        (tb/reference/hang.py), and their comparison."""
+        views = await sm_warps(dut, cfg)
         last = {k: d[-1][0] for k, d in board._last.items() if d}
-        warps = warp_report(model, last)
-        return AssertionError(
-            f"watchdog: {name}: {what} ({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} "
-            f"retires)\n  warps as the RTL's retires left them: {'; '.join(warps) or 'none resident'}\n  "
-            + golden_hang(cfg, image, min(max(board.compared, 1000), 50_000)))
+        recent = {k: [pc for pc, _, _ in d] for k, d in board._last.items()}
+        text, stop = golden_run(cfg, image, min(max(board.compared, 1000), 50_000))
+        problems = compare_hang(views, model, recent, stop)
+        verdict = ("DISAGREE: " + "; ".join(problems)) if problems else "the RTL and the golden model agree"
+        rtl = "\n    ".join(rtl_lines(views, image.code)) or "none resident"
+        warps = "\n    ".join(warp_report(model, last, limit=64)) or "none resident"
+        return SmHang(f"watchdog: {name}: {what} ({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} "
+                      f"retires)\n  RTL debug view (dbg_* ports):\n    {rtl}\n  warps as the RTL's retires left "
+                      f"them:\n    {warps}\n  {text}\n  {verdict}", views, problems)  # fmt: skip
 
-    last_compared, progress_at = 0, 0
+    def progress() -> tuple[int, int]:
+        """Retires and memory responses so far (answered = accepted - still pending)."""
+        return board.compared, len(gmem.transactions) - len(gmem._pending)
+
+    last_progress, progress_at = progress(), 0
     for cycle in range(budget):
         await RisingEdge(dut.clk)
-        if board.compared != last_compared:
-            last_compared, progress_at = board.compared, cycle
+        if board.compared != last_progress[0] or progress() != last_progress:
+            last_progress, progress_at = progress(), cycle
         elif cycle - progress_at >= stall:
-            raise hang(f"no retire in {stall} cycles")
+            raise await hang(f"no retire and no memory response in {stall} cycles (stopped at cycle {cycle})")
+        if max_instrs is not None and board.compared > max_instrs:
+            raise await hang(f"ran past its budget of {max_instrs} warp-instructions ({board.compared} after "
+                             f"{cycle} cycles)")  # fmt: skip
         busy_cycles += not int(dut.idle.value)
         if int(dut.blk_done.value):
             done_blocks.append(int(dut.blk_done_id.value))
@@ -222,7 +265,7 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
         if error and int(dut.err_valid.value):
             break
     else:
-        raise hang(f"did not finish in {budget} cycles")
+        raise await hang(f"did not finish in {budget} cycles")
     if error and not failures:
         await ClockCycles(dut.clk, 50)  # the pipeline is flushed: any late retire fails above
     if failures:
@@ -315,6 +358,37 @@ async def sm_kernel(dut) -> None:
     await run_kernel(dut, os.environ["SM_KERNEL"], benchenv.machine())
 
 
+# SM_HANG -> (kernel source, run_kernel's watchdog arguments, texts the report must hold)
+SM_HANGS = {
+    "spin_loop": (library.SPIN_LOOP, {"max_instrs": 2000},
+                  ["ran past its budget of 2000", "slot 0: block 0 warp 0 pc ", "INSTRUCTION_BUDGET"]),
+    "spin_at_barrier": (library.SPIN_AT_BARRIER, {"max_instrs": 3000},
+                        ["SM 0 slot 0: block 0 warp 0 pc 3 `BRA    3` ",
+                         "SM 0 slot 1: block 0 warp 1 pc 5 `EXIT` at barrier, last retired pc 4 `BAR`",
+                         "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET"]),
+    "stuck_load": (library.STUCK_LOAD, {"stall": 2000, "deaf": True},
+                   ["no retire and no memory response in 2000 cycles",
+                    "SM 0 slot 0: block 0 warp 0 pc 3 `LDG    r3, [r1]` waiting on memory, last retired pc 2"]),
+}  # fmt: skip
+
+
+@cocotb.test()
+async def sm_hang(dut) -> None:
+    """Issue 20's hangs on one SM: the watchdog ends each, and the SM's debug view names the same warps,
+    pcs and states as the golden model."""
+    source, kwargs, texts = SM_HANGS[os.environ["SM_HANG"]]
+    image = library.assemble(source, "hang.s").image
+    try:
+        await run_kernel(dut, os.environ["SM_HANG"], benchenv.machine(), image=image, **kwargs)
+    except SmHang as hang:
+        dut._log.info(str(hang))
+        assert not hang.problems, f"the SM's debug view disagrees with the golden model:\n{hang}"
+        missing = [t for t in texts if t not in str(hang)]
+        assert not missing, f"the hang report lacks {missing}:\n{hang}"
+    else:
+        raise AssertionError("the kernel was expected to hang")
+
+
 CONFIGS = SM_UNIT
 
 
@@ -324,6 +398,14 @@ def test_sm(kernel: str, cfg_name: str) -> None:
     cfg = CONFIGS[cfg_name]
     rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_KERNEL": kernel},
                testcase="sm_kernel", tag=cfg_name)  # fmt: skip
+
+
+@pytest.mark.parametrize("hang", list(SM_HANGS))
+def test_sm_hang(hang: str) -> None:
+    """A spinning warp, a spinning warp with another at a barrier, a warp waiting on a deaf memory."""
+    cfg = CONFIGS["w32l8"]
+    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_HANG": hang},
+               testcase="sm_hang", tag="w32l8")  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", list(ERROR_KERNELS))
