@@ -8,6 +8,8 @@ verification environment's sequences all draw from here:
 
 - ``KERNELS``        ``*.s``: run on the SM bench and the GPU;
 - ``GPU_KERNELS``    ``gpu/*.s`` and ``masks``: need a whole GPU (several blocks per SM, 3-D grids);
+- ``SCENARIOS``      ``scenarios/*.s``: the sequences' special launches (an error on one SM or in a late
+  warp, the hangs the watchdog must report), each built by :func:`scenario_image`;
 - ``ERROR_KERNELS``  ``errors/<KIND>.s``: each must stop with the kernel error it is named after
   (docs/isa.md section 7); each runs one 32-thread block, and the SM's error status must equal the
   KernelError the model raises stepping that warp.
@@ -148,6 +150,14 @@ def fill(name: str, rng: random.Random) -> dict:
         over |= {"grid": (2, 4, 1), "block": (8, 4, 1), "params": [0, n * n, 2 * n * n, n],
                  "data": [(0, [rng.getrandbits(16) for _ in range(2 * n * n)])]}  # fmt: skip
     return over
+
+
+SCENARIOS: dict[str, str] = {p.stem: p.read_text() for p in sorted((HERE / "scenarios").glob("*.s"))}
+
+
+def scenario_image(name: str) -> LaunchImage:
+    """The launch image of scenario ``name`` (``scenarios/<name>.s``, no input data)."""
+    return launch.build(SCENARIOS[name], name)
 
 
 def image_of(name: str, rng: random.Random) -> LaunchImage:

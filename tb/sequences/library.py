@@ -11,9 +11,8 @@ import random
 
 import pyuvm
 
-from kernels.directed import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of
+from kernels.directed import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of, scenario_image
 from tb.env.items import LaunchItem
-from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 from tb.reference.image_rules import Rule, Tag, check_words
 
@@ -35,46 +34,16 @@ def directed(rng: random.Random, names: list[str] | None = None) -> list[LaunchI
     return [LaunchItem(n, image_of(n, rng)) for n in names]
 
 
-# A kernel error raised only by the last warp of blocks on SM 1 and up (blocks go round-robin over
-# the SMs, so one of the four lands there): the error registers must report that SM's error fields
-# (warp included), not SM 0's.
-OTHER_SM_ERROR = """
-.grid 4
-.block 128
-        LDS  r1, %smid
-        BEQ  r1, ok              ; uniform in a warp: blocks on SM 0 just leave
-        LDS  r2, %warpid
-        SEQI r3, r2, 3
-        BEQ  r3, ok              ; warps 0..2 leave too
-        .illegal 0x00000017
-ok:     EXIT
-"""
-
-# A kernel error raised only by warp 3 of block 3, on any number of SMs: ERR_BLOCK and ERR_WARP are
-# not 0 (the error kernels above all fail in warp 0 of block 0).
-LATE_WARP_ERROR = """
-.grid 4
-.block 128
-        LDS  r1, %ctaid.x
-        SEQI r1, r1, 3
-        LDS  r2, %warpid
-        SEQI r2, r2, 3
-        AND  r3, r1, r2
-        BEQ  r3, ok              ; uniform in a warp
-        .illegal 0x00000017
-ok:     EXIT
-"""
-
 
 def kernel_errors(rng: random.Random, cfg: GpuConfig | None = None) -> list[LaunchItem]:
     """Each kernel error kind, each followed by an ABORT; one raised by a later warp of a later block;
     with several SMs (``cfg``) also an error that only SM 1 and up raise; then a clean launch proves
     recovery."""
     items = [LaunchItem(n, image_of(n, rng), expect_error=n) for n in ERROR_KERNELS]
-    image = assemble(LATE_WARP_ERROR, "late_warp_error.s").image
+    image = scenario_image("late_warp_error")
     items.append(LaunchItem("ILLEGAL_INSTRUCTION in warp 3 of block 3", image, expect_error="ILLEGAL_INSTRUCTION"))
     if cfg is not None and cfg.num_sms > 1:
-        image = assemble(OTHER_SM_ERROR, "other_sm_error.s").image
+        image = scenario_image("other_sm_error")
         items.append(LaunchItem("ILLEGAL_INSTRUCTION on SM 1+", image, expect_error="ILLEGAL_INSTRUCTION"))
     return [*items, LaunchItem("vecadd after errors", image_of("vecadd", rng))]
 
@@ -107,38 +76,6 @@ def launch_errors(cfg: GpuConfig, rng: random.Random) -> list[LaunchItem]:
     ]
 
 
-# Warp 0 spins forever; warp 1 waits at the barrier warp 0 never reaches (issue 20's hang).
-SPIN_AT_BARRIER = """
-.block 64
-        LDS  r1, %tid.x
-        ANDI r2, r1, 32
-        BNE  r2, wait            ; uniform in a warp: warp 1 goes to the barrier
-spin:   BRA  spin                ; warp 0 never gets there
-wait:   BAR
-        EXIT
-"""
-
-
-# One warp spins in a three-instruction loop (issue 20's infinite loop): the budget stop's pc and the
-# RTL's pc are both pcs of the loop, whichever the watchdog catches.
-SPIN_LOOP = """
-.block 32
-        LDS  r1, %tid.x
-loop:   ADDI r1, r1, 1
-        XORI r2, r1, 5
-        BRA  loop
-"""
-
-# Warp 0 loads from a memory that never answers (the item's memory is deaf); warp 1 finishes.
-STUCK_LOAD = """
-.block 64
-        LDS  r1, %tid.x
-        ANDI r2, r1, 32
-        BNE  r2, out             ; uniform in a warp: warp 1 leaves
-        LDG  r3, [r1]            ; warp 0 waits for the response forever
-        EXIT
-out:    EXIT
-"""
 
 AGREE = "the RTL and the golden model agree"
 DEAF = {"req_ready_prob": 1.0, "latency": (1, 1), "out_of_order": False, "rsp_valid_prob": 0.0}
@@ -151,9 +88,9 @@ def hangs(rng: random.Random) -> list[LaunchItem]:
     (docs/verification.md "Hang report"): a warp spinning alone (past its instruction budget, and
     past its cycle budget), a warp spinning while another waits at BAR, a warp waiting on a memory that never answers; a truncated image names the word the
     loader waits for."""
-    spin = assemble(SPIN_AT_BARRIER, "spin_at_barrier.s").image
-    loop = assemble(SPIN_LOOP, "spin_loop.s").image
-    stuck = assemble(STUCK_LOAD, "stuck_load.s").image
+    spin = scenario_image("spin_at_barrier")
+    loop = scenario_image("spin_loop")
+    stuck = scenario_image("stuck_load")
     cut = image_of("vecadd", rng).to_words()[:-4]
     return [
         LaunchItem("one warp spins in a loop", loop, max_instrs=2000, stall_cycles=2000,

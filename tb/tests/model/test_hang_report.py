@@ -3,6 +3,7 @@ spinning warp and its pc, the warps waiting at a barrier, or "the hang is the RT
 
 from __future__ import annotations
 
+from kernels.directed import SCENARIOS
 from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 from tb.reference.hang import (
@@ -19,7 +20,8 @@ from tb.reference.hang import (
     warp_report,
 )
 from tb.reference.model import Model
-from tb.sequences.library import SPIN_AT_BARRIER
+
+SPIN_AT_BARRIER = SCENARIOS["spin_at_barrier"]
 
 CFG = GpuConfig(num_warps=8)
 

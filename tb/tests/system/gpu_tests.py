@@ -23,6 +23,7 @@ import pyuvm
 from cocotb.clock import Clock
 from cocotb.triggers import First
 
+from kernels.directed import scenario_image
 from tb import benchenv
 from tb.agents.gmem_agent import GMEM_PROFILES
 from tb.agents.host_bfm import (
@@ -384,7 +385,7 @@ class FaultTest(GpuTest):
             case.outputs[0].expected[42] ^= 1
             return [LaunchItem("vecadd with a corrupted C answer", case.image, golden=case)]
         if self.expect == "HangMismatch":  # fault 7: the debug view's pc is one too high
-            spin = library.assemble(library.SPIN_AT_BARRIER, "spin_at_barrier.s").image
+            spin = scenario_image("spin_at_barrier")
             return [LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
                                expect_hang=["ran past its budget of 3000 warp-instructions"])]  # fmt: skip
         return library.directed(self.rng, [FAULT_KERNELS[self.expect]])

@@ -29,7 +29,7 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
-from kernels.directed import ERROR_KERNELS, KERNELS, image_of
+from kernels.directed import ERROR_KERNELS, KERNELS, image_of, scenario_image
 from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor
@@ -41,7 +41,6 @@ from tb.reference.machines import SM_UNIT
 from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard
-from tb.sequences import library
 
 SM_SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for p in (rtlsim.RTL / "sm").glob("simt_*.v"))
 
@@ -358,15 +357,15 @@ async def sm_kernel(dut) -> None:
     await run_kernel(dut, os.environ["SM_KERNEL"], benchenv.machine())
 
 
-# SM_HANG -> (kernel source, run_kernel's watchdog arguments, texts the report must hold)
+# SM_HANG -> (scenario (kernels/directed/scenarios), run_kernel's watchdog arguments, texts the report must hold)
 SM_HANGS = {
-    "spin_loop": (library.SPIN_LOOP, {"max_instrs": 2000},
+    "spin_loop": ("spin_loop", {"max_instrs": 2000},
                   ["ran past its budget of 2000", "slot 0: block 0 warp 0 pc ", "INSTRUCTION_BUDGET"]),
-    "spin_at_barrier": (library.SPIN_AT_BARRIER, {"max_instrs": 3000},
+    "spin_at_barrier": ("spin_at_barrier", {"max_instrs": 3000},
                         ["SM 0 slot 0: block 0 warp 0 pc 3 `BRA    3` ",
                          "SM 0 slot 1: block 0 warp 1 pc 5 `EXIT` at barrier, last retired pc 4 `BAR`",
                          "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET"]),
-    "stuck_load": (library.STUCK_LOAD, {"stall": 2000, "deaf": True},
+    "stuck_load": ("stuck_load", {"stall": 2000, "deaf": True},
                    ["no retire and no memory response in 2000 cycles",
                     "SM 0 slot 0: block 0 warp 0 pc 3 `LDG    r3, [r1]` waiting on memory, last retired pc 2"]),
 }  # fmt: skip
@@ -377,7 +376,7 @@ async def sm_hang(dut) -> None:
     """Issue 20's hangs on one SM: the watchdog ends each, and the SM's debug view names the same warps,
     pcs and states as the golden model."""
     source, kwargs, texts = SM_HANGS[os.environ["SM_HANG"]]
-    image = library.assemble(source, "hang.s").image
+    image = scenario_image(source)
     try:
         await run_kernel(dut, os.environ["SM_HANG"], benchenv.machine(), image=image, **kwargs)
     except SmHang as hang:
