@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-# simt_sm's defaults (rtl/sm/simt_sm.v): seed 000 Table 5.1's Tesla-like SM with 8 lanes.
+# simt_sm's defaults (rtl/sm/simt_sm.v): Lies 2019 (seed 000) Table 5.1's Tesla-like SM with 8 lanes.
 TOTAL_REG_ROWS = 4096  # lanes × RF_DEPTH of the 8-lane default: the constant-total-registers variant keeps it
 
 
@@ -91,9 +91,9 @@ class Config:
 
 
 def lanes_sweep(total_registers_constant: bool, lanes: tuple[int, ...] = (4, 8, 16, 32)) -> list[Config]:
-    """Lanes 4..32, banks = lanes (seed 000: the bank count grows with the processors), 16 warps.
+    """Lanes 4..32, banks = lanes (Lies 2019 (seed 000): the bank count grows with the processors), 16 warps.
 
-    ``total_registers_constant``: RF_DEPTH = 4096 / lanes, as seed 000 section 5.2 did ("we set the
+    ``total_registers_constant``: RF_DEPTH = 4096 / lanes, as Lies 2019 (seed 000) section 5.2 did ("we set the
     register address width to maintain the same total number of registers"); otherwise RF_DEPTH stays
     512 rows per lane, so the register file grows with the lanes."""
     out = []

@@ -6,7 +6,7 @@ write ports — the warp and block tables written by many lanes or events —, f
 tables such as the decoder's ROMs) is a **flip-flop array**: Yosys maps it to flip-flops and gates, so
 its area is already in the unit's logic.
 
-Cost per bit (published, seed 003 Table 9, CACTI at 90 nm): scratchpad 0.144e-3 mm² per 32-bit word
+Cost per bit (published, Ye 2009 (seed 003) Table 9, CACTI at 90 nm): scratchpad 0.144e-3 mm² per 32-bit word
 (16 KB, 16 banks, 1RW) and register file 0.352e-3 mm² per word (2R1W), i.e. 4.50 µm² and 11.0 µm² per
 bit. Scaled to the 130 nm of the logic's cells by (130/90)² (ideal area scaling — modelled, not
 measured; a real sky130 SRAM compiler would differ).
@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass
 
 from ppa.flow import MACRO_MIN_WORDS, unit_name
 
-SEED003_SMEM_MM2_PER_WORD = 0.144e-3  # seed 003 Table 9: smem_area_per_word (CACTI, 90 nm, 1RW)
-SEED003_REG_MM2_PER_WORD = 0.352e-3  # seed 003 Table 9: reg_area_per_word (CACTI, 90 nm, 2R1W)
+SEED003_SMEM_MM2_PER_WORD = 0.144e-3  # Ye 2009 (seed 003) Table 9: smem_area_per_word (CACTI, 90 nm, 1RW)
+SEED003_REG_MM2_PER_WORD = 0.352e-3  # Ye 2009 (seed 003) Table 9: reg_area_per_word (CACTI, 90 nm, 2R1W)
 SEED003_NODE_NM = 90.0
 LOGIC_NODE_NM = 130.0  # sky130
 NODE_SCALE = (LOGIC_NODE_NM / SEED003_NODE_NM) ** 2

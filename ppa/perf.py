@@ -1,4 +1,4 @@
-"""Analytical cycle model of one SM (issue 17): MWP-CWP (Hong & Kim, seed 004) with Ye's PWP and a
+"""Analytical cycle model of one SM (issue 17): MWP-CWP (Hong & Kim, Hong 2012 (seed 004)) with Ye's PWP and a
 barrier term, from the golden model's event counts and machine parameters measured once by the
 micro-benchmarks of ppa/micro.py on the RTL. Nothing here is fitted to a benchmark kernel.
 
@@ -162,7 +162,7 @@ def predict(ev: Events, m: Machine) -> Prediction:
     comp_all = (p.alu * ev.alu + p.shared * ev.shared + p.pass_ * extra_passes
                 + p.branch * ev.branch + ev.pops + p.stacked * ev.stacked + 1.0 * (ev.sync + ev.exit)
                 + p.load * ev.loads + p.store * ev.stores)  # fmt: skip
-    # Ye's PWP (seed 003, Equations 3-5): a warp-instruction holds its warp for its EX cycles c plus the
+    # Ye's PWP (Ye 2009 (seed 003), Equations 3-5): a warp-instruction holds its warp for its EX cycles c plus the
     # pipeline's other stages d = alu1 - alu (micro "alu1" vs "alu"); PWP_full = (c + d) / c warps hide
     # that; with fewer warps, N, every warp-instruction costs (c + d) / N instead of c.
     c_avg = comp_all / max(1, ev.warp_instrs)

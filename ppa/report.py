@@ -109,7 +109,7 @@ def trend_table(series: list[dict], label: str) -> list[str]:
         f"{label}:",
         "",
         "| lanes | A(2n)/A(n) total | processors/area, total | logic only | total, tables single-copy (what-if) "
-        "| seed 000 Table 5.3 | difference (total, pp) |",
+        "| Lies 2019 (seed 000) Table 5.3 | difference (total, pp) |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for t, lo, b in zip(rows_t, rows_l, rows_b):
@@ -148,7 +148,7 @@ def plot_stacked(series: list[dict], path: Path, title: str, parts: tuple[str, .
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.text(0.01, 0.01, "synthesised: Yosys 0.70, sky130_fd_sc_hd LEF areas, pre-layout, no wires; hatched: "
-             "memory macros, seed 003 Table 9 per bit × (130/90)²", fontsize=6)  # fmt: skip
+             "memory macros, Ye 2009 (seed 003) Table 9 per bit × (130/90)²", fontsize=6)  # fmt: skip
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     for ext in ("png", "svg"):
         fig.savefig(path.with_suffix(f".{ext}"), dpi=120)
@@ -156,7 +156,7 @@ def plot_stacked(series: list[dict], path: Path, title: str, parts: tuple[str, .
 
 
 def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None:
-    """Bars of the per-doubling gain for each {lanes: area} series beside seed 000 Table 5.3."""
+    """Bars of the per-doubling gain for each {lanes: area} series beside Lies 2019 (seed 000) Table 5.3."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -167,7 +167,7 @@ def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None
     labels = [f"{a}→{b}" for a, b in pairs]
     width = 0.8 / (1 + len(series_by_label))
     ax.bar([i - 0.4 + width / 2 for i in range(4)], [100 * trend.SEED000_TABLE_5_3[p][0] for p in pairs], width,
-           label="seed 000 Table 5.3 (published, 65 nm, Encounter)", color="grey")  # fmt: skip
+           label="Lies 2019 (seed 000) Table 5.3 (published, 65 nm, Encounter)", color="grey")  # fmt: skip
     for j, (label, areas) in enumerate(series_by_label.items(), start=1):
         if len(areas) < 2:
             continue
@@ -178,7 +178,7 @@ def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None
     ax.axhline(0, color="black", lw=0.6)
     ax.set_xticks(range(4), labels)
     ax.set_ylabel("increase in processors per unit area, %")
-    ax.set_title("Lane doubling: ours (synthesised + modelled memories) vs seed 000", fontsize=10)
+    ax.set_title("Lane doubling: ours (synthesised + modelled memories) vs Lies 2019 (seed 000)", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
     for ext in ("png", "svg"):
@@ -188,7 +188,7 @@ def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None
 
 def ye_table() -> list[str]:
     got = ye.figure18()
-    lines = ["| bandwidth GB/s | registers/thread | optimum PEs (ours) | seed 003 Figure 18 |", "|---:|---:|---:|---:|"]
+    lines = ["| bandwidth GB/s | registers/thread | optimum PEs (ours) | Ye 2009 (seed 003) Figure 18 |", "|---:|---:|---:|---:|"]
     for (bw, reg), n in got.items():
         lines.append(f"| {bw} | {reg} | {n} | {ye.SEED003_FIGURE18[(bw, reg)]} |")
     return lines
@@ -257,7 +257,7 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
     if sms:
         base = next((r for r in sms if r["name"] == "L8-W16-R512-B8"), sms[0])
         md += ["## Memory inventory", "", *memory_table(base), ""]
-    md += ["## Lane doubling vs seed 000 Table 5.3", "", *trend_table(const_total, "constant total registers"), "",
+    md += ["## Lane doubling vs Lies 2019 (seed 000) Table 5.3", "", *trend_table(const_total, "constant total registers"), "",
            *trend_table(const_rows, "512 rows per lane"), ""]  # fmt: skip
     if gpus:
         by_name = {r["name"]: r for r in sms}
@@ -273,7 +273,7 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
             md.append(f"| {g['name']} | {sm_name} | {g['config']['sms']} | {_fmt(top)} | {_mm2(sm_total)} "
                       f"| {_mm2(top + g['config']['sms'] * sm_total)} |")  # fmt: skip
         md.append("")
-    md += ["## Ye's equal-area model, self-test (seed 003 Table 10 parameters)", "", *ye_table(), ""]
+    md += ["## Ye's equal-area model, self-test (Ye 2009 (seed 003) Table 10 parameters)", "", *ye_table(), ""]
     if sms:
         md += ["## Ye's equal-area model with our areas (modelled)", "", *ye_ours_table(base), ""]
     ice = [(r["name"], r["ice40"]) for r in sms if "ice40" in r]

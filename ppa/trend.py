@@ -1,6 +1,6 @@
-"""Lane-doubling trends of the synthesised SMs beside seed 000 Table 5.3.
+"""Lane-doubling trends of the synthesised SMs beside Lies 2019 (seed 000) Table 5.3.
 
-Seed 000 Table 5.3 gives, per doubling of the streaming processors (lanes) of a multiprocessor, the
+Lies 2019 (seed 000) Table 5.3 gives, per doubling of the streaming processors (lanes) of a multiprocessor, the
 "increase in processors per unit area": with A(n) the area of an SM of n lanes, processors per area is
 n / A(n), so the increase for n -> 2n is 2·A(n)/A(2n) − 1 (+83 % means A(8) = 1.093·A(4)).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-# seed 000 Table 5.3: (from lanes, to lanes) -> (processors per unit area, total power per processor)
+# Lies 2019 (seed 000) Table 5.3: (from lanes, to lanes) -> (processors per unit area, total power per processor)
 SEED000_TABLE_5_3: dict[tuple[int, int], tuple[float, float]] = {
     (4, 8): (0.83, -0.49),
     (8, 16): (0.81, -0.47),
@@ -31,7 +31,7 @@ def area_ratio_from_gain(gain: float) -> float:
 
 
 def doubling_table(areas: Mapping[int, float]) -> list[dict[str, float | int | None]]:
-    """Rows (n, 2n, our gain, seed 000 gain, difference in percentage points) for consecutive lane counts."""
+    """Rows (n, 2n, our gain, Lies 2019 (seed 000) gain, difference in percentage points) for consecutive lane counts."""
     rows: list[dict[str, float | int | None]] = []
     lanes = sorted(areas)
     for a, b in zip(lanes, lanes[1:]):

@@ -1,4 +1,4 @@
-"""Ye's equal-area model (seed 003 section 5.2, Equations 34–41, parameters of Tables 9 and 10).
+"""Ye's equal-area model (Ye 2009 (seed 003) section 5.2, Equations 34–41, parameters of Tables 9 and 10).
 
 A fixed silicon budget is split between SMs (a fixed area each), registers (per thread) and the
 scratchpad (what is left); the utilisation of the processing elements (PEs) follows Guz's model with the
@@ -8,7 +8,7 @@ bandwidth. For matrix multiplication the memory-to-compute ratio falls with the 
 
 Self-test: with the 8800GTX-like parameters of Table 10 the optima are 160 / 160 / 176 / 176 / 192 / 184
 PEs for (bandwidth GB/s, registers per thread) = (104, 30), (32, 30), (104, 20), (32, 20), (104, 10),
-(32, 10) (seed 003 Figure 18 (a)–(f)); tb/tests/model/test_ppa_ye.py checks them.
+(32, 10) (Ye 2009 (seed 003) Figure 18 (a)–(f)); tb/tests/model/test_ppa_ye.py checks them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class YeParams:
-    """Seed 003 Table 10 (areas in mm², from Table 9)."""
+    """Ye 2009 (seed 003) Table 10 (areas in mm², from Table 9)."""
 
     total_area_mm2: float = 118.88
     fixed_area_per_sm_mm2: float = 3.99
@@ -82,6 +82,6 @@ SEED003_FIGURE18 = {(104, 30): 160, (32, 30): 160, (104, 20): 176, (32, 20): 176
 
 
 def figure18(p: YeParams | None = None) -> dict[tuple[int, int], int]:
-    """Optimum N_PE for each (bandwidth, regs per thread) panel of seed 003 Figure 18."""
+    """Optimum N_PE for each (bandwidth, regs per thread) panel of Ye 2009 (seed 003) Figure 18."""
     base = p or YeParams()
     return {k: optimum(replace(base, bandwidth_gbs=k[0], regs_per_thread=k[1])).n_pe for k in SEED003_FIGURE18}

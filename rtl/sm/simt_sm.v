@@ -8,7 +8,7 @@
 //
 // Different warps occupy different stages in the same cycle and the rows of consecutive instructions
 // follow each other through the lanes; a warp is never in the pipeline twice, so there is no
-// forwarding and no hazard logic (seed 000 section 4.2.1). A global access leaves the pipeline: the
+// forwarding and no hazard logic (Lies 2019, seed 000, section 4.2.1). A global access leaves the pipeline: the
 // warp waits in state MEM while other warps run, and re-enters once to write its loads and retire.
 // Test-only faults 1, 5, 6 and 7 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks").
 module simt_sm #(

@@ -32,7 +32,7 @@ from tb.reference.machines import bench as bench_config  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
 REPORT_SIZE = 256
-# FlexGrip (seed 001, Table 4): cycles at 8, 16 and 32 cores (lanes), one SM, size 256 (256x256).
+# FlexGrip (Merchant 2013 (seed 001), Table 4): cycles at 8, 16 and 32 cores (lanes), one SM, size 256 (256x256).
 FLEXGRIP = {
     "autocor": (2641050, 1832976, 1441858),
     "bitonic": (952327, 607695, 476820),
@@ -106,7 +106,7 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
         "/ 32; *lane util.* = thread-instructions / (cycles × NUM_LANES); *passes* = shared-memory passes "
         "(bank conflicts replayed); *txns* = global-memory transactions.",
         "",
-        f"## Size {REPORT_SIZE}: cycles against FlexGrip (seed 001, Table 4)",
+        f"## Size {REPORT_SIZE}: cycles against FlexGrip (Merchant 2013 (seed 001), Table 4)",
         "",
         "| kernel | lanes | cycles | FlexGrip cycles | FlexGrip / ours | warp-instr | cycles / warp-instr | idle | SIMT eff. "
         "| lane util. | passes | txns |",

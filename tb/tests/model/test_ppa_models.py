@@ -64,7 +64,7 @@ def _arr(**kw: int) -> memory.Array:
     return memory.Array(**base)  # type: ignore[arg-type]
 
 
-def test_memory_per_bit_constants_from_seed003_table9() -> None:
+def test_memory_per_bit_constants_from_ye2009_table9() -> None:
     # 0.144e-3 mm² per 32-bit word = 4.5 µm²/bit at 90 nm; 0.352e-3 = 11 µm²/bit; × (130/90)².
     assert memory.UM2_PER_BIT_1RW == pytest.approx(4.5 * (130 / 90) ** 2)
     assert memory.UM2_PER_BIT_2R1W == pytest.approx(11.0 * (130 / 90) ** 2)
