@@ -40,10 +40,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--shard", default=os.environ.get("SIMT_SHARD", ""), metavar="I/N",
+        "--shard",
+        default=os.environ.get("SIMT_SHARD", ""),
+        metavar="I/N",
         help="run only shard I of N (1-based; also SIMT_SHARD=I/N): every Nth collected test, so N machines "
-             "share a regression (e.g. the system tests' random-seed batches) without overlap",
-    )  # fmt: skip
+        "share a regression (e.g. the system tests' random-seed batches) without overlap",
+    )
 
 
 def parse_shard(text: str) -> tuple[int, int] | None:

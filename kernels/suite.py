@@ -100,8 +100,10 @@ class Case:
             got = mem[out.base : out.base + len(out.expected)]
             compared += len(out.expected)
             for i in np.flatnonzero(got != out.expected)[: max(0, limit - len(diffs))]:
-                diffs.append(f"{out.name}[{i}] (global {out.base + i}): C 0x{int(out.expected[i]):08x}, "
-                             f"GPU 0x{int(got[i]):08x}")  # fmt: skip
+                diffs.append(
+                    f"{out.name}[{i}] (global {out.base + i}): C 0x{int(out.expected[i]):08x}, "
+                    f"GPU 0x{int(got[i]):08x}"
+                )
             if len(diffs) < limit and len(got) < len(out.expected):
                 diffs.append(f"{out.name}: only {len(got)} of {len(out.expected)} words fit global memory")
         return compared, diffs
@@ -138,21 +140,29 @@ def golden_binary(name: str) -> Path:
     """Compile kernels/<name>/golden.c with gcc once per source version (safe under pytest -n)."""
     src = KERNELS / name / "golden.c"
     header = KERNELS / "golden_io.h"
-    digest = hashlib.sha1(src.read_bytes() + header.read_bytes() + " ".join(GCC_FLAGS).encode()).hexdigest()[:12]
+    digest = hashlib.sha1(src.read_bytes() + header.read_bytes() + " ".join(GCC_FLAGS).encode()).hexdigest()[
+        :12
+    ]
     exe = BUILD / name / f"golden-{digest}"
     if exe.exists():
         return exe
     gcc = shutil.which("gcc")
     if gcc is None:
-        raise SuiteError("gcc not found: the C reference programs are compiled at test time; "
-                         "install it (Debian: sudo apt-get install gcc)")  # fmt: skip
+        raise SuiteError(
+            "gcc not found: the C reference programs are compiled at test time; "
+            "install it (Debian: sudo apt-get install gcc)"
+        )
     exe.parent.mkdir(parents=True, exist_ok=True)
     with open(exe.parent / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not exe.exists():
             tmp = exe.with_suffix(".tmp")
-            proc = subprocess.run([gcc, *GCC_FLAGS, f"-I{KERNELS}", "-o", str(tmp), str(src)],
-                                  capture_output=True, text=True, check=False)  # fmt: skip
+            proc = subprocess.run(
+                [gcc, *GCC_FLAGS, f"-I{KERNELS}", "-o", str(tmp), str(src)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if proc.returncode != 0:
                 raise SuiteError(f"gcc failed on kernels/{name}/golden.c:\n{proc.stderr.strip()}")
             tmp.rename(exe)
@@ -169,8 +179,10 @@ def run_golden(name: str, setup: Setup) -> list[np.ndarray]:
     want = sum(n for _, n in setup.outputs)
     words = np.frombuffer(proc.stdout, dtype="<u4").astype(np.uint32)
     if len(proc.stdout) != 4 * want:
-        raise SuiteError(f"kernels/{name}/golden.c wrote {len(proc.stdout)} bytes; the outputs "
-                         f"{setup.outputs} are {4 * want}")  # fmt: skip
+        raise SuiteError(
+            f"kernels/{name}/golden.c wrote {len(proc.stdout)} bytes; the outputs "
+            f"{setup.outputs} are {4 * want}"
+        )
     out, at = [], 0
     for _, n in setup.outputs:
         out.append(words[at : at + n])
@@ -197,19 +209,34 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
         bases[arr_name] = at
         at += _aligned(max(length, 1))
     if at > cfg.global_words:
-        raise SuiteError(f"{name}/{size}: the arrays need {at} words of global memory; the configuration "
-                         f"has {cfg.global_words} (global_words): use a smaller size or a bigger memory")  # fmt: skip
+        raise SuiteError(
+            f"{name}/{size}: the arrays need {at} words of global memory; the configuration "
+            f"has {cfg.global_words} (global_words): use a smaller size or a bigger memory"
+        )
     values = {**bases, **setup.params}  # arrays the kernel does not name are allowed (golden-only)
     if set(setup.params) - set(prog.param_names):
-        raise SuiteError(f"kernels/{name}/gen.py sets {sorted(set(setup.params) - set(prog.param_names))}, "
-                         f"which kernel.s does not declare with .param")  # fmt: skip
+        raise SuiteError(
+            f"kernels/{name}/gen.py sets {sorted(set(setup.params) - set(prog.param_names))}, "
+            f"which kernel.s does not declare with .param"
+        )
     missing = set(prog.param_names) - set(values)
     if missing:
-        raise SuiteError(f"kernels/{name}/kernel.s declares .param {sorted(missing)}; gen.py sets no value "
-                         f"and no array has that name")  # fmt: skip
+        raise SuiteError(
+            f"kernels/{name}/kernel.s declares .param {sorted(missing)}; gen.py sets no value "
+            f"and no array has that name"
+        )
     data = [(bases[n], [int(x) for x in np.asarray(a, dtype=np.uint32)]) for n, a in setup.inputs if len(a)]
-    image = launch.build(prog, name, grid=setup.grid, block=setup.block, shared_words=setup.shared_words,
-                         params={p: values[p] for p in prog.param_names}, data=data, cfg=cfg, size=size)  # fmt: skip
+    image = launch.build(
+        prog,
+        name,
+        grid=setup.grid,
+        block=setup.block,
+        shared_words=setup.shared_words,
+        params={p: values[p] for p in prog.param_names},
+        data=data,
+        cfg=cfg,
+        size=size,
+    )
     expected = run_golden(name, setup)
     outputs = [Output(n, bases[n], e) for (n, _), e in zip(setup.outputs, expected, strict=True)]
     return Case(name, size, seed, image, outputs, setup)
@@ -223,7 +250,9 @@ def run_on_model(case: Case, cfg: GpuConfig) -> tuple[np.ndarray, dict[str, int]
     return result.gmem, result.counters.as_dict()
 
 
-def run_on_rtl(name: str, sizes: list[int], seed: int | None, cfg: GpuConfig, tag: str, sim: str) -> list[dict]:
+def run_on_rtl(
+    name: str, sizes: list[int], seed: int | None, cfg: GpuConfig, tag: str, sim: str
+) -> list[dict]:
     """Run cases on the GPU RTL (the system bench, every scoreboard on, outputs against C); return each
     case's record: ``cycles`` (the launch's, its busiest SM's), ``cycles_per_sm`` and the counters."""
     import json
@@ -243,15 +272,24 @@ def run_on_rtl(name: str, sizes: list[int], seed: int | None, cfg: GpuConfig, ta
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kernels.suite", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap = argparse.ArgumentParser(
+        prog="python -m kernels.suite",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("kernel", nargs="?", help="kernel folder name (omit to list them)")
     ap.add_argument("--size", type=int, action="append", help="size (repeatable; default: every size)")
     ap.add_argument("--seed", type=int, help="inputs seed (default: 1 on the model; a new one per RTL run)")
     ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the bench machine (default 8)")
-    ap.add_argument("--machine", help="a named machine of tb/reference/machines.py instead, e.g. system/sm2-l8")
-    ap.add_argument("--rtl", metavar="SIM", choices=["icarus", "verilator"],
-                    help="run on the GPU RTL with this simulator and print its cycles (default: the model)")  # fmt: skip
+    ap.add_argument(
+        "--machine", help="a named machine of tb/reference/machines.py instead, e.g. system/sm2-l8"
+    )
+    ap.add_argument(
+        "--rtl",
+        metavar="SIM",
+        choices=["icarus", "verilator"],
+        help="run on the GPU RTL with this simulator and print its cycles (default: the model)",
+    )
     args = ap.parse_args(argv)
     if args.kernel is None:
         for n in names():
@@ -270,9 +308,11 @@ def main(argv: list[str] | None = None) -> int:
     sizes_run = args.size or sizes(args.kernel)
     if args.rtl:
         for r in run_on_rtl(args.kernel, sizes_run, args.seed, cfg, tag, args.rtl):
-            print(f"{r['kernel']}/{r['size']} on {tag} ({args.rtl}, inputs seed {r['seed']}): {r['cycles']} cycles "
-                  f"(per SM {r['cycles_per_sm']}), {r['warp_instrs']} warp-instructions, "
-                  f"{r['cycles'] / max(r['warp_instrs'], 1):.2f} cycles each; outputs match C")  # fmt: skip
+            print(
+                f"{r['kernel']}/{r['size']} on {tag} ({args.rtl}, inputs seed {r['seed']}): {r['cycles']} cycles "
+                f"(per SM {r['cycles_per_sm']}), {r['warp_instrs']} warp-instructions, "
+                f"{r['cycles'] / max(r['warp_instrs'], 1):.2f} cycles each; outputs match C"
+            )
         return 0
     status = 0
     for size in sizes_run:

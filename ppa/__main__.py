@@ -20,10 +20,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ppa", description=__doc__.splitlines()[0])
     parser.add_argument("action", nargs="?", default="sweep", choices=["sweep", "report"])
     parser.add_argument("--sweep", default="full", choices=SWEEPS)
-    parser.add_argument("--ice40", default="L8-W16-R512-B8",
-                        help="comma-separated SM names that also get synth_ice40 ('' for none)")
-    parser.add_argument("--depth", default="L8-W16-R512-B8",
-                        help="comma-separated SM names whose units get a logic-depth run ('' for none)")
+    parser.add_argument(
+        "--ice40",
+        default="L8-W16-R512-B8",
+        help="comma-separated SM names that also get synth_ice40 ('' for none)",
+    )
+    parser.add_argument(
+        "--depth",
+        default="L8-W16-R512-B8",
+        help="comma-separated SM names whose units get a logic-depth run ('' for none)",
+    )
     parser.add_argument("--force", action="store_true", help="ignore the cache")
     parser.add_argument("--docs", action="store_true", help="also copy the figures and report to docs/ppa/")
     parser.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
@@ -45,7 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for cfg in sm_cfgs:
             t = time.monotonic()
             r = synth.synth_sm(y, cfg, ice40=cfg.name in ice, force=args.force, cached_only=cached)
-            print(f"  SM {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
+            print(
+                f"  SM {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}",
+                flush=True,
+            )
             if r is not None:
                 d = synth.unit_depths(y, cfg, force=args.force, cached_only=cached or cfg.name not in depth)
                 r["depths"] = d or {}
@@ -53,7 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for cfg in gpu_cfgs:
             t = time.monotonic()
             r = synth.synth_gpu(y, cfg, force=args.force, cached_only=cached)
-            print(f"  GPU {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}", flush=True)
+            print(
+                f"  GPU {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}",
+                flush=True,
+            )
             if r is not None:
                 gpus.append(r)
     except YosysError as err:

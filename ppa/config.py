@@ -43,15 +43,17 @@ class Config:
         if not 1 <= self.sms <= 16:
             problems.append(f"sms={self.sms} (1..16)")
         if problems:
-            raise ValueError("invalid PPA configuration: " + "; ".join(problems) +
-                             " — see the parameter ranges in rtl/sm/simt_sm.v")  # fmt: skip
+            raise ValueError(
+                "invalid PPA configuration: "
+                + "; ".join(problems)
+                + " — see the parameter ranges in rtl/sm/simt_sm.v"
+            )
 
     @property
     def name(self) -> str:
         """Short label, e.g. ``L8-W16-R512-B8`` (SM) or ``L8-W16-R512-B8-S4`` (GPU)."""
         base = f"L{self.lanes}-W{self.warps}-R{self.rf_depth}-B{self.banks}"
-        extra = [f"{k}{v}" for k, v, d in (("BL", self.blocks, 4), ("SH", self.shared_words, 1024))
-                 if v != d]  # fmt: skip
+        extra = [f"{k}{v}" for k, v, d in (("BL", self.blocks, 4), ("SH", self.shared_words, 1024)) if v != d]
         return "-".join([base, *extra]) + (f"-S{self.sms}" if self.sms > 1 else "")
 
     @property

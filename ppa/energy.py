@@ -61,7 +61,9 @@ def nnls(a: np.ndarray, b: np.ndarray, max_iter: int | None = None, tol: float |
     return x
 
 
-def toggle_energy(toggles: Mapping[str, int], weight: Mapping[str, float], default: float | None = None) -> float:
+def toggle_energy(
+    toggles: Mapping[str, int], weight: Mapping[str, float], default: float | None = None
+) -> float:
     """Σ toggles(net) · weight(net): the area-weighted toggle proxy of one run (µm²·toggles).
 
     *weight* is the cell area a net drives; a net without a weight raises unless *default* is given,
@@ -122,15 +124,19 @@ def fit(samples: Sequence[Sample], events: Sequence[str]) -> EventFit:
     if len(set(events)) != len(events):
         raise FitError(f"duplicate events in {events}")
     if len(samples) < len(events):
-        raise FitError(f"{len(samples)} kernels cannot determine {len(events)} event energies: add micro-kernels")
+        raise FitError(
+            f"{len(samples)} kernels cannot determine {len(events)} event energies: add micro-kernels"
+        )
     a, b = _matrix(samples, events)
     idle = [e for j, e in enumerate(events) if not a[:, j].any()]
     if idle:
         raise FitError(f"no training kernel exercises {idle}: add a micro-kernel that stresses each")
     rank = np.linalg.matrix_rank(a / np.maximum(a.max(axis=0), 1e-300))
     if rank < len(events):
-        raise FitError(f"the event counts are linearly dependent (rank {rank} < {len(events)} events): "
-                       "some events always occur together in these kernels; add a kernel that separates them")  # fmt: skip
+        raise FitError(
+            f"the event counts are linearly dependent (rank {rank} < {len(events)} events): "
+            "some events always occur together in these kernels; add a kernel that separates them"
+        )
     x = nnls(a, b)
     resid = float(np.sqrt(np.mean((a @ x - b) ** 2)))
     return EventFit(events, dict(zip(events, (float(v) for v in x))), resid)
@@ -151,7 +157,9 @@ def validate(model: EventFit, held_out: Sequence[Sample]) -> Validation:
     errs: dict[str, float] = {}
     for s in held_out:
         if s.energy <= 0:
-            raise FitError(f"held-out kernel {s.kernel} has reference energy {s.energy}: cannot take a relative error")
+            raise FitError(
+                f"held-out kernel {s.kernel} has reference energy {s.energy}: cannot take a relative error"
+            )
         errs[s.kernel] = (model.predict(s.counts) - s.energy) / s.energy
     absd = [max(abs(e), 1e-12) for e in errs.values()]
     geo = math.exp(sum(math.log(v) for v in absd) / len(absd))

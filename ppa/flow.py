@@ -52,37 +52,49 @@ def _elaborate(top: str, params: dict[str, int]) -> str:
     `modules_.count(module->name) == 0' failed in kernel/rtlil_bufnorm.cc" when it re-derives simt_sm;
     ``chparam`` before ``hierarchy`` and a ``rename -top`` back to the plain name do the same job."""
     sets = " ".join(f"-set {k} {v}" for k, v in params.items())
-    return "\n".join([f"chparam {sets} {top}" if params else "", f"hierarchy -top {top}", f"rename -top {top}"]).lstrip()
+    return "\n".join(
+        [f"chparam {sets} {top}" if params else "", f"hierarchy -top {top}", f"rename -top {top}"]
+    ).lstrip()
 
 
 def coarse_script(params: dict[str, int], top: str = "simt_sm") -> str:
-    return "\n".join([
-        _read(SM_FILES),
-        _elaborate(top, params),
-        f"synth -top {top} -run begin:fine",
-        "write_rtlil coarse.il",
-        "write_json coarse.json",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                _read(SM_FILES),
+                _elaborate(top, params),
+                f"synth -top {top} -run begin:fine",
+                "write_rtlil coarse.il",
+                "write_json coarse.json",
+            ]
+        )
+        + "\n"
+    )
 
 
 def map_script(liberty: Path) -> str:
-    return "\n".join([
-        "read_rtlil coarse.il",
-        f"read_liberty -lib {liberty}",
-        f"select -set flopmem {FLOP_ARRAYS}",
-        "tee -q -o flop_arrays.txt select -list @flopmem",
-        "opt -fast -full",
-        "memory_map @flopmem",
-        "opt -full",
-        "techmap",
-        "opt -fast",
-        "tee -q -o generic.json stat -json",
-        f"abc -liberty {liberty}",
-        "opt_clean",
-        f"dfflibmap -liberty {liberty}",
-        "opt_clean",
-        f"tee -q -o cells.json stat -liberty {liberty} -json",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                "read_rtlil coarse.il",
+                f"read_liberty -lib {liberty}",
+                f"select -set flopmem {FLOP_ARRAYS}",
+                "tee -q -o flop_arrays.txt select -list @flopmem",
+                "opt -fast -full",
+                "memory_map @flopmem",
+                "opt -full",
+                "techmap",
+                "opt -fast",
+                "tee -q -o generic.json stat -json",
+                f"abc -liberty {liberty}",
+                "opt_clean",
+                f"dfflibmap -liberty {liberty}",
+                "opt_clean",
+                f"tee -q -o cells.json stat -liberty {liberty} -json",
+            ]
+        )
+        + "\n"
+    )
 
 
 def unit_params(sm: dict[str, int]) -> dict[str, dict[str, int]]:
@@ -92,33 +104,49 @@ def unit_params(sm: dict[str, int]) -> dict[str, dict[str, int]]:
         "simt_alu": {},
         "simt_decode": {},
         "simt_regfile": {"NUM_LANES": sm["NUM_LANES"], "RF_DEPTH": sm["RF_DEPTH"]},
-        "simt_shared_lsu": {"NUM_LANES": sm["NUM_LANES"], "NUM_BANKS": sm["NUM_BANKS"],
-                            "SHARED_WORDS": sm["SHARED_WORDS"]},
-        "simt_gmem_unit": {"WARP_SIZE": sm["WARP_SIZE"], "NUM_WARPS": sm["NUM_WARPS"], "SEG_WORDS": sm["SEG_WORDS"]},
+        "simt_shared_lsu": {
+            "NUM_LANES": sm["NUM_LANES"],
+            "NUM_BANKS": sm["NUM_BANKS"],
+            "SHARED_WORDS": sm["SHARED_WORDS"],
+        },
+        "simt_gmem_unit": {
+            "WARP_SIZE": sm["WARP_SIZE"],
+            "NUM_WARPS": sm["NUM_WARPS"],
+            "SEG_WORDS": sm["SEG_WORDS"],
+        },
         "simt_coalescer": {"WARP_SIZE": sm["WARP_SIZE"], "SEG_WORDS": sm["SEG_WORDS"]},
-        "simt_div_stack": {"WARP_SIZE": sm["WARP_SIZE"], "NUM_WARPS": sm["NUM_WARPS"],
-                           "STACK_DEPTH": sm["STACK_DEPTH"], "PC_W": 17},
+        "simt_div_stack": {
+            "WARP_SIZE": sm["WARP_SIZE"],
+            "NUM_WARPS": sm["NUM_WARPS"],
+            "STACK_DEPTH": sm["STACK_DEPTH"],
+            "PC_W": 17,
+        },
         "simt_warp_sched": {"NUM_WARPS": sm["NUM_WARPS"]},
         "simt_barrier": {"NUM_BLOCKS": sm["NUM_BLOCKS"], "NUM_WARPS": sm["NUM_WARPS"]},
         "simt_perf": {"WARP_SIZE": sm["WARP_SIZE"], "DEPTH_W": depth_w, "NUM_BLOCKS": sm["NUM_BLOCKS"]},
-    }  # fmt: skip
+    }
 
 
 def depth_script(top: str, params: dict[str, int]) -> str:
-    return "\n".join([
-        _read(SM_FILES),
-        _elaborate(top, params),
-        f"synth -top {top} -flatten -run begin:fine",
-        f"select -set flopmem {FLOP_ARRAYS}",
-        "opt -fast -full",
-        "memory_map @flopmem",
-        "opt -full",
-        "techmap",
-        "opt -fast",
-        "abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX",
-        "opt_clean",
-        "tee -q -o ltp.txt ltp -noff",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                _read(SM_FILES),
+                _elaborate(top, params),
+                f"synth -top {top} -flatten -run begin:fine",
+                f"select -set flopmem {FLOP_ARRAYS}",
+                "opt -fast -full",
+                "memory_map @flopmem",
+                "opt -full",
+                "techmap",
+                "opt -fast",
+                "abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX",
+                "opt_clean",
+                "tee -q -o ltp.txt ltp -noff",
+            ]
+        )
+        + "\n"
+    )
 
 
 _LTP = re.compile(r"Longest topological path in (\S+) \(length=(-?\d+)\)")
@@ -130,34 +158,44 @@ def parse_ltp(text: str) -> dict[str, int]:
 
 
 def ice40_script(params: dict[str, int], top: str = "simt_sm") -> str:
-    return "\n".join([
-        _read(SM_FILES),
-        _elaborate(top, params),
-        f"synth_ice40 -top {top}",
-        "tee -q -o ice40.json stat -json",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                _read(SM_FILES),
+                _elaborate(top, params),
+                f"synth_ice40 -top {top}",
+                "tee -q -o ice40.json stat -json",
+            ]
+        )
+        + "\n"
+    )
 
 
 def gpu_script(params: dict[str, int], liberty: Path) -> str:
-    return "\n".join([
-        _read(TOP_FILES, lib=[RTL / "sm" / "simt_sm.v"]),
-        f"read_liberty -lib {liberty}",
-        _elaborate("simt_gpu", params),
-        "synth -top simt_gpu -run begin:fine",
-        "write_json coarse.json",
-        f"select -set flopmem {FLOP_ARRAYS}",
-        "opt -fast -full",
-        "memory_map @flopmem",
-        "opt -full",
-        "techmap",
-        "opt -fast",
-        "tee -q -o generic.json stat -json",
-        f"abc -liberty {liberty}",
-        "opt_clean",
-        f"dfflibmap -liberty {liberty}",
-        "opt_clean",
-        f"tee -q -o cells.json stat -liberty {liberty} -json",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                _read(TOP_FILES, lib=[RTL / "sm" / "simt_sm.v"]),
+                f"read_liberty -lib {liberty}",
+                _elaborate("simt_gpu", params),
+                "synth -top simt_gpu -run begin:fine",
+                "write_json coarse.json",
+                f"select -set flopmem {FLOP_ARRAYS}",
+                "opt -fast -full",
+                "memory_map @flopmem",
+                "opt -full",
+                "techmap",
+                "opt -fast",
+                "tee -q -o generic.json stat -json",
+                f"abc -liberty {liberty}",
+                "opt_clean",
+                f"dfflibmap -liberty {liberty}",
+                "opt_clean",
+                f"tee -q -o cells.json stat -liberty {liberty} -json",
+            ]
+        )
+        + "\n"
+    )
 
 
 # --------------------------------------------------------------------------- parsing
@@ -228,4 +266,6 @@ def load_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as err:
-        raise ValueError(f"cannot read Yosys output {path}: {err}; delete its folder and rerun `make ppa`") from err
+        raise ValueError(
+            f"cannot read Yosys output {path}: {err}; delete its folder and rerun `make ppa`"
+        ) from err

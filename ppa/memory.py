@@ -90,16 +90,18 @@ def inventory(design: dict, mult: dict[str, int] | None = None) -> list[Array]:
             p = cell["parameters"]
             rd = _int(p["RD_PORTS"])
             clk_en = _int(p.get("RD_CLK_ENABLE", 0))
-            out.append(Array(
-                unit=unit_name(mod_name),
-                name=str(p.get("MEMID", "?")).lstrip("\\"),
-                words=_int(p["SIZE"]),
-                width=_int(p["WIDTH"]),
-                read_ports=rd,
-                write_ports=_int(p["WR_PORTS"]),
-                sync_read_ports=bin(clk_en).count("1"),
-                instances=(mult or {}).get(mod_name, 1),
-            ))  # fmt: skip
+            out.append(
+                Array(
+                    unit=unit_name(mod_name),
+                    name=str(p.get("MEMID", "?")).lstrip("\\"),
+                    words=_int(p["SIZE"]),
+                    width=_int(p["WIDTH"]),
+                    read_ports=rd,
+                    write_ports=_int(p["WR_PORTS"]),
+                    sync_read_ports=bin(clk_en).count("1"),
+                    instances=(mult or {}).get(mod_name, 1),
+                )
+            )
     return sorted(out, key=lambda a: (a.unit, -a.bits, a.name))
 
 

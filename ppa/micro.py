@@ -125,7 +125,10 @@ def image(name: str, n: int, cfg: GpuConfig):
         img.data = [(GBASE + 32 * 32, [GBASE + 32 * 32 + t for t in range(32)])]
     else:  # the words the loads read hold random data (toggle activity like a real kernel's)
         rng = random.Random(name)
-        img.data = [(GBASE, [rng.getrandbits(32) for _ in range(2048)]), (GBASE + 65536, [rng.getrandbits(32) for _ in range(8192)])]
+        img.data = [
+            (GBASE, [rng.getrandbits(32) for _ in range(2048)]),
+            (GBASE + 65536, [rng.getrandbits(32) for _ in range(8192)]),
+        ]
     return img
 
 
@@ -175,8 +178,12 @@ def measure(lanes: int, warps: int = 16) -> dict:
     shared = per("shared")
     # the conflicting load: its extra cost over a conflict-free one, per extra pass
     s2lo, s2hi = runs[f"shared2@{N_LO}"], runs[f"shared2@{N_HI}"]
-    extra_passes = (s2hi["shared_passes"] - s2lo["shared_passes"]) - (s2hi["shared_accesses"] - s2lo["shared_accesses"]) * cfg.warp_rows
-    pass_cost = ((s2hi["cycles"] - s2lo["cycles"]) - shared * (s2hi["warp_instrs"] - s2lo["warp_instrs"])) / extra_passes
+    extra_passes = (s2hi["shared_passes"] - s2lo["shared_passes"]) - (
+        s2hi["shared_accesses"] - s2lo["shared_accesses"]
+    ) * cfg.warp_rows
+    pass_cost = (
+        (s2hi["cycles"] - s2lo["cycles"]) - shared * (s2hi["warp_instrs"] - s2lo["warp_instrs"])
+    ) / extra_passes
     e = {k: v["cycles"] for k, v in runs.items() if k.startswith("empty")}
     params = {
         "alu": per("alu"),
@@ -195,8 +202,15 @@ def measure(lanes: int, warps: int = 16) -> dict:
         "launch_block": (e["empty@32x8"] - e["empty@32x1"]) / 7,
         "launch_fixed": e["empty@32x1"],
     }
-    return {"config": config_name(cfg), "lanes": lanes, "rows": cfg.warp_rows, "latency": LATENCY, "params": params,
-            "runs": runs, "seconds": sum(r.get("seconds", 0.0) for r in runs.values())}
+    return {
+        "config": config_name(cfg),
+        "lanes": lanes,
+        "rows": cfg.warp_rows,
+        "latency": LATENCY,
+        "params": params,
+        "runs": runs,
+        "seconds": sum(r.get("seconds", 0.0) for r in runs.values()),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,7 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     for n in map(int, args.lanes.split(",")):
         m = measure(n)
-        print(f"{m['config']} (ROWS {m['rows']}): " + ", ".join(f"{k} {v:.3f}" for k, v in m["params"].items()), flush=True)
+        print(
+            f"{m['config']} (ROWS {m['rows']}): " + ", ".join(f"{k} {v:.3f}" for k, v in m["params"].items()),
+            flush=True,
+        )
     return 0
 
 

@@ -108,10 +108,23 @@ class Params:
 
     @classmethod
     def from_micro(cls, p: dict) -> Params:
-        return cls(alu=p["alu"], alu1=p["alu1"], shared=p["shared"], pass_=p["pass"], branch=p["branch"],
-                   stacked=p["stacked"], bar=p["bar"], gmem_lat=p["gmem_lat"], load=p["gmem_acc"],
-                   store=p["gstore"], store_lat=p["gstore_lat"], txn=p["gmem_txn"], launch_fixed=p["launch_fixed"],
-                   launch_block=p["launch_block"], launch_thread=p["launch_thread"])  # fmt: skip
+        return cls(
+            alu=p["alu"],
+            alu1=p["alu1"],
+            shared=p["shared"],
+            pass_=p["pass"],
+            branch=p["branch"],
+            stacked=p["stacked"],
+            bar=p["bar"],
+            gmem_lat=p["gmem_lat"],
+            load=p["gmem_acc"],
+            store=p["gstore"],
+            store_lat=p["gstore_lat"],
+            txn=p["gmem_txn"],
+            launch_fixed=p["launch_fixed"],
+            launch_block=p["launch_block"],
+            launch_thread=p["launch_thread"],
+        )
 
 
 @dataclass(frozen=True)
@@ -150,8 +163,15 @@ def predict(ev: Events, m: Machine) -> Prediction:
     # resident blocks (docs/sm.md cfg_slots): block slots, warp slots, register rows, shared words
     stride = -(-ev.shared_words // m.lanes) * m.lanes
     rows_per_block = ev.warps_per_block * ev.regs * m.rows
-    blocks_per_sm = max(1, min(m.num_blocks, m.num_warps // ev.warps_per_block, m.rf_depth // rows_per_block,
-                               m.shared_words // stride if stride else m.num_blocks))  # fmt: skip
+    blocks_per_sm = max(
+        1,
+        min(
+            m.num_blocks,
+            m.num_warps // ev.warps_per_block,
+            m.rf_depth // rows_per_block,
+            m.shared_words // stride if stride else m.num_blocks,
+        ),
+    )
     sm_blocks = math.ceil(ev.blocks / m.num_sms)  # blocks the busiest SM runs
     waves = math.ceil(sm_blocks / blocks_per_sm)
     active_blocks = min(blocks_per_sm, sm_blocks)
@@ -217,7 +237,9 @@ def predict(ev: Events, m: Machine) -> Prediction:
     rest = (sm_blocks - 1) * per_block
     # a block is initialised into a free slot only: with one slot nothing runs meanwhile
     launch = first + (rest if blocks_per_sm == 1 else max(0.0, rest - body - barrier))
-    return Prediction(body + barrier + launch, case, comp_all * share, mem_l, mwp, cwp, n, waves, launch, barrier)
+    return Prediction(
+        body + barrier + launch, case, comp_all * share, mem_l, mwp, cwp, n, waves, launch, barrier
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -254,7 +276,9 @@ def count_all(cfg, image) -> tuple[Events, dict]:
                 if under and ins.unit != "branch":
                     self.stacked += 1
                 # data activity (for the energy model): 1 bits of the values written or stored, active lanes
-                vals = rec.values if rec.values is not None else (rec.mem.data if rec.mem is not None else None)
+                vals = (
+                    rec.values if rec.values is not None else (rec.mem.data if rec.mem is not None else None)
+                )
                 if vals is not None:
                     active = np.asarray(vals, dtype=np.uint32)[self._mask_bits(rec.mask).astype(bool)]
                     self.data_bits += int(np.unpackbits(active.view(np.uint8)).sum())
@@ -264,13 +288,27 @@ def count_all(cfg, image) -> tuple[Events, dict]:
     c = mdl.run().counters.as_dict()
     crit = max(mdl.per_warp.values())
     c["data_bits"] = mdl.data_bits
-    ev = Events(alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"], shared=c["warp_shared"],
-                  shared_passes=c["shared_passes"], branch=c["warp_branch"], sync=c["warp_sync"],
-                  exit=c["warp_exit"], loads=mdl.loads, stores=mdl.stores, transactions=c["global_transactions"],
-                  pops=c["stack_pops"], stacked=mdl.stacked, releases=c["barrier_releases"],
-                  blocks=image.num_blocks, warps_per_block=image.warps_per_block(cfg.warp_size),
-                  threads_per_block=image.threads_per_block, crit_instrs=crit[0], crit_loads=crit[1],
-                  regs=image.regs, shared_words=image.shared_words)  # fmt: skip
+    ev = Events(
+        alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"],
+        shared=c["warp_shared"],
+        shared_passes=c["shared_passes"],
+        branch=c["warp_branch"],
+        sync=c["warp_sync"],
+        exit=c["warp_exit"],
+        loads=mdl.loads,
+        stores=mdl.stores,
+        transactions=c["global_transactions"],
+        pops=c["stack_pops"],
+        stacked=mdl.stacked,
+        releases=c["barrier_releases"],
+        blocks=image.num_blocks,
+        warps_per_block=image.warps_per_block(cfg.warp_size),
+        threads_per_block=image.threads_per_block,
+        crit_instrs=crit[0],
+        crit_loads=crit[1],
+        regs=image.regs,
+        shared_words=image.shared_words,
+    )
     return ev, c
 
 
@@ -284,10 +322,12 @@ def counts_cached(cfg, kernel: str, size: int, seed: int) -> tuple[Events, dict]
     from kernels.suite import prepare
     from ppa.rtlcycles import config_name
 
-    key = hashlib.sha1(json.dumps([cfg.as_dict(), kernel, size, seed]).encode()
-                       + (ROOT / "kernels" / kernel / "kernel.s").read_bytes()
-                       + (ROOT / "kernels" / kernel / "gen.py").read_bytes()
-                       + Path(__file__).read_bytes()).hexdigest()[:12]  # fmt: skip
+    key = hashlib.sha1(
+        json.dumps([cfg.as_dict(), kernel, size, seed]).encode()
+        + (ROOT / "kernels" / kernel / "kernel.s").read_bytes()
+        + (ROOT / "kernels" / kernel / "gen.py").read_bytes()
+        + Path(__file__).read_bytes()
+    ).hexdigest()[:12]
     path = CACHE / "events" / f"{config_name(cfg)}-{kernel}-{size}-{key}.json"
     d = json.loads(path.read_text()) if path.exists() else {}
     if "events" in d:  # (a file of another layout is recomputed)
@@ -311,15 +351,35 @@ def compare(lanes: list[int], warps: list[int]) -> list[dict]:
             if not path.exists():
                 continue
             params = Params.from_micro(micro.measure(n)["params"])
-            mach = Machine(lanes=n, num_warps=cfg.num_warps, num_blocks=cfg.num_blocks, num_sms=cfg.num_sms,
-                           params=params, rf_depth=cfg.rf_depth, shared_words=cfg.shared_words)  # fmt: skip
+            mach = Machine(
+                lanes=n,
+                num_warps=cfg.num_warps,
+                num_blocks=cfg.num_blocks,
+                num_sms=cfg.num_sms,
+                params=params,
+                rf_depth=cfg.rf_depth,
+                shared_words=cfg.shared_words,
+            )
             for r in rtlcycles.collect(cfg):
                 ev = _events_cached(cfg, r["kernel"], r["size"], r["seed"])
                 pr = predict(ev, mach)
-                rows.append({"config": rtlcycles.config_name(cfg), "lanes": n, "warps": w, "kernel": r["kernel"],
-                             "size": r["size"], "rtl": r["launch_cycles"], "predicted": round(pr.cycles),
-                             "error": pr.cycles / r["launch_cycles"] - 1, "case": pr.case, "n": pr.n, "waves": pr.waves,
-                             "mwp": round(pr.mwp, 2), "cwp": round(pr.cwp, 2)})  # fmt: skip
+                rows.append(
+                    {
+                        "config": rtlcycles.config_name(cfg),
+                        "lanes": n,
+                        "warps": w,
+                        "kernel": r["kernel"],
+                        "size": r["size"],
+                        "rtl": r["launch_cycles"],
+                        "predicted": round(pr.cycles),
+                        "error": pr.cycles / r["launch_cycles"] - 1,
+                        "case": pr.case,
+                        "n": pr.n,
+                        "waves": pr.waves,
+                        "mwp": round(pr.mwp, 2),
+                        "cwp": round(pr.cwp, 2),
+                    }
+                )
     return rows
 
 
@@ -335,11 +395,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = compare([int(x) for x in args.lanes.split(",")], [int(x) for x in args.warps.split(",")])
     for r in rows:
-        print(f"{r['config']:<14} {r['kernel']:<11} {r['size']:>5} rtl {r['rtl']:>8} model {r['predicted']:>8} "
-              f"{r['error']:+7.1%}  {r['case']} N={r['n']} waves={r['waves']} MWP={r['mwp']} CWP={r['cwp']}")
+        print(
+            f"{r['config']:<14} {r['kernel']:<11} {r['size']:>5} rtl {r['rtl']:>8} model {r['predicted']:>8} "
+            f"{r['error']:+7.1%}  {r['case']} N={r['n']} waves={r['waves']} MWP={r['mwp']} CWP={r['cwp']}"
+        )
     errs = [r["error"] for r in rows]
-    print(f"{len(rows)} cases: geomean |error| {geomean_abs(errs):.1%}, mean |error| "
-          f"{sum(map(abs, errs)) / len(errs):.1%}, worst {max(errs, key=abs):+.1%}")
+    print(
+        f"{len(rows)} cases: geomean |error| {geomean_abs(errs):.1%}, mean |error| "
+        f"{sum(map(abs, errs)) / len(errs):.1%}, worst {max(errs, key=abs):+.1%}"
+    )
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "compare.json").write_text(json.dumps(rows, indent=1))
     (CACHE / "report.md").write_text(report_md(rows))
@@ -361,11 +425,16 @@ def report_md(rows: list[dict]) -> str:
         lines.append(f"| {k}/{n} | " + " | ".join(cells) + " |")
     errs = [r["error"] for r in rows]
     per_cfg = {c: geomean_abs([r["error"] for r in rows if r["config"] == c]) for c in configs}
-    lines += ["", "| | " + " | ".join(configs) + " |", "|---|" + "---:|" * len(configs),
-              "| geomean abs(error) | " + " | ".join(f"{v:.1%}" for v in per_cfg.values()) + " |", "",
-              f"{len(rows)} cases: geomean abs(error) {geomean_abs(errs):.1%}, mean abs(error) "
-              f"{sum(map(abs, errs)) / len(errs):.1%}, worst {max(errs, key=abs):+.1%}; "
-              f"{sum(abs(e) <= 0.10 for e in errs)} of {len(errs)} within 10 %."]  # fmt: skip
+    lines += [
+        "",
+        "| | " + " | ".join(configs) + " |",
+        "|---|" + "---:|" * len(configs),
+        "| geomean abs(error) | " + " | ".join(f"{v:.1%}" for v in per_cfg.values()) + " |",
+        "",
+        f"{len(rows)} cases: geomean abs(error) {geomean_abs(errs):.1%}, mean abs(error) "
+        f"{sum(map(abs, errs)) / len(errs):.1%}, worst {max(errs, key=abs):+.1%}; "
+        f"{sum(abs(e) <= 0.10 for e in errs)} of {len(errs)} within 10 %.",
+    ]
     return "\n".join(lines) + "\n"
 
 

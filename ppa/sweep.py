@@ -77,8 +77,11 @@ def area(c: Config, log, cached_only: bool = False) -> dict | None:
         if g is None:
             return None
         top = sum(u["area_um2"] for u in g["units"].values()) / 1e6
-        out.update(top_mm2=top, gpu_mm2=top + c.sms * out["sm_mm2"],
-                   gpu_synth_seconds=sum(g.get("seconds", {}).values()))
+        out.update(
+            top_mm2=top,
+            gpu_mm2=top + c.sms * out["sm_mm2"],
+            gpu_synth_seconds=sum(g.get("seconds", {}).values()),
+        )
     return out
 
 
@@ -89,8 +92,15 @@ def cycles(c: Config, rtl: bool) -> tuple[list[dict], list[str]]:
     cfg = machine_of(c)
     cases, skipped = rtlcycles.runnable(cfg)
     params = perf.Params.from_micro(micro.measure(c.lanes)["params"])
-    mach = perf.Machine(lanes=c.lanes, num_warps=c.warps, num_blocks=c.blocks, num_sms=c.sms, params=params,
-                        rf_depth=c.rf_depth, shared_words=c.shared_words)  # fmt: skip
+    mach = perf.Machine(
+        lanes=c.lanes,
+        num_warps=c.warps,
+        num_blocks=c.blocks,
+        num_sms=c.sms,
+        params=params,
+        rf_depth=c.rf_depth,
+        shared_words=c.shared_words,
+    )
     measured = {}
     if rtl:
         measured = {(r["kernel"], r["size"]): r["launch_cycles"] for r in rtlcycles.collect(cfg, cases)}
@@ -100,8 +110,16 @@ def cycles(c: Config, rtl: bool) -> tuple[list[dict], list[str]]:
         for n in sizes:
             ev = perf._events_cached(cfg, k, n, rtlcycles.SEED)
             p = perf.predict(ev, mach)
-            rows.append({"kernel": k, "size": n, "predicted": p.cycles, "rtl": measured.get((k, n)), "case": p.case,
-                         "events": perf.asdict(ev)})  # fmt: skip
+            rows.append(
+                {
+                    "kernel": k,
+                    "size": n,
+                    "predicted": p.cycles,
+                    "rtl": measured.get((k, n)),
+                    "case": p.case,
+                    "events": perf.asdict(ev),
+                }
+            )
     return rows, skipped
 
 
@@ -156,21 +174,38 @@ def main(argv: list[str] | None = None) -> int:
                 r["energy"] = launch_energy(fit, c, r) if fit else None
         t3 = time.monotonic()
         # what each step cost when it ran uncached (recorded by the step itself)
-        cold = {"synthesis": a["synth_seconds"] + a.get("gpu_synth_seconds", 0.0),
-                "rtl": getattr(cycles, "rtl_seconds", 0.0) if not args.no_rtl else 0.0}
-        results.append({"name": c.name, "config": c.as_dict(), "area": a, "rows": rows, "skipped": skipped,
-                        "seconds": {"area": t1 - t0, "cycles": t2 - t1, "energy": t3 - t2}, "cold": cold})  # fmt: skip
-        print(f"sweep: {c.name}: area {t1 - t0:.0f} s, cycles {t2 - t1:.0f} s, energy {t3 - t2:.0f} s", flush=True)
+        cold = {
+            "synthesis": a["synth_seconds"] + a.get("gpu_synth_seconds", 0.0),
+            "rtl": getattr(cycles, "rtl_seconds", 0.0) if not args.no_rtl else 0.0,
+        }
+        results.append(
+            {
+                "name": c.name,
+                "config": c.as_dict(),
+                "area": a,
+                "rows": rows,
+                "skipped": skipped,
+                "seconds": {"area": t1 - t0, "cycles": t2 - t1, "energy": t3 - t2},
+                "cold": cold,
+            }
+        )
+        print(
+            f"sweep: {c.name}: area {t1 - t0:.0f} s, cycles {t2 - t1:.0f} s, energy {t3 - t2:.0f} s",
+            flush=True,
+        )
     total = time.monotonic() - start
     from ppa import micro, power
 
     lanes = {r["config"]["lanes"] for r in results}
     fits = [power.OUT / f"L{n}.json" for n in (lanes if not args.no_energy else ())]
     cold_power = sum(json.loads(f.read_text()).get("seconds", 0.0) for f in fits if f.exists())
-    results_cold = {"synthesis": sum(r["cold"]["synthesis"] for r in results if not r["config"]["sms"] > 1)
-                    + sum(r["area"].get("gpu_synth_seconds", 0.0) for r in results),
-                    "rtl": sum(r["cold"]["rtl"] for r in results), "energy fits": cold_power,
-                    "micro-benchmarks": sum(micro.measure(n).get("seconds", 0.0) for n in lanes)}
+    results_cold = {
+        "synthesis": sum(r["cold"]["synthesis"] for r in results if not r["config"]["sms"] > 1)
+        + sum(r["area"].get("gpu_synth_seconds", 0.0) for r in results),
+        "rtl": sum(r["cold"]["rtl"] for r in results),
+        "energy fits": cold_power,
+        "micro-benchmarks": sum(micro.measure(n).get("seconds", 0.0) for n in lanes),
+    }
     (OUT / "cold.json").write_text(json.dumps(results_cold, indent=1))
     (OUT / "sweep.json").write_text(json.dumps({"seconds": total, "configs": results}, indent=1))
     from ppa import sweep_report

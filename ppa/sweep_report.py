@@ -30,11 +30,23 @@ def summary_rows(results: list[dict]) -> list[dict]:
         energy = _geo([r["energy"] for r in rows]) if all(r.get("energy") for r in rows) else None
         mm2 = c["area"]["gpu_mm2"]
         cyc = rtl or pred
-        out.append({"name": c["name"], "sms": c["config"]["sms"], "mm2": mm2, "logic": c["area"]["logic_mm2"],
-                    "macro": c["area"]["macro_mm2"], "cases": len(c["rows"]), "skipped": len(c["skipped"]),
-                    "pred": pred, "rtl": rtl, "err": _geo([max(e, 1e-4) for e in errs]) if errs else None,
-                    "perf_area": 1e6 / (cyc * mm2), "energy": energy,
-                    "perf_energy": 1e12 / (cyc * energy) if energy else None})  # fmt: skip
+        out.append(
+            {
+                "name": c["name"],
+                "sms": c["config"]["sms"],
+                "mm2": mm2,
+                "logic": c["area"]["logic_mm2"],
+                "macro": c["area"]["macro_mm2"],
+                "cases": len(c["rows"]),
+                "skipped": len(c["skipped"]),
+                "pred": pred,
+                "rtl": rtl,
+                "err": _geo([max(e, 1e-4) for e in errs]) if errs else None,
+                "perf_area": 1e6 / (cyc * mm2),
+                "energy": energy,
+                "perf_energy": 1e12 / (cyc * energy) if energy else None,
+            }
+        )
     return out
 
 
@@ -118,28 +130,52 @@ def write(results: list[dict], seconds: float, cold: dict | None = None) -> Path
         energy = "" if s["energy"] is None else f"{s['energy']:.3g}"
         perf_energy = "" if s["perf_energy"] is None else f"{s['perf_energy']:.3g}"
         rtl = "" if s["rtl"] is None else f"{s['rtl']:,.0f}"
-        lines.append(f"| {s['name']} | {s['sms']} | {s['mm2']:.2f} | {s['logic']:.2f} | {s['macro']:.2f} | "
-                     f"{s['cases']} ({s['skipped']}) | {rtl} | {s['pred']:,.0f} | {err} | {s['perf_area']:.3g} | "
-                     f"{energy} | {perf_energy} |")  # fmt: skip
+        lines.append(
+            f"| {s['name']} | {s['sms']} | {s['mm2']:.2f} | {s['logic']:.2f} | {s['macro']:.2f} | "
+            f"{s['cases']} ({s['skipped']}) | {rtl} | {s['pred']:,.0f} | {err} | {s['perf_area']:.3g} | "
+            f"{energy} | {perf_energy} |"
+        )
     if errs:
         geo = _geo([max(abs(e), 1e-4) for e in errs])
-        worst = sorted(((r["predicted"] / r["rtl"] - 1, c["name"], r["kernel"], r["size"]) for c in results
-                        for r in c["rows"] if r["rtl"]), key=lambda t: -abs(t[0]))[:8]  # fmt: skip
-        lines += ["", f"Cycle model over all {len(errs)} sweep cases: geomean abs(error) **{geo:.1%}**, mean abs(error) "
-                  f"{sum(map(abs, errs)) / len(errs):.1%}.", "", "Worst cases: " +
-                  "; ".join(f"{n} {k}/{sz} {e:+.1%}" for e, n, k, sz in worst) + "."]  # fmt: skip
-    lines += ["", "perf/area: launches per 10⁶ cycles per mm² (geomean over the common cases, RTL cycles). perf/energy: "
-              "launches per 10⁶ cycles per 10⁶ µm²·toggles."]  # fmt: skip
+        worst = sorted(
+            (
+                (r["predicted"] / r["rtl"] - 1, c["name"], r["kernel"], r["size"])
+                for c in results
+                for r in c["rows"]
+                if r["rtl"]
+            ),
+            key=lambda t: -abs(t[0]),
+        )[:8]
+        lines += [
+            "",
+            f"Cycle model over all {len(errs)} sweep cases: geomean abs(error) **{geo:.1%}**, mean abs(error) "
+            f"{sum(map(abs, errs)) / len(errs):.1%}.",
+            "",
+            "Worst cases: " + "; ".join(f"{n} {k}/{sz} {e:+.1%}" for e, n, k, sz in worst) + ".",
+        ]
+    lines += [
+        "",
+        "perf/area: launches per 10⁶ cycles per mm² (geomean over the common cases, RTL cycles). perf/energy: "
+        "launches per 10⁶ cycles per 10⁶ µm²·toggles.",
+    ]
     skipped = [f"{c['name']}: {s}" for c in results for s in c["skipped"]]
     if skipped:
-        lines += ["", "Cases that do not fit a configuration (the loader's verdict):", ""] + [f"- {s}" for s in skipped]
+        lines += ["", "Cases that do not fit a configuration (the loader's verdict):", ""] + [
+            f"- {s}" for s in skipped
+        ]
     lines += ["", "| configuration | area s | cycles s | energy s |", "|---|---:|---:|---:|"]
-    lines += [f"| {c['name']} | {c['seconds']['area']:.0f} | {c['seconds']['cycles']:.0f} | {c['seconds']['energy']:.0f} |"
-              for c in results]  # fmt: skip
+    lines += [
+        f"| {c['name']} | {c['seconds']['area']:.0f} | {c['seconds']['cycles']:.0f} | {c['seconds']['energy']:.0f} |"
+        for c in results
+    ]
     if cold:
-        lines += ["", "Cold cost (each step's own recorded wall time when it ran uncached; synthesis of an SM "
-                  "shared by several configurations counted once): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in
-                  cold.items()) + f"; total **{sum(cold.values()) / 60:.1f} min**. This run: {seconds:.0f} s."]  # fmt: skip
+        lines += [
+            "",
+            "Cold cost (each step's own recorded wall time when it ran uncached; synthesis of an SM "
+            "shared by several configurations counted once): "
+            + ", ".join(f"{k} {v / 60:.1f} min" for k, v in cold.items())
+            + f"; total **{sum(cold.values()) / 60:.1f} min**. This run: {seconds:.0f} s.",
+        ]
     for fig in plots(results, summary):
         lines += ["", f"![{fig}]({fig})"]
     path = OUT / "report.md"

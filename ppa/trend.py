@@ -39,6 +39,14 @@ def doubling_table(areas: Mapping[int, float]) -> list[dict[str, float | int | N
             raise ValueError(f"lane counts must double: {a} then {b}")
         ours = per_area_gain(areas[a], areas[b])
         seed = SEED000_TABLE_5_3.get((a, b), (None, None))[0]
-        rows.append({"from": a, "to": b, "area_ratio": areas[b] / areas[a], "gain": ours, "seed000": seed,
-                     "diff_pp": None if seed is None else 100.0 * (ours - seed)})  # fmt: skip
+        rows.append(
+            {
+                "from": a,
+                "to": b,
+                "area_ratio": areas[b] / areas[a],
+                "gain": ours,
+                "seed000": seed,
+                "diff_pp": None if seed is None else 100.0 * (ours - seed),
+            }
+        )
     return rows

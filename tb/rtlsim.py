@@ -173,8 +173,13 @@ def _build_and_test(
     coverage = code_coverage_enabled() and sim == "verilator"
     if code_coverage_enabled() and not coverage:
         print(f"note: SIMT_CODE_COVERAGE=1 is Verilator-only; this {sim} run collects no code coverage")
-    bdir = build_dir(toplevel, sim, params | {f"`{k}": v for k, v in defs.items()},
-                     "-".join(t for t in (tag, "cov" * coverage, "waves" * waves) if t), srcs)  # fmt: skip
+    bdir = build_dir(
+        toplevel,
+        sim,
+        params | {f"`{k}": v for k, v in defs.items()},
+        "-".join(t for t in (tag, "cov" * coverage, "waves" * waves) if t),
+        srcs,
+    )
     bdir.mkdir(parents=True, exist_ok=True)
     build_args: list[str] = []
     if sim == "verilator":
@@ -222,8 +227,10 @@ def _build_and_test(
         rand = _flag("SIMT_RANDOM_INIT", "0" if coverage else "1")
         run_plusargs += [f"+verilator+rand+reset+{2 if rand else 0}", f"+verilator+seed+{vseed}"]
         env["SIMT_VERILATOR_SEED"] = str(vseed)
-        print(f"verilator: {'random' if rand else 'zero'} initial state, +verilator+seed+{vseed} "
-              f"(from regression seed {seed}: rerun with SEED={seed})")  # fmt: skip
+        print(
+            f"verilator: {'random' if rand else 'zero'} initial state, +verilator+seed+{vseed} "
+            f"(from regression seed {seed}: rerun with SEED={seed})"
+        )
         if coverage:
             cov_dir = coverage_data_dir()
             cov_dir.mkdir(parents=True, exist_ok=True)
@@ -231,7 +238,11 @@ def _build_and_test(
             run_plusargs.append(f"+verilator+coverage+file+{dat}")
     # The runner's own `testcase` filter is `\.(.*name)$`, so "KernelTest" would also pick
     # "ResetMidKernelTest": anchor each name at the dot before it.
-    names = [n.strip() for n in testcase.split(",") if n.strip()] if isinstance(testcase, str) else list(testcase or [])
+    names = (
+        [n.strip() for n in testcase.split(",") if n.strip()]
+        if isinstance(testcase, str)
+        else list(testcase or [])
+    )
     test_filter = r"\.(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
     results = runner.test(
         hdl_toplevel=toplevel,
@@ -281,15 +292,28 @@ def run(
     (:func:`machine_parameters`, overridden by ``parameters``) and the whole machine to the bench's
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
     """
-    results = _build_and_test(toplevel, sources, test_module, parameters=parameters, testcase=testcase,
-                              extra_env=extra_env, tag=tag, defines=defines, plusargs=plusargs, sim=sim,
-                              visibility=visibility, trace=trace, machine=machine)  # fmt: skip
+    results = _build_and_test(
+        toplevel,
+        sources,
+        test_module,
+        parameters=parameters,
+        testcase=testcase,
+        extra_env=extra_env,
+        tag=tag,
+        defines=defines,
+        plusargs=plusargs,
+        sim=sim,
+        visibility=visibility,
+        trace=trace,
+        machine=machine,
+    )
     _check(results)
     return results
 
 
-def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mapping[str, object],
-                 message: str) -> None:  # fmt: skip
+def expect_fatal(
+    toplevel: str, sources: Sequence[str | Path], parameters: Mapping[str, object], message: str
+) -> None:
     """Assert that ``toplevel`` refuses ``parameters`` with ``message`` (rtl/include/simt_check.vh).
 
     Verilator stops at elaboration, so ``verilator --lint-only`` proves it without compiling C++;
@@ -300,21 +324,39 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     simenv.apply([sim])
     srcs = [str(p if Path(p).is_absolute() else RTL / p) for p in sources]
     if sim == "verilator":
-        cmd = ["verilator", "--lint-only", "-Wall", f"-I{RTL / 'include'}", "--top-module", toplevel,
-               *(f"-G{k}={v}" for k, v in parameters.items()), *srcs]  # fmt: skip
+        cmd = [
+            "verilator",
+            "--lint-only",
+            "-Wall",
+            f"-I{RTL / 'include'}",
+            "--top-module",
+            toplevel,
+            *(f"-G{k}={v}" for k, v in parameters.items()),
+            *srcs,
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         text = proc.stdout + proc.stderr
         if proc.returncode == 0:
             raise AssertionError(f"{toplevel} accepted illegal parameters {dict(parameters)}")
         if message not in text:
-            raise AssertionError(f"{toplevel} with {dict(parameters)} did not print {message!r}:\n{text[-2000:]}")
+            raise AssertionError(
+                f"{toplevel} with {dict(parameters)} did not print {message!r}:\n{text[-2000:]}"
+            )
         return
     log = BUILD / toplevel / "illegal" / f"{_run_name()}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
-        results = _build_and_test(toplevel, sources, "tb.tests.illegal_probe", parameters=parameters,
-                                  testcase="illegal_probe", extra_env=None, tag="illegal", log_file=log,
-                                  precheck=False)  # fmt: skip
+        results = _build_and_test(
+            toplevel,
+            sources,
+            "tb.tests.illegal_probe",
+            parameters=parameters,
+            testcase="illegal_probe",
+            extra_env=None,
+            tag="illegal",
+            log_file=log,
+            precheck=False,
+        )
         _check(results)
     except (Exception, SystemExit):  # noqa: BLE001 - the build or run must fail; the log says why
         pass
@@ -324,7 +366,9 @@ def expect_fatal(toplevel: str, sources: Sequence[str | Path], parameters: Mappi
     if message not in text:
         raise AssertionError(f"{toplevel} with {dict(parameters)} did not print {message!r}; see {log}")
     if illegal_probe.RAN_ON in text:  # the probe failed, not the simulator: it ran on past time 0
-        raise AssertionError(f"{toplevel} with {dict(parameters)} printed {message!r} but did not stop; see {log}")
+        raise AssertionError(
+            f"{toplevel} with {dict(parameters)} printed {message!r} but did not stop; see {log}"
+        )
 
 
 def _check(results: Path) -> None:

@@ -237,14 +237,18 @@ def collect(inputs: Iterable[Path]) -> list[Path]:
         if p.is_dir():
             found = sorted(p.rglob("*.dat"))
             if not found:
-                raise CodecovError(f"no .dat coverage files in {p}: run the tests with "
-                                   f"SIMT_CODE_COVERAGE=1 SIM=verilator first")  # fmt: skip
+                raise CodecovError(
+                    f"no .dat coverage files in {p}: run the tests with "
+                    f"SIMT_CODE_COVERAGE=1 SIM=verilator first"
+                )
             files += found
         elif p.is_file():
             files.append(p)
         else:
-            raise CodecovError(f"coverage input {p} does not exist: run the tests with "
-                               f"SIMT_CODE_COVERAGE=1 SIM=verilator first")  # fmt: skip
+            raise CodecovError(
+                f"coverage input {p} does not exist: run the tests with "
+                f"SIMT_CODE_COVERAGE=1 SIM=verilator first"
+            )
     return files
 
 
@@ -352,8 +356,12 @@ class _Sources:
         return pt.line in self.hooks[pt.file] or Path(pt.file).name == "simt_fault.vh"
 
 
-def measure(points: dict[str, Point], dat_files: Sequence[Path] = (), rtl_root: Path = RTL,
-            sources: _Sources | None = None) -> CodeCoverage:  # fmt: skip
+def measure(
+    points: dict[str, Point],
+    dat_files: Sequence[Path] = (),
+    rtl_root: Path = RTL,
+    sources: _Sources | None = None,
+) -> CodeCoverage:
     """Totals and per-file counts of the merged ``points`` (as :func:`source_points`)."""
     sources = sources or _Sources()
     points = source_points(points)
@@ -374,25 +382,45 @@ def measure(points: dict[str, Point], dat_files: Sequence[Path] = (), rtl_root: 
             hooks.count(kind).add(pt.count)
             continue
         files.setdefault(name, FileCoverage(name)).count(kind).add(pt.count)
-    totals = {k: Count(sum(f.count(k).hit for f in files.values()), sum(f.count(k).total for f in files.values()))
-              for k in KINDS}  # fmt: skip
+    totals = {
+        k: Count(sum(f.count(k).hit for f in files.values()), sum(f.count(k).total for f in files.values()))
+        for k in KINDS
+    }
     reached = set(files) | {n for n in (rtl_name(p.file, rtl_root) for p in points.values()) if n}
-    unreached = sorted(p.relative_to(rtl_root).as_posix() for p in rtl_root.rglob("*")
-                       if p.suffix in (".v", ".vh", ".sv") and p.relative_to(rtl_root).as_posix() not in reached)  # fmt: skip
-    notes = [f"points inside `ifdef {FAULT_MACRO} (the test-only fault hooks, compiled only into the "
-             f"meta-tests' fault builds) are reported on their own row and left out of the totals: "
-             f"line {hooks.line.text()}, branch {hooks.branch.text()}, toggle {hooks.toggle.text()}"]  # fmt: skip
+    unreached = sorted(
+        p.relative_to(rtl_root).as_posix()
+        for p in rtl_root.rglob("*")
+        if p.suffix in (".v", ".vh", ".sv") and p.relative_to(rtl_root).as_posix() not in reached
+    )
+    notes = [
+        f"points inside `ifdef {FAULT_MACRO} (the test-only fault hooks, compiled only into the "
+        f"meta-tests' fault builds) are reported on their own row and left out of the totals: "
+        f"line {hooks.line.text()}, branch {hooks.branch.text()}, toggle {hooks.toggle.text()}"
+    ]
     notes += [f"not instrumented by Verilator (neither hit nor missed): {t}" for t in NOT_INSTRUMENTED]
     notes += CAVEATS
     if unreached:
-        notes.append("rtl/ files with no coverage point in these runs (not in any coverage build, or nothing "
-                     "Verilator instruments, e.g. macros only): " + ", ".join(unreached))  # fmt: skip
+        notes.append(
+            "rtl/ files with no coverage point in these runs (not in any coverage build, or nothing "
+            "Verilator instruments, e.g. macros only): " + ", ".join(unreached)
+        )
     if outside:
         notes.append("points in files outside rtl/ (counted): " + ", ".join(sorted(outside)))
     for kind, c in sorted(other.items()):
         notes.append(f"{c.total} points of type {kind!r} are not part of line/branch/toggle: {c.text()}")
-    return CodeCoverage(totals["line"], totals["branch"], totals["toggle"], dict(sorted(files.items())), hooks,
-                        dict(other), sorted(outside), unreached, [Path(p) for p in dat_files], len(points), notes)  # fmt: skip
+    return CodeCoverage(
+        totals["line"],
+        totals["branch"],
+        totals["toggle"],
+        dict(sorted(files.items())),
+        hooks,
+        dict(other),
+        sorted(outside),
+        unreached,
+        [Path(p) for p in dat_files],
+        len(points),
+        notes,
+    )
 
 
 # --------------------------------------------------------------------------- per-line detail
@@ -487,7 +515,9 @@ def write_info(points: dict[str, Point], path: Path) -> None:
             f.write(f"LF:{len(lines)}\nLH:{lh}\nBRF:{brf}\nBRH:{brh}\nend_of_record\n")
 
 
-def lowest(points: dict[str, Point], sources: _Sources, rtl_root: Path = RTL, limit: int = 25) -> dict[str, list[str]]:
+def lowest(
+    points: dict[str, Point], sources: _Sources, rtl_root: Path = RTL, limit: int = 25
+) -> dict[str, list[str]]:
     """The least-covered places: blocks never run, branch arms never taken, signals least toggled."""
     points = source_points(points)
     blocks, arms = [], []
@@ -519,15 +549,19 @@ def lowest(points: dict[str, Point], sources: _Sources, rtl_root: Path = RTL, li
             toggled.append((missing / len(bits), missing, name, sig, ln, bits))
     toggled.sort(key=lambda t: (-t[0], -t[1], t[2], t[4]))
     return {
-        "blocks": [f"{n}:{ln} ({c}){src(n, ln)}" for n, ln, c in sorted(blocks)[:limit]] + (
-            [f"… and {len(blocks) - limit} more (see the annotated sources)"] if len(blocks) > limit else []),
-        "branches": [f"{n}:{ln} ({c}){src(n, ln)}" for n, ln, c in sorted(arms)[:limit]] + (
-            [f"… and {len(arms) - limit} more"] if len(arms) > limit else []),
-        "signals": [f"{n}:{ln} `{s}`: {m} of {len(b)} toggles missing ({_untoggled(b)})"
-                    for _, m, n, s, ln, b in toggled[:limit]] + (
-            [f"… and {len(toggled) - limit} more signals"] if len(toggled) > limit else []),
-        "blocks_total": [str(len(blocks))], "branches_total": [str(len(arms))], "signals_total": [str(len(toggled))],
-    }  # fmt: skip
+        "blocks": [f"{n}:{ln} ({c}){src(n, ln)}" for n, ln, c in sorted(blocks)[:limit]]
+        + ([f"… and {len(blocks) - limit} more (see the annotated sources)"] if len(blocks) > limit else []),
+        "branches": [f"{n}:{ln} ({c}){src(n, ln)}" for n, ln, c in sorted(arms)[:limit]]
+        + ([f"… and {len(arms) - limit} more"] if len(arms) > limit else []),
+        "signals": [
+            f"{n}:{ln} `{s}`: {m} of {len(b)} toggles missing ({_untoggled(b)})"
+            for _, m, n, s, ln, b in toggled[:limit]
+        ]
+        + ([f"… and {len(toggled) - limit} more signals"] if len(toggled) > limit else []),
+        "blocks_total": [str(len(blocks))],
+        "branches_total": [str(len(arms))],
+        "signals_total": [str(len(toggled))],
+    }
 
 
 def _pct(c: Count) -> str:
@@ -596,8 +630,14 @@ def _page_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name) + ".html"
 
 
-def write_html(cov: CodeCoverage, points: dict[str, Point], sources: _Sources, out: Path,
-               rtl_root: Path = RTL, extra_links: Sequence[tuple[str, str]] = ()) -> None:  # fmt: skip
+def write_html(
+    cov: CodeCoverage,
+    points: dict[str, Point],
+    sources: _Sources,
+    out: Path,
+    rtl_root: Path = RTL,
+    extra_links: Sequence[tuple[str, str]] = (),
+) -> None:
     """index.html with the per-file table and one annotated page per source file under files/."""
     pages = out / "files"
     pages.mkdir(parents=True, exist_ok=True)
@@ -634,12 +674,19 @@ def write_html(cov: CodeCoverage, points: dict[str, Point], sources: _Sources, o
             else:
                 cls = ""
             cnt = str(min(counts)) if counts else ""
-            rows.append(f'<tr class="{cls}"><td class="n">{n}</td><td class="c">{cnt}</td>'
-                        f"<td>{html.escape(src)}</td><td class=\"note\">{html.escape('; '.join(notes))}</td></tr>")  # fmt: skip
+            rows.append(
+                f'<tr class="{cls}"><td class="n">{n}</td><td class="c">{cnt}</td>'
+                f'<td>{html.escape(src)}</td><td class="note">{html.escape("; ".join(notes))}</td></tr>'
+            )
         fc = cov.files.get(name)
-        head = (f"line {fc.line.text()}, branch {fc.branch.text()}, toggle {fc.toggle.text()}" if fc else
-                "only fault-hook points (not in the totals)")  # fmt: skip
-        body = "\n".join(rows) if text is not None else f"<tr><td>source {html.escape(file)} not found</td></tr>"
+        head = (
+            f"line {fc.line.text()}, branch {fc.branch.text()}, toggle {fc.toggle.text()}"
+            if fc
+            else "only fault-hook points (not in the totals)"
+        )
+        body = (
+            "\n".join(rows) if text is not None else f"<tr><td>source {html.escape(file)} not found</td></tr>"
+        )
         (pages / page).write_text(
             f"<!doctype html><meta charset=utf-8><title>{html.escape(name)}</title><style>{_CSS}</style>"
             f"<p><a href=../index.html>index</a></p><h2>{html.escape(name)}</h2><p>{html.escape(head)}. "
@@ -651,15 +698,26 @@ def write_html(cov: CodeCoverage, points: dict[str, Point], sources: _Sources, o
     def cell(c: Count) -> str:
         return f'<td class="{_cls(c)}">{html.escape(c.text())}</td>'
 
-    rows = [f'<tr><td><a href="{linked.get(f.path, "#")}">{html.escape(f.path)}</a></td>{cell(f.line)}'
-            f"{cell(f.branch)}{cell(f.toggle)}</tr>" for f in cov.files.values()]  # fmt: skip
+    rows = [
+        f'<tr><td><a href="{linked.get(f.path, "#")}">{html.escape(f.path)}</a></td>{cell(f.line)}'
+        f"{cell(f.branch)}{cell(f.toggle)}</tr>"
+        for f in cov.files.values()
+    ]
     hook = cov.fault_hooks
-    rows.append(f"<tr><td><i>{html.escape(hook.path)} — not in the totals</i></td>{cell(hook.line)}"
-                f"{cell(hook.branch)}{cell(hook.toggle)}</tr>")  # fmt: skip
+    rows.append(
+        f"<tr><td><i>{html.escape(hook.path)} — not in the totals</i></td>{cell(hook.line)}"
+        f"{cell(hook.branch)}{cell(hook.toggle)}</tr>"
+    )
     total = f"<tr><th>total</th>{cell(cov.line)}{cell(cov.branch)}{cell(cov.toggle)}</tr>"
-    links = " · ".join(f'<a href="{href}">{html.escape(t)}</a>' for t, href in
-                       [("summary.md", "summary.md"), ("merged.info (lcov)", "merged.info"),
-                        ("merged.dat", "merged.dat"), *extra_links])  # fmt: skip
+    links = " · ".join(
+        f'<a href="{href}">{html.escape(t)}</a>'
+        for t, href in [
+            ("summary.md", "summary.md"),
+            ("merged.info (lcov)", "merged.info"),
+            ("merged.dat", "merged.dat"),
+            *extra_links,
+        ]
+    )
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in cov.notes)
     (out / "index.html").write_text(
         f"<!doctype html><meta charset=utf-8><title>rtl/ code coverage</title><style>{_CSS}</style>"
@@ -686,26 +744,38 @@ def report(dat_files: Sequence[Path], out: Path, rtl_root: Path = RTL) -> CodeCo
     extra: list[tuple[str, str]] = []
     genhtml = shutil.which("genhtml")
     if genhtml:
-        proc = subprocess.run([genhtml, "--quiet", "--branch-coverage", "-o", str(out / "genhtml"), str(out / "merged.info")],
-                              capture_output=True, text=True, check=False)  # fmt: skip
+        proc = subprocess.run(
+            [genhtml, "--quiet", "--branch-coverage", "-o", str(out / "genhtml"), str(out / "merged.info")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if proc.returncode == 0:
             extra.append(("genhtml report", "genhtml/index.html"))
         else:
-            cov.notes.append(f"genhtml failed (exit {proc.returncode}): {(proc.stderr or proc.stdout).strip()[:300]}")
+            cov.notes.append(
+                f"genhtml failed (exit {proc.returncode}): {(proc.stderr or proc.stdout).strip()[:300]}"
+            )
     write_html(cov, points, sources, out, rtl_root, extra)
     summary = {k: asdict(cov.__dict__[k]) for k in KINDS} | {
         "files": {n: {k: asdict(f.count(k)) for k in KINDS} for n, f in cov.files.items()},
         "fault_hooks": {k: asdict(cov.fault_hooks.count(k)) for k in KINDS},
-        "dat_files": [str(p) for p in cov.dat_files], "points": cov.points, "notes": cov.notes,
-    }  # fmt: skip
+        "dat_files": [str(p) for p in cov.dat_files],
+        "points": cov.points,
+        "notes": cov.notes,
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return cov
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.codecov", description=__doc__.split("\n\n")[0])
-    parser.add_argument("inputs", nargs="*", type=Path,
-                        help="Verilator .dat files or folders (default: build/coverage/dat, or $SIMT_COVERAGE_DIR)")  # fmt: skip
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        type=Path,
+        help="Verilator .dat files or folders (default: build/coverage/dat, or $SIMT_COVERAGE_DIR)",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "reports" / "coverage" / "code")
     parser.add_argument("--rtl", type=Path, default=RTL, help="the rtl/ tree the files are named against")
     args = parser.parse_args(argv)
@@ -719,10 +789,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CodecovError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(f"code coverage of rtl/ from {len(cov.dat_files)} file(s): line {cov.line.text()}, "
-          f"branch {cov.branch.text()}, toggle {cov.toggle.text()}")  # fmt: skip
+    print(
+        f"code coverage of rtl/ from {len(cov.dat_files)} file(s): line {cov.line.text()}, "
+        f"branch {cov.branch.text()}, toggle {cov.toggle.text()}"
+    )
     for f in cov.files.values():
-        print(f"  {f.path:<28} line {_pct(f.line):>7}  branch {_pct(f.branch):>7}  toggle {_pct(f.toggle):>7}")
+        print(
+            f"  {f.path:<28} line {_pct(f.line):>7}  branch {_pct(f.branch):>7}  toggle {_pct(f.toggle):>7}"
+        )
     print(f"report: {args.out / 'index.html'}  summary: {args.out / 'summary.md'}")
     return 0
 

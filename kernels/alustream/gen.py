@@ -18,6 +18,11 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
     block = min(BLOCK, cfg.num_warps * cfg.warp_size)
     assert size % cfg.warp_size == 0, f"alustream: size {size} must be a multiple of the warp size"
     seed = int(rng.integers(0, 1 << 16))
-    return Setup(grid=(-(-size // block), 1, 1), block=(min(block, size), 1, 1),
-                 params={"N": size, "R": ROUNDS, "SEED": seed}, inputs=[], outputs=[("OUT", size)],
-                 args=[size, ROUNDS, seed])  # fmt: skip
+    return Setup(
+        grid=(-(-size // block), 1, 1),
+        block=(min(block, size), 1, 1),
+        params={"N": size, "R": ROUNDS, "SEED": seed},
+        inputs=[],
+        outputs=[("OUT", size)],
+        args=[size, ROUNDS, seed],
+    )

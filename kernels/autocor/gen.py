@@ -17,8 +17,17 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
     ws = cfg.warp_size
     block = min(-(-size // ws) * ws, cfg.num_warps * ws)
     if size + UNROLL > cfg.shared_words:
-        raise SuiteError(f"autocor/{size}: X and {UNROLL} zero words need {size + UNROLL} shared words; "
-                         f"the SM has {cfg.shared_words}")  # fmt: skip
+        raise SuiteError(
+            f"autocor/{size}: X and {UNROLL} zero words need {size + UNROLL} shared words; "
+            f"the SM has {cfg.shared_words}"
+        )
     x = rng.integers(0, 1 << 32, size, dtype=np.uint32)
-    return Setup(grid=(-(-size // block), 1, 1), block=(block, 1, 1), params={"N": size},
-                 inputs=[("X", x)], outputs=[("R", size)], args=[size], shared_words=size + UNROLL)  # fmt: skip
+    return Setup(
+        grid=(-(-size // block), 1, 1),
+        block=(block, 1, 1),
+        params={"N": size},
+        inputs=[("X", x)],
+        outputs=[("R", size)],
+        args=[size],
+        shared_words=size + UNROLL,
+    )

@@ -21,8 +21,17 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
     if cfg.warp_size != 32:
         raise SuiteError(f"bitonic: the warp-local steps need 32-thread warps, not {cfg.warp_size}")
     if threads > cfg.num_warps * cfg.warp_size or p > cfg.shared_words:
-        raise SuiteError(f"bitonic/{size}: {p} keys need {threads} threads and {p} shared words; the machine "
-                         f"has {cfg.num_warps * cfg.warp_size} threads per block and {cfg.shared_words} words")  # fmt: skip
+        raise SuiteError(
+            f"bitonic/{size}: {p} keys need {threads} threads and {p} shared words; the machine "
+            f"has {cfg.num_warps * cfg.warp_size} threads per block and {cfg.shared_words} words"
+        )
     keys = rng.integers(0, 1 << 32, size, dtype=np.uint32)
-    return Setup(grid=(1, 1, 1), block=(threads, 1, 1), params={"N": size}, inputs=[("KEYS", keys)],
-                 outputs=[("SORTED", size)], args=[size], shared_words=p)  # fmt: skip
+    return Setup(
+        grid=(1, 1, 1),
+        block=(threads, 1, 1),
+        params={"N": size},
+        inputs=[("KEYS", keys)],
+        outputs=[("SORTED", size)],
+        args=[size],
+        shared_words=p,
+    )

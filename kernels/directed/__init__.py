@@ -43,9 +43,13 @@ LAUNCHES: dict[str, dict] = {
     "BAD_REGISTER": {"regs": 4},  # the kernel uses r7 (.regs 8): the decoder must refuse it at run time
 }
 
-KERNELS: dict[str, str] = {n: (SUITE_KERNELS[n].read_text() if n in SUITE_KERNELS else _source(n)) for n in ORDER}
+KERNELS: dict[str, str] = {
+    n: (SUITE_KERNELS[n].read_text() if n in SUITE_KERNELS else _source(n)) for n in ORDER
+}
 ERROR_KERNELS: dict[str, str] = {n: _source(f"errors/{n}") for n in ERROR_ORDER}
-assert set(ORDER) == {p.stem for p in HERE.glob("*.s")} | set(SUITE_KERNELS), "kernels/directed: ORDER is stale"
+assert set(ORDER) == {p.stem for p in HERE.glob("*.s")} | set(SUITE_KERNELS), (
+    "kernels/directed: ORDER is stale"
+)
 assert set(ERROR_ORDER) == {p.stem for p in (HERE / "errors").glob("*.s")}, "kernels/directed/errors: stale"
 
 
@@ -142,13 +146,20 @@ def fill(name: str, rng: random.Random) -> dict:
     """Each kernel's input data and launch overrides (kernels/launch.py ``build`` keywords)."""
     over = dict(LAUNCHES.get(name, {}))
     if name == "vecadd":
-        over["data"] = [(0, [rng.getrandbits(32) for _ in range(100)]), (512, [rng.getrandbits(32) for _ in range(100)])]
+        over["data"] = [
+            (0, [rng.getrandbits(32) for _ in range(100)]),
+            (512, [rng.getrandbits(32) for _ in range(100)]),
+        ]
     elif name == "shared_barrier":
         over["data"] = [(0, [rng.getrandbits(32) for _ in range(192)])]
     elif name == "matmul":
         n = 16
-        over |= {"grid": (2, 4, 1), "block": (8, 4, 1), "params": [0, n * n, 2 * n * n, n],
-                 "data": [(0, [rng.getrandbits(16) for _ in range(2 * n * n)])]}  # fmt: skip
+        over |= {
+            "grid": (2, 4, 1),
+            "block": (8, 4, 1),
+            "params": [0, n * n, 2 * n * n, n],
+            "data": [(0, [rng.getrandbits(16) for _ in range(2 * n * n)])],
+        }
     return over
 
 

@@ -19,5 +19,12 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
         raise SuiteError(f"reduction: kernel.s assumes 32-thread warps (warp_size is {cfg.warp_size})")
     warps = max(1, min(MAX_WARPS, cfg.num_warps, -(-size // PER_WARP)))
     x = rng.integers(0, 1 << 32, size, dtype=np.uint32)
-    return Setup(grid=(1, 1, 1), block=(32 * warps, 1, 1), params={"N": size}, inputs=[("X", x)],
-                 outputs=[("OUT", 1)], args=[size], shared_words=32 * MAX_WARPS if warps > 1 else 32)  # fmt: skip
+    return Setup(
+        grid=(1, 1, 1),
+        block=(32 * warps, 1, 1),
+        params={"N": size},
+        inputs=[("X", x)],
+        outputs=[("OUT", 1)],
+        args=[size],
+        shared_words=32 * MAX_WARPS if warps > 1 else 32,
+    )

@@ -19,5 +19,12 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
         raise SuiteError(f"scalarprod: kernel.s assumes 32-thread warps (warp_size is {cfg.warp_size})")
     a = rng.integers(0, 1 << 32, PAIRS * size, dtype=np.uint32)
     b = rng.integers(0, 1 << 32, PAIRS * size, dtype=np.uint32)
-    return Setup(grid=(PAIRS, 1, 1), block=(32, 1, 1), params={"N": size}, inputs=[("A", a), ("B", b)],
-                 outputs=[("OUT", PAIRS)], args=[PAIRS, size], shared_words=32)  # fmt: skip
+    return Setup(
+        grid=(PAIRS, 1, 1),
+        block=(32, 1, 1),
+        params={"N": size},
+        inputs=[("A", a), ("B", b)],
+        outputs=[("OUT", PAIRS)],
+        args=[PAIRS, size],
+        shared_words=32,
+    )

@@ -30,6 +30,11 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
     nx, ny, nz = dims(size)
     cells = nx * ny * nz
     vol = rng.integers(0, 1 << 32, cells, dtype=np.uint32)
-    return Setup(grid=(-(-nx // bx), -(-ny // by), -(-nz // bz)), block=(bx, by, bz),
-                 params={"NX": nx, "NY": ny, "NZ": nz},
-                 inputs=[("IN", vol)], outputs=[("OUT", cells)], args=[nx, ny, nz])  # fmt: skip
+    return Setup(
+        grid=(-(-nx // bx), -(-ny // by), -(-nz // bz)),
+        block=(bx, by, bz),
+        params={"NX": nx, "NY": ny, "NZ": nz},
+        inputs=[("IN", vol)],
+        outputs=[("OUT", cells)],
+        args=[nx, ny, nz],
+    )

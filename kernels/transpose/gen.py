@@ -19,5 +19,12 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
         raise SuiteError(f"transpose: a block of 8 x 4 threads must be one warp, not {cfg.warp_size} threads")
     tiles = -(-size // TILE)
     a = rng.integers(0, 1 << 32, size * size, dtype=np.uint32)
-    return Setup(grid=(tiles, tiles, 1), block=(8, 4, 1), params={"N": size}, inputs=[("A", a)],
-                 outputs=[("B", size * size)], args=[size], shared_words=SHARED)  # fmt: skip
+    return Setup(
+        grid=(tiles, tiles, 1),
+        block=(8, 4, 1),
+        params={"N": size},
+        inputs=[("A", a)],
+        outputs=[("B", size * size)],
+        args=[size],
+        shared_words=SHARED,
+    )

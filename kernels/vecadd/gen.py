@@ -17,5 +17,11 @@ def setup(size: int, rng: np.random.Generator, cfg: GpuConfig) -> Setup:
     block = min(BLOCK, cfg.num_warps * cfg.warp_size)
     a = rng.integers(0, 1 << 32, size, dtype=np.uint32)
     b = rng.integers(0, 1 << 32, size, dtype=np.uint32)
-    return Setup(grid=(-(-size // block), 1, 1), block=(block, 1, 1), params={"N": size},
-                 inputs=[("A", a), ("B", b)], outputs=[("C", size)], args=[size])  # fmt: skip
+    return Setup(
+        grid=(-(-size // block), 1, 1),
+        block=(block, 1, 1),
+        params={"N": size},
+        inputs=[("A", a), ("B", b)],
+        outputs=[("C", size)],
+        args=[size],
+    )

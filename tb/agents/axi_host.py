@@ -37,7 +37,9 @@ class AxiHostBfm(HostBfm):
         outputs are defined (before it they are X on Icarus and the master would sample them)."""
         if self._axil is None:
             self._axil = AxiLiteMaster(AxiLiteBus.from_prefix(self.dut, "s_axil"), self.clock, self.dut.rst)
-            logging.getLogger(f"cocotb.{self.dut._name}.s_axil").setLevel(logging.WARNING)  # a line per access
+            logging.getLogger(f"cocotb.{self.dut._name}.s_axil").setLevel(
+                logging.WARNING
+            )  # a line per access
         return self._axil
 
     def idle(self) -> None:
@@ -46,7 +48,9 @@ class AxiHostBfm(HostBfm):
     async def write(self, addr: int, value: int) -> None:
         rsp = await self.axil.write(4 * addr, (value & 0xFFFF_FFFF).to_bytes(4, "little"))
         if rsp.resp != AxiResp.OKAY:
-            raise AxiLiteError(f"AXI-Lite write of register 0x{addr:02x} answered {rsp.resp!r}, expected OKAY")
+            raise AxiLiteError(
+                f"AXI-Lite write of register 0x{addr:02x} answered {rsp.resp!r}, expected OKAY"
+            )
 
     async def read(self, addr: int) -> int:
         rsp = await self.axil.read(4 * addr, 4)

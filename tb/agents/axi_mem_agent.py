@@ -78,8 +78,9 @@ class AxiMemAgent(pyuvm.uvm_component):
         bus, clk, rst = AxiBus.from_prefix(self.dut, "m_axi"), self.dut.clk, self.dut.rst
         # AxiRam's two halves on one memory, the read half answering out of order (tb/agents/axi_reorder.py)
         self.ram = AxiRamWrite(bus.write, clk, rst, size=4 * self.cfg.global_words)
-        self.reader = ReorderingAxiRamRead(bus.read, clk, rst, size=4 * self.cfg.global_words, mem=self.ram.mem,
-                                           rng=self.rng)  # fmt: skip
+        self.reader = ReorderingAxiRamRead(
+            bus.read, clk, rst, size=4 * self.cfg.global_words, mem=self.ram.mem, rng=self.rng
+        )
         logging.getLogger(f"cocotb.{self.dut._name}.m_axi").setLevel(logging.WARNING)  # a line per burst
         self.apply(self.knobs)
         if self.fault is not None:
@@ -88,8 +89,10 @@ class AxiMemAgent(pyuvm.uvm_component):
     def apply(self, knobs: dict[str, Any]) -> None:
         w, r = self.ram, self.reader
         r.depth = 4 if knobs["out_of_order"] else 1  # ARs among which the next burst to answer is drawn
-        for channels, prob in (((w.aw_channel, w.w_channel, r.ar_channel), knobs["req_ready_prob"]),
-                               ((w.b_channel, r.r_channel), knobs["rsp_valid_prob"])):
+        for channels, prob in (
+            ((w.aw_channel, w.w_channel, r.ar_channel), knobs["req_ready_prob"]),
+            ((w.b_channel, r.r_channel), knobs["rsp_valid_prob"]),
+        ):
             for channel in channels:
                 gen = pauses(prob, self.rng)
                 channel.set_pause_generator(gen)

@@ -82,8 +82,13 @@ class HostDriver(pyuvm.uvm_driver):
             self.launch_ap.write(("abandon", item))
             return
         try:
-            item.status = await bfm.wait_idle(item.max_cycles, irq=self.dut.irq, stall_cycles=item.stall_cycles,
-                                              max_instrs=item.max_instrs, report=self._hang_report())  # fmt: skip
+            item.status = await bfm.wait_idle(
+                item.max_cycles,
+                irq=self.dut.irq,
+                stall_cycles=item.stall_cycles,
+                max_instrs=item.max_instrs,
+                report=self._hang_report(),
+            )
         except Watchdog as hang:
             if item.expect_hang is None:
                 await sync(self.dut)  # the checker may know why (a mismatch before the hang)
@@ -105,15 +110,19 @@ class HostDriver(pyuvm.uvm_driver):
         if item.expect_launch_error is not None:
             err = await bfm.error()
             assert item.status & ST_ERROR and err.kind == item.expect_launch_error, (
-                f"{item}: expected launch error 0x{item.expect_launch_error:x}, got STATUS 0x{item.status:x}, {err}")
+                f"{item}: expected launch error 0x{item.expect_launch_error:x}, got STATUS 0x{item.status:x}, {err}"
+            )
             if item.expect_rule is not None:
                 assert (err.rule, err.word) == item.expect_rule, (
                     f"{item}: ERR_RULE/IMG_WORDS {err.rule}/{err.word}, image_rules.check_words says "
-                    f"{item.expect_rule[0]}/{item.expect_rule[1]} ({err})")  # fmt: skip
+                    f"{item.expect_rule[0]}/{item.expect_rule[1]} ({err})"
+                )
             await bfm.abort()
             await bfm.wait_idle()  # the refused image's DATA stores drain before the next launch
         elif item.expect_error is not None:
-            assert item.status & ST_ERROR, f"{item}: expected {item.expect_error}; finished with STATUS 0x{item.status:x}"
+            assert item.status & ST_ERROR, (
+                f"{item}: expected {item.expect_error}; finished with STATUS 0x{item.status:x}"
+            )
             item.error = await bfm.error()
             await bfm.abort()
         elif not item.status & ST_DONE or item.status & ST_ERROR:

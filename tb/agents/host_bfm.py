@@ -76,8 +76,10 @@ class GpuError:
             rule = Rule(self.rule).name if self.rule in iter(Rule) else str(self.rule)
             return f"GpuError({self.kind_name}: rule {rule} at image word {self.word})"
         lane = "no lane" if self.lane == 63 else f"lane {self.lane}"
-        return (f"GpuError({self.kind_name} at SM {self.sm} block {self.block} warp {self.warp} pc {self.pc}, "
-                f"{lane})")  # fmt: skip
+        return (
+            f"GpuError({self.kind_name} at SM {self.sm} block {self.block} warp {self.warp} pc {self.pc}, "
+            f"{lane})"
+        )
 
 
 class Watchdog(AssertionError):
@@ -120,16 +122,24 @@ class HostBfm(BusDriver):
         b.valid.value, b.write.value = 1, 1
         b.addr.value, b.wdata.value = addr, value & 0xFFFF_FFFF
         # sampled at the edge: this edge's handshake
-        await edge_when_high(self.clock, b.ready, what=f"host write of 0x{value & 0xFFFF_FFFF:x} to register "
-                             f"0x{addr:02x}", bound=self.bound)  # fmt: skip
+        await edge_when_high(
+            self.clock,
+            b.ready,
+            what=f"host write of 0x{value & 0xFFFF_FFFF:x} to register 0x{addr:02x}",
+            bound=self.bound,
+        )
         b.valid.value = 0
 
     async def read(self, addr: int) -> int:
         b = self.bus
         b.valid.value, b.write.value, b.addr.value = 1, 0, addr
-        await edge_when_high(self.clock, b.ready, what=f"host read of register 0x{addr:02x}", bound=self.bound)
+        await edge_when_high(
+            self.clock, b.ready, what=f"host read of register 0x{addr:02x}", bound=self.bound
+        )
         b.valid.value = 0
-        await wait_high(self.clock, b.rvalid, what=f"host read of register 0x{addr:02x} (read data)", bound=16)
+        await wait_high(
+            self.clock, b.rvalid, what=f"host read of register 0x{addr:02x} (read data)", bound=16
+        )
         value = int(b.rdata.value)
         await RisingEdge(self.clock)
         return value
@@ -147,8 +157,15 @@ class HostBfm(BusDriver):
     async def status(self) -> int:
         return await self.read(REG_STATUS)
 
-    async def wait_idle(self, max_cycles: int = 2_000_000, irq: Any = None, stall_cycles: int = 100_000,
-                        every: int = 50, max_instrs: int | None = None, report: HangReport | None = None) -> int:
+    async def wait_idle(
+        self,
+        max_cycles: int = 2_000_000,
+        irq: Any = None,
+        stall_cycles: int = 100_000,
+        every: int = 50,
+        max_instrs: int | None = None,
+        report: HangReport | None = None,
+    ) -> int:
         """Wait until STATUS shows BUSY and LOADING low; return STATUS. With ``irq`` (the GPU's
         launch-ended interrupt) it sleeps until irq rises, waking every ``stall_cycles`` for the
         watchdog; without, it polls STATUS every ``every`` cycles. A :class:`Watchdog` ends a hang with
@@ -171,13 +188,22 @@ class HostBfm(BusDriver):
                 instrs = await self.perf(PERF_WARP_INSTRS)
                 rsps = await self.read(REG_MEM_RSPS)
                 if (instrs, rsps) == last:
-                    raise await self._watchdog(f"no warp-instruction retired and no memory response in {stall_cycles} "
-                                               f"cycles ({instrs} retired, {rsps} responses so far; stopped after "
-                                               f"{waited} cycles)", st, report, instrs)  # fmt: skip
+                    raise await self._watchdog(
+                        f"no warp-instruction retired and no memory response in {stall_cycles} "
+                        f"cycles ({instrs} retired, {rsps} responses so far; stopped after "
+                        f"{waited} cycles)",
+                        st,
+                        report,
+                        instrs,
+                    )
                 if max_instrs is not None and instrs > max_instrs:
-                    raise await self._watchdog(f"the launch ran past its budget of {max_instrs} warp-instructions "
-                                               f"({instrs} after {waited} cycles: a warp spinning?)", st, report,
-                                               instrs)  # fmt: skip
+                    raise await self._watchdog(
+                        f"the launch ran past its budget of {max_instrs} warp-instructions "
+                        f"({instrs} after {waited} cycles: a warp spinning?)",
+                        st,
+                        report,
+                        instrs,
+                    )
                 last, last_check = (instrs, rsps), waited
             if irq is None:
                 await Timer(every * self.period_ns, "ns")  # one simulator callback, not one per cycle
@@ -186,7 +212,9 @@ class HostBfm(BusDriver):
                 await First(RisingEdge(irq), Timer(max(wait, self.period_ns), "ns"))
             await RisingEdge(self.clock)
 
-    async def _watchdog(self, what: str, st: int, report: HangReport | None, instrs: int | None = None) -> Watchdog:
+    async def _watchdog(
+        self, what: str, st: int, report: HangReport | None, instrs: int | None = None
+    ) -> Watchdog:
         text = f"watchdog: {what} ({await self._progress(st)})"
         views = await self.warps() if st & ST_BUSY else []
         if instrs is None:
@@ -198,9 +226,11 @@ class HostBfm(BusDriver):
         return Watchdog(text, views)
 
     async def _progress(self, st: int) -> str:
-        text = (f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
-                f"done {await self.read(REG_BLOCKS_DONE)}, memory responses {await self.read(REG_MEM_RSPS)}, "
-                f"outstanding {await self.read(REG_MEM_OUTSTANDING)}")  # fmt: skip
+        text = (
+            f"STATUS 0x{st:x}, blocks dispatched {await self.read(REG_BLOCKS_DISPATCHED)}, "
+            f"done {await self.read(REG_BLOCKS_DONE)}, memory responses {await self.read(REG_MEM_RSPS)}, "
+            f"outstanding {await self.read(REG_MEM_OUTSTANDING)}"
+        )
         return await self._loader_note(st) + text
 
     async def warps(self) -> list[WarpView]:
@@ -225,8 +255,10 @@ class HostBfm(BusDriver):
         if not st & ST_LOADING or state not in (1, 2, 3, 4, 5):
             return ""
         n = await self.read(REG_IMG_WORDS)
-        return (f"the loader is waiting for word {n} of the launch image ({LOADER_STATES[state]}): the image "
-                f"sent was cut short, send the rest or ABORT; ")  # fmt: skip
+        return (
+            f"the loader is waiting for word {n} of the launch image ({LOADER_STATES[state]}): the image "
+            f"sent was cut short, send the rest or ABORT; "
+        )
 
     async def error(self) -> GpuError:
         regs = [await self.read(r) for r in range(REG_ERR_KIND, REG_IMG_WORDS + 1)]

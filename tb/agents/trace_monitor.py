@@ -29,8 +29,11 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge, ValueChange
 from tb.agents.gmem_responder import M32, MemTxn, ProtocolError
 from tb.reference import retire_record
 
-PROTOCOL_ERRORS = {1: "mreq_valid is X/Z out of reset", 2: "request changed while held (valid, not ready)",
-                   3: "request address unaligned or outside memory"}  # fmt: skip
+PROTOCOL_ERRORS = {
+    1: "mreq_valid is X/Z out of reset",
+    2: "request changed while held (valid, not ready)",
+    3: "request address unaligned or outside memory",
+}
 
 
 @dataclass
@@ -109,7 +112,9 @@ class TraceMonitor(pyuvm.uvm_component):
             self._pending.clear()
             return
         if kind == "E":
-            raise ProtocolError(f"memory port: {PROTOCOL_ERRORS.get(int(t[1], 16), t[1])} (trace {self.path})")
+            raise ProtocolError(
+                f"memory port: {PROTOCOL_ERRORS.get(int(t[1], 16), t[1])} (trace {self.path})"
+            )
         self.cycle = int(t[1], 16)
         if kind == "R":
             self.retire_ap.write((retire_record.decode(t[3:], self.cfg.warp_size), int(t[2])))
@@ -120,12 +125,17 @@ class TraceMonitor(pyuvm.uvm_component):
                 try:
                     writes.append((int(a, 16), int(d, 16)))
                 except ValueError:
-                    raise AssertionError(f"shared-memory observation carries X/Z in a written bank: {pair}") from None
+                    raise AssertionError(
+                        f"shared-memory observation carries X/Z in a written bank: {pair}"
+                    ) from None
             self.shared_ap.write((int(t[2]), t[3] == "1", writes, int(t[4], 16)))
         elif kind == "Q":
             cycle, addr, write, mask, data, tag = (int(x, 16) for x in t[1:7])
-            self.request_ap.write(MemTxn(addr, bool(write), mask, self._words(data), tag, cycle, seq=self._seq,
-                                         held=t[7] == "1"))  # fmt: skip
+            self.request_ap.write(
+                MemTxn(
+                    addr, bool(write), mask, self._words(data), tag, cycle, seq=self._seq, held=t[7] == "1"
+                )
+            )
             self._pending.append((tag, cycle))
             self._seq += 1
         elif kind == "P":

@@ -153,8 +153,14 @@ def _cross(name: str, a: tuple[str, list[Any]], b: tuple[str, list[Any]]) -> _Ta
     def sample(x: Any, y: Any) -> None:
         pass
 
-    return _Tally(sample, [(f"{name}.{a[0]}", lambda v: v[0]), (f"{name}.{b[0]}", lambda v: v[1]),
-                           (f"{name}.cross", lambda v: (v[0], v[1]))])  # fmt: skip
+    return _Tally(
+        sample,
+        [
+            (f"{name}.{a[0]}", lambda v: v[0]),
+            (f"{name}.{b[0]}", lambda v: v[1]),
+            (f"{name}.cross", lambda v: (v[0], v[1])),
+        ],
+    )
 
 
 def point_names(cfg: GpuConfig) -> dict[str, list[Any]]:
@@ -195,7 +201,9 @@ class GpuCoverage:
         _LIVE.add(self)
         self.cfg = cfg
         self.instr = _cross("gpu.instr.opcode_x_mask", ("opcode", MNEMONICS), ("mask", MASK_CLASSES))
-        self.depth = _point(f"gpu.div.stack_depth_s{cfg.stack_depth}", [*range(cfg.stack_depth + 1), OVERFLOW])
+        self.depth = _point(
+            f"gpu.div.stack_depth_s{cfg.stack_depth}", [*range(cfg.stack_depth + 1), OVERFLOW]
+        )
         self.shape = _point("gpu.div.shape", SHAPES)
         self.passes = _point(f"gpu.shared.passes_b{cfg.num_banks}", list(range(1, cfg.num_banks + 1)))
         self.sharing = _point("gpu.shared.sharing", SHARING)
@@ -250,7 +258,9 @@ class GpuCoverage:
         prev = self.last_retire.get(sm)
         key = (exp.block, exp.warp)
         if prev is not None:
-            self.switch("same_warp" if prev == key else "other_warp" if prev[0] == exp.block else "other_block")
+            self.switch(
+                "same_warp" if prev == key else "other_warp" if prev[0] == exp.block else "other_block"
+            )
         self.last_retire[sm] = key
         self._divergence(exp, warp)
         if exp.mem is not None:

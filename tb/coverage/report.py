@@ -69,14 +69,19 @@ def explain(point: str, bin_text: str, holes: list[dict[str, Any]]) -> str | Non
 def merge(files: list[Path], out: Path, testplan: dict[str, Any] | None = None) -> Merged:
     """Merge coverage YAML ``files`` into ``out`` and classify every unhit bin."""
     if not files:
-        raise FileNotFoundError("no functional-coverage files to merge: run the system tests first "
-                                "(make coverage runs them; make system writes build/coverage/functional/)")  # fmt: skip
+        raise FileNotFoundError(
+            "no functional-coverage files to merge: run the system tests first "
+            "(make coverage runs them; make system writes build/coverage/functional/)"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     merge_coverage(lambda _msg: None, str(out), *map(str, files))
     with open(out) as f:
         db = yaml.safe_load(f)
-    points = {name: {str(b): int(h) for b, h in item["bins:_hits"].items()}
-              for name, item in db.items() if "bins:_hits" in item}  # fmt: skip
+    points = {
+        name: {str(b): int(h) for b, h in item["bins:_hits"].items()}
+        for name, item in db.items()
+        if "bins:_hits" in item
+    }
     holes_spec = (testplan or {}).get("holes", [])
     merged = Merged(sorted(files), points)
     for name, bins in sorted(points.items()):
@@ -101,7 +106,9 @@ def xml_points(path: Path) -> dict[str, dict[str, int]]:
     for elem in ET.parse(path).getroot().iter():
         bins = [b for b in elem if "bin" in b.attrib and "hits" in b.attrib]
         if bins:
-            points[elem.attrib["abs_name"].removeprefix("top.")] = {b.attrib["bin"]: int(b.attrib["hits"]) for b in bins}
+            points[elem.attrib["abs_name"].removeprefix("top.")] = {
+                b.attrib["bin"]: int(b.attrib["hits"]) for b in bins
+            }
     return points
 
 
@@ -127,7 +134,8 @@ def markdown(m: Merged, testplan: dict[str, Any] | None = None) -> str:
     lines = [
         "# Functional coverage",
         "",
-        f"Merged from {len(m.files)} run(s): " + ", ".join(sorted({f.name.rsplit('-', 1)[0] for f in m.files})),
+        f"Merged from {len(m.files)} run(s): "
+        + ", ".join(sorted({f.name.rsplit("-", 1)[0] for f in m.files})),
         "",
         f"**{hit} of {bins} bins hit ({100 * hit / bins:.1f} %)**; {explained} hole(s) explained in "
         f"docs/testplan.yaml, **{len(m.unexplained)} unexplained**.",
@@ -144,17 +152,30 @@ def markdown(m: Merged, testplan: dict[str, Any] | None = None) -> str:
     if not m.holes:
         lines.append("None: every bin was hit.")
     for hole in m.holes:
-        why = hole.reason if hole.reason is not None else "**NOT EXPLAINED** (add a test or a testplan `holes:` entry)"
+        why = (
+            hole.reason
+            if hole.reason is not None
+            else "**NOT EXPLAINED** (add a test or a testplan `holes:` entry)"
+        )
         lines.append(f"- `{hole.point}` bin `{hole.bin}`: {why}")
     if testplan:
-        lines += ["", "## Features (docs/testplan.yaml)", "", "| feature | tests | bins hit |", "|---|---:|---|"]
+        lines += [
+            "",
+            "## Features (docs/testplan.yaml)",
+            "",
+            "| feature | tests | bins hit |",
+            "|---|---:|---|",
+        ]
         for feat in testplan.get("features", []):
             cov = feat.get("coverage", [])
             names = [n for n in pts if any(fnmatch.fnmatchcase(n, pat) for pat in cov)]
             fb = sum(len(pts[n]) for n in names)
             fh = sum(1 for n in names for v in pts[n].values() if v)
-            lines.append(f"| {feat['id']}: {feat['feature']} | {len(feat.get('tests', []))} | "
-                         f"{fh}/{fb} |" if fb else f"| {feat['id']}: {feat['feature']} | {len(feat.get('tests', []))} | — |")  # fmt: skip
+            lines.append(
+                f"| {feat['id']}: {feat['feature']} | {len(feat.get('tests', []))} | {fh}/{fb} |"
+                if fb
+                else f"| {feat['id']}: {feat['feature']} | {len(feat.get('tests', []))} | — |"
+            )
     lines += ["", "## Every bin", ""]
     for name, b in sorted(m.points.items()):
         lines.append(f"- `{name}`: " + ", ".join(f"{k}={v}" for k, v in b.items()))
@@ -178,17 +199,25 @@ def main(argv: list[str] | None = None) -> int:
     xml_files = [f.with_suffix(".xml") for f in files if f.with_suffix(".xml").exists()]
     if xml_files:  # the standard-format copy beside the report: it must say what the report says
         if len(xml_files) != len(files):
-            print(f"error: {len(files) - len(xml_files)} run(s) wrote no XML export beside their YAML", file=sys.stderr)
+            print(
+                f"error: {len(files) - len(xml_files)} run(s) wrote no XML export beside their YAML",
+                file=sys.stderr,
+            )
             return 1
         diffs = xml_disagreements(m.points, merge_xml(xml_files, args.out / "functional-merged.xml"))
         if diffs:
-            print("error: the merged XML coverage disagrees with the YAML: " + "; ".join(diffs[:5]), file=sys.stderr)
+            print(
+                "error: the merged XML coverage disagrees with the YAML: " + "; ".join(diffs[:5]),
+                file=sys.stderr,
+            )
             return 1
     pts = _counted(m.points)
     bins = sum(len(b) for b in pts.values())
     hit = sum(1 for b in pts.values() for h in b.values() if h)
-    print(f"functional coverage: {hit}/{bins} bins hit ({100 * hit / bins:.1f} %), "
-          f"{len(m.holes) - len(m.unexplained)} holes explained, {len(m.unexplained)} unexplained: {report}")  # fmt: skip
+    print(
+        f"functional coverage: {hit}/{bins} bins hit ({100 * hit / bins:.1f} %), "
+        f"{len(m.holes) - len(m.unexplained)} holes explained, {len(m.unexplained)} unexplained: {report}"
+    )
     for hole in m.unexplained:
         print(f"  unexplained hole: {hole.point} [{hole.bin}]")
     return 1 if m.unexplained else 0

@@ -65,8 +65,13 @@ def check(plan: dict[str, Any], configs: list[GpuConfig], root: Path = ROOT) -> 
             problems.append(f"hole {hole['point']!r} names no cover point")
         if not str(hole.get("reason", "")).strip():
             problems.append(f"hole {hole['point']!r} has no reason")
-    covered = {p for feat in plan.get("features", []) for pat in feat.get("coverage", [])
-               for p in points if fnmatch.fnmatchcase(p, pat)}  # fmt: skip
+    covered = {
+        p
+        for feat in plan.get("features", [])
+        for pat in feat.get("coverage", [])
+        for p in points
+        if fnmatch.fnmatchcase(p, pat)
+    }
     for p in sorted(points - covered):
         problems.append(f"cover point {p} belongs to no feature")
     return problems

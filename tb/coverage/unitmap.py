@@ -62,7 +62,7 @@ GUARDS: dict[str, tuple[str, ...]] = {
         "simt_loader",
         "simt_block_sched",
         "simt_axi_mem_bridge",
-    ),  # fmt: skip
+    ),
     # stack events, depth, top entry, next pc and mask
     "divergence": ("simt_div_stack",),
     # bank writes of every shared store, a finished block's shared region
@@ -115,8 +115,10 @@ def verilog_modules(root: Path) -> dict[str, tuple[Path, str]]:
 
 def instances(mods: dict[str, tuple[Path, str]]) -> dict[str, set[str]]:
     """Module -> the known modules it instantiates."""
-    return {name: {m.group(1) for m in _INSTANCE_RE.finditer(body) if m.group(1) in mods} - {name}
-            for name, (_, body) in mods.items()}  # fmt: skip
+    return {
+        name: {m.group(1) for m in _INSTANCE_RE.finditer(body) if m.group(1) in mods} - {name}
+        for name, (_, body) in mods.items()
+    }
 
 
 def _subtree(top: str, children: dict[str, set[str]]) -> set[str]:
@@ -165,9 +167,13 @@ def _imports(path: Path, root: Path) -> frozenset[Path]:
 def _launcher_calls(path: Path, root: Path) -> tuple[set[str], set[Path]]:
     """Toplevels built by ``rtlsim.run`` / ``rtlsim.expect_fatal`` in ``path`` and the cocotb modules run."""
     tree = ast.parse(path.read_text(), str(path))
-    consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
-              and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
-              for t in n.targets if isinstance(t, ast.Name)}  # fmt: skip
+    consts = {
+        t.id: n.value.value
+        for n in tree.body
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
 
     def value(node: ast.expr) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -179,9 +185,14 @@ def _launcher_calls(path: Path, root: Path) -> tuple[set[str], set[Path]]:
     tops: set[str] = set()
     mods: set[Path] = set()
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "rtlsim"
-                and node.func.attr in ("run", "expect_fatal") and node.args):  # fmt: skip
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "rtlsim"
+            and node.func.attr in ("run", "expect_fatal")
+            and node.args
+        ):
             top = value(node.args[0])
             if top:
                 tops.add(top)
@@ -220,8 +231,11 @@ class Tree:
             for kid in kids:
                 if kid in self.parents and parent in self.rtl_mods:
                     self.parents[kid].add(parent)
-        self.boards = sorted(p.stem for p in (self.root / "tb" / "scoreboards").glob("*.py")
-                             if p.stem not in ("__init__", "base"))  # fmt: skip
+        self.boards = sorted(
+            p.stem
+            for p in (self.root / "tb" / "scoreboards").glob("*.py")
+            if p.stem not in ("__init__", "base")
+        )
         self.benches = self._benches()
         self.plan = yaml.safe_load((self.root / "docs" / "testplan.yaml").read_text())
 
@@ -251,8 +265,11 @@ class Tree:
             for top in tops:
                 bench.duts |= self._duts(top)
             boards_dir = root / "tb" / "scoreboards"
-            bench.scoreboards = {p.stem for p in _import_closure(bench.files, root)
-                                 if p.parent == boards_dir and p.stem in self.boards}  # fmt: skip
+            bench.scoreboards = {
+                p.stem
+                for p in _import_closure(bench.files, root)
+                if p.parent == boards_dir and p.stem in self.boards
+            }
             benches.append(bench)
         return benches
 
@@ -271,16 +288,21 @@ class Tree:
 
     def features(self, module: str) -> list[dict]:
         files = {str(p.relative_to(self.root)) for b in self.own_benches(module) for p in b.files}
-        return [f for f in self.plan.get("features", [])
-                if any(ref.partition("::")[0] in files for ref in f.get("tests", []))]  # fmt: skip
+        return [
+            f
+            for f in self.plan.get("features", [])
+            if any(ref.partition("::")[0] in files for ref in f.get("tests", []))
+        ]
 
     def problems(self) -> list[str]:
         """What keeps the map from being complete and true (empty: fine)."""
         out: list[str] = []
         for mod in sorted(self.rtl_mods):
             if not self.own_benches(mod) and mod not in NO_BENCH:
-                out.append(f"{mod} ({self._show(self.rtl_mods[mod][0])}) has no bench of its own and no "
-                           "NO_BENCH entry in tb/coverage/unitmap.py saying where it is checked")  # fmt: skip
+                out.append(
+                    f"{mod} ({self._show(self.rtl_mods[mod][0])}) has no bench of its own and no "
+                    "NO_BENCH entry in tb/coverage/unitmap.py saying where it is checked"
+                )
             if self.own_benches(mod) and mod in NO_BENCH:
                 out.append(f"{mod} has a bench now: drop its NO_BENCH entry in tb/coverage/unitmap.py")
         for mod in sorted(set(NO_BENCH) - set(self.rtl_mods)):
@@ -406,8 +428,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         bad = stale(tree)
         for path in bad:
-            print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} is stale: "
-                  "run `python -m tb.coverage.unitmap`", file=sys.stderr)  # fmt: skip
+            print(
+                f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} is stale: "
+                "run `python -m tb.coverage.unitmap`",
+                file=sys.stderr,
+            )
         return 1 if bad or problems else 0
     for path, text in targets(tree):
         if not path.exists() or path.read_text() != text:

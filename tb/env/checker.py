@@ -86,10 +86,14 @@ class LaunchChecker(pyuvm.uvm_component):
         self.fault: Mismatch | None = None
         self.fault_event = Event()
         self.retire_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("retire_export", self, self.write_retire)
-        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("dispatch_export", self, self.write_dispatch)
+        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp(
+            "dispatch_export", self, self.write_dispatch
+        )
         self.shared_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("shared_export", self, self.write_shared)
         self.request_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("request_export", self, self.write_request)
-        self.response_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("response_export", self, self.write_response)
+        self.response_export = pyuvm.uvm_subscriber.uvm_AnalysisImp(
+            "response_export", self, self.write_response
+        )
         self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
         # every retire after all scoreboards agreed: (model record, sm, the model's warp after it)
         self.checked_ap = pyuvm.uvm_analysis_port("checked_ap", self)
@@ -118,7 +122,12 @@ class LaunchChecker(pyuvm.uvm_component):
         self.model = None
         self.boards = []
         self.launches += 1
-        if item.image is None or item.words is not None or not item.start or item.expect_launch_error is not None:
+        if (
+            item.image is None
+            or item.words is not None
+            or not item.start
+            or item.expect_launch_error is not None
+        ):
             return  # nothing will run: no model (an impossible launch would not even build one)
         cfg, image = self.cfg, item.image
         self.model = Model(cfg, image)
@@ -127,7 +136,11 @@ class LaunchChecker(pyuvm.uvm_component):
             self.divergence = DivergenceScoreboard(self.model)
             self.shared = SharedMemoryScoreboard(cfg, self.model, SmLaunch.of(cfg, image).sh_stride)
             self.coalescing = CoalescingScoreboard(cfg, image)
-            self.after_retire = [self.divergence, self.shared, self.coalescing]  # check(rtl, model record, sm)
+            self.after_retire = [
+                self.divergence,
+                self.shared,
+                self.coalescing,
+            ]  # check(rtl, model record, sm)
             self.boards = [self.retire, *self.after_retire]
 
     def hang_report(self, instrs: int, views: list[WarpView]) -> str:
@@ -156,14 +169,20 @@ class LaunchChecker(pyuvm.uvm_component):
             if problems:
                 report = "\n  ".join(lines)
                 try:
-                    self._raise(HangMismatch, "the RTL's hang report disagrees with the golden model's: "
-                                + "; ".join(problems) + f"\n  {report}")  # fmt: skip
+                    self._raise(
+                        HangMismatch,
+                        "the RTL's hang report disagrees with the golden model's: "
+                        + "; ".join(problems)
+                        + f"\n  {report}",
+                    )
                 except _Stop:
                     lines.append("DISAGREE (planted fault caught): " + "; ".join(problems))
                     return "\n".join(lines)
             running = sum(1 for v in views if v.state != ST_DONE)
-            lines.append(f"the RTL and the golden model agree: the same {running} unfinished warp(s), pcs and states "
-                         f"(docs/verification.md \"Hang report\")")  # fmt: skip
+            lines.append(
+                f"the RTL and the golden model agree: the same {running} unfinished warp(s), pcs and states "
+                f'(docs/verification.md "Hang report")'
+            )
         return "\n".join(lines)
 
     def abandon(self) -> None:
@@ -185,15 +204,20 @@ class LaunchChecker(pyuvm.uvm_component):
         for board in self.boards:
             left = board.end()
             if left:
-                self._raise(board.mismatch, f"{board.name} scoreboard at the end of {item}: " + "; ".join(left[:5]))
+                self._raise(
+                    board.mismatch, f"{board.name} scoreboard at the end of {item}: " + "; ".join(left[:5])
+                )
         diffs = self.end_board.check(self.model, self.mem, item.perf)
         if diffs:
             self._raise(self.end_board.mismatch, f"end of kernel check of {item}: " + "; ".join(diffs))
         if item.golden is not None:
             words, diffs = item.golden.mismatches(self.mem)
             if diffs:
-                self._raise(GoldenMismatch, f"{item}: output differs from kernels/{item.golden.kernel}/golden.c "
-                            f"(size {item.golden.size}, seed {item.golden.seed}): " + "; ".join(diffs))  # fmt: skip
+                self._raise(
+                    GoldenMismatch,
+                    f"{item}: output differs from kernels/{item.golden.kernel}/golden.c "
+                    f"(size {item.golden.size}, seed {item.golden.seed}): " + "; ".join(diffs),
+                )
             self.golden_words += words
         self.kernels_checked += 1
         if item.seed is not None:
@@ -213,10 +237,15 @@ class LaunchChecker(pyuvm.uvm_component):
         except KernelError as exc:
             want = (ERROR_CODES[exc.kind], exc.pc, 63 if exc.lane is None else exc.lane)
             if exc.kind.name != item.expect_error:
-                self._raise(Mismatch, f"{item}: the model raised {exc.kind.name}, expected {item.expect_error}")
+                self._raise(
+                    Mismatch, f"{item}: the model raised {exc.kind.name}, expected {item.expect_error}"
+                )
         else:
-            self._raise(Mismatch, f"{item}: the GPU reports an error at block {err.block} warp {err.warp}; "
-                        "the model steps that warp without one")  # fmt: skip
+            self._raise(
+                Mismatch,
+                f"{item}: the GPU reports an error at block {err.block} warp {err.warp}; "
+                "the model steps that warp without one",
+            )
         if (err.kind, err.pc, err.lane) != want:
             self._raise(Mismatch, f"{item}: GPU error {err}, model (kind, pc, lane) {want}")
 
@@ -251,8 +280,12 @@ class LaunchChecker(pyuvm.uvm_component):
         for board in self.after_retire:
             diffs = board.check(rtl, exp, sm)
             if diffs:
-                self._raise(board.mismatch, f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs) +
-                            f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}")  # fmt: skip
+                self._raise(
+                    board.mismatch,
+                    f"{board.name} mismatch on {where(rtl, sm)}: "
+                    + "; ".join(diffs)
+                    + f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}",
+                )
         self.checked_ap.write((exp, sm, self.model.warp(exp.block, exp.warp)))
 
     @_observer

@@ -81,15 +81,24 @@ class TraceWriter(pyuvm.uvm_component):
         r, sm = event
         lanes = [i for i in range(len(r.values)) if r.mask >> i & 1] if r.wr else []
         vals = " ".join(f"{i}:{'x' if r.values[i] is None else f'{r.values[i]:08x}'}" for i in lanes)
-        self._add("R", f"sm={sm} block={r.block} warp={r.warp} pc={r.pc} instr={r.instr:08x} mask={r.mask:x} "
-                       f"wr={int(r.wr)} rd={r.rd} next={r.next_pc}/{r.next_mask:x} push={r.pushes} pop={r.pops} "
-                       f"merged={r.merged} depth={r.depth} top={r.top_kind}/{r.top_pc}/{r.top_mask:x} "
-                       f"passes={r.passes} txns={r.txns} bar={int(r.barrier)} done={int(r.done)} slot={r.slot} "
-                       f"v=[{vals}]")  # fmt: skip
+        self._add(
+            "R",
+            f"sm={sm} block={r.block} warp={r.warp} pc={r.pc} instr={r.instr:08x} mask={r.mask:x} "
+            f"wr={int(r.wr)} rd={r.rd} next={r.next_pc}/{r.next_mask:x} push={r.pushes} pop={r.pops} "
+            f"merged={r.merged} depth={r.depth} top={r.top_kind}/{r.top_pc}/{r.top_mask:x} "
+            f"passes={r.passes} txns={r.txns} bar={int(r.barrier)} done={int(r.done)} slot={r.slot} "
+            f"v=[{vals}]",
+        )
 
     def write_request(self, txn: Any) -> None:
-        data = " ".join(f"{w:08x}" if txn.mask >> i & 1 else "-" for i, w in enumerate(txn.data)) if txn.write else ""
-        self._add("Q", f"addr={txn.addr:x} write={int(txn.write)} mask={txn.mask:x} tag={txn.tag} data=[{data}]")
+        data = (
+            " ".join(f"{w:08x}" if txn.mask >> i & 1 else "-" for i, w in enumerate(txn.data))
+            if txn.write
+            else ""
+        )
+        self._add(
+            "Q", f"addr={txn.addr:x} write={int(txn.write)} mask={txn.mask:x} tag={txn.tag} data=[{data}]"
+        )
 
     def write_response(self, rsp: Any) -> None:
         self._add("P", f"tag={rsp.tag} rdata=[{' '.join(f'{w:08x}' for w in rsp.rdata)}]")
@@ -100,11 +109,15 @@ class TraceWriter(pyuvm.uvm_component):
         if what == "begin":
             self._out(f"L {_cycle()} begin {item.get_name()} seed={item.seed}")
             return
-        self._out(f"L {_cycle()} {what} {item.get_name()} status={item.status:x} cycles={item.cycles} "
-                  f"perf={','.join(f'{k}={v}' for k, v in sorted(item.perf.items()))}")  # fmt: skip
+        self._out(
+            f"L {_cycle()} {what} {item.get_name()} status={item.status:x} cycles={item.cycles} "
+            f"perf={','.join(f'{k}={v}' for k, v in sorted(item.perf.items()))}"
+        )
         if what == "end":
             words = self.mem.astype(np.uint32)
-            self._out(f"M sha256={hashlib.sha256(words.tobytes()).hexdigest()} nonzero={int(np.count_nonzero(words))}")
+            self._out(
+                f"M sha256={hashlib.sha256(words.tobytes()).hexdigest()} nonzero={int(np.count_nonzero(words))}"
+            )
             for row in range(0, len(words), 8):
                 chunk = words[row : row + 8]
                 if chunk.any():
@@ -139,9 +152,11 @@ def first_difference(a: Sequence[str], b: Sequence[str], names: tuple[str, str] 
             continue
         width = max(len(n) for n in names)
         where = f"line {la[0] if la else '-'} of {names[0]}, line {lb[0] if lb else '-'} of {names[1]}"
-        return (f"traces differ at event {i + 1} ({where}), in launch {launch}:\n"
-                f"  {names[0]:<{width}}: {la[1] if la else '<trace ended>'}\n"
-                f"  {names[1]:<{width}}: {lb[1] if lb else '<trace ended>'}")  # fmt: skip
+        return (
+            f"traces differ at event {i + 1} ({where}), in launch {launch}:\n"
+            f"  {names[0]:<{width}}: {la[1] if la else '<trace ended>'}\n"
+            f"  {names[1]:<{width}}: {lb[1] if lb else '<trace ended>'}"
+        )
     return None
 
 

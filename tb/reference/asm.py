@@ -51,7 +51,6 @@ LAUNCH_DIRECTIVES = (".grid", ".block", ".regs", ".shared")
 PSEUDO = ("LI",)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Program
 # ---------------------------------------------------------------------------------------------
@@ -353,8 +352,11 @@ class _Assembler:
                 return self.use_reg(t)
             if t.text in self.symbols:
                 raise _Err(t.col, f"expected a register, found symbol '{t.text}'")
-            raise _Err(t.col, f"unknown register '{t.text}': use r0..r{isa.NUM_REG_FIELD - 1} "
-                              "or a name defined with .alias")  # fmt: skip
+            raise _Err(
+                t.col,
+                f"unknown register '{t.text}': use r0..r{isa.NUM_REG_FIELD - 1} "
+                "or a name defined with .alias",
+            )
         if t.text == "%":
             raise _Err(t.col, "special registers are read only with LDS, e.g. LDS r1, %tid.x")
         if t.text == "[":
@@ -362,8 +364,11 @@ class _Assembler:
                 t.col, f"expected a register, found a memory operand; {mnemonic} takes no memory operand"
             )
         if t.kind == "id" and (t.text in ("r", "R") or self.register_index(t.text, t.col) is not None):
-            raise _Err(t.col, f"'{''.join(x.text for x in opnd.toks)}' is not a register: registers are written r0..r{isa.NUM_REG_FIELD - 1} "
-                              "(a plain number, no sign or expression)")  # fmt: skip
+            raise _Err(
+                t.col,
+                f"'{''.join(x.text for x in opnd.toks)}' is not a register: registers are written r0..r{isa.NUM_REG_FIELD - 1} "
+                "(a plain number, no sign or expression)",
+            )
         hint = f"; use {mnemonic}I for an immediate operand" if mnemonic + "I" in isa.BY_MNEMONIC else ""
         raise _Err(t.col, f"expected a register (r0..r{isa.NUM_REG_FIELD - 1}), found '{opnd.text}'{hint}")
 
@@ -417,8 +422,9 @@ class _Assembler:
         if self.section != "text":
             if op is None and mnemonic not in PSEUDO:
                 self.unknown_instruction(head)
-            raise _Err(head.col, f"instruction {mnemonic} in the .{self.section} section; "
-                                 "put code after .text")  # fmt: skip
+            raise _Err(
+                head.col, f"instruction {mnemonic} in the .{self.section} section; put code after .text"
+            )
         self.code.append(ins)
         self.pc += 1
         try:
@@ -438,8 +444,10 @@ class _Assembler:
             col = ins.operands[len(expected)].col if len(ins.operands) > len(expected) else head.col
             spaced = len(ins.operands) < len(expected) and any(len(o.toks) > 1 for o in ins.operands)
             hint = "; separate operands with ','" if spaced else ""
-            raise _Err(col, f"{mnemonic} takes {len(expected)} operand(s), got {len(ins.operands)}: "
-                            f"write {shape}{hint}")  # fmt: skip
+            raise _Err(
+                col,
+                f"{mnemonic} takes {len(expected)} operand(s), got {len(ins.operands)}: write {shape}{hint}",
+            )
         if mnemonic == "LI":
             value_opnd = ins.operands[1]
             ins.li_form, ins.size = "PAIR", 2
@@ -504,8 +512,10 @@ class _Assembler:
             raise _Err(head.col, f"{head.text} needs {n} value(s): write {shape}")
         exprs = parse_list(toks, end_col, commas=True)
         if len(exprs) != n:
-            raise _Err(exprs[n].col if len(exprs) > n else head.col,
-                       f"{head.text} takes {n} value(s), got {len(exprs)}: write {shape}")  # fmt: skip
+            raise _Err(
+                exprs[n].col if len(exprs) > n else head.col,
+                f"{head.text} takes {n} value(s), got {len(exprs)}: write {shape}",
+            )
         return exprs
 
     def data_target(self, name: str, head: Tok) -> list[int]:
@@ -513,8 +523,11 @@ class _Assembler:
             return self.consts
         if self.section == "data":
             return self.chunks[-1].words
-        raise _Err(head.col, f"{name} is not allowed in .text (code holds instructions only); "
-                             "switch to .const or .data BASE first")  # fmt: skip
+        raise _Err(
+            head.col,
+            f"{name} is not allowed in .text (code holds instructions only); "
+            "switch to .const or .data BASE first",
+        )
 
     def data_directive(self, head: Tok, toks: list[Tok], end_col: int) -> None:
         self.first_use.setdefault(".data", (self.line, head.col))
@@ -590,8 +603,11 @@ class _Assembler:
         if len(opnds) == 2 and len(opnds[0].toks) == 1 and opnds[0].toks[0].kind == "id":
             name = opnds[0].toks[0]
             if name.text.lower() in isa.SREGS:
-                raise _Err(name.col, f"parameter name '{name.text}' would shadow the special register "
-                                     f"%{name.text.lower()}; choose another name")  # fmt: skip
+                raise _Err(
+                    name.col,
+                    f"parameter name '{name.text}' would shadow the special register "
+                    f"%{name.text.lower()}; choose another name",
+                )
             if name.text in self.param_names:
                 raise _Err(name.col, f"duplicate parameter name '{name.text}'")
             self.param_names[name.text] = index
@@ -609,8 +625,12 @@ class _Assembler:
         for a in range(len(self.chunks)):
             ca = self.chunks[a]
             if ca.ok and ca.base + len(ca.words) > WORD_LIMIT:
-                self.error(ca.col, f".data at {ca.base} with {len(ca.words)} words passes the end of the "
-                                   "32-bit address space", ca.line)  # fmt: skip
+                self.error(
+                    ca.col,
+                    f".data at {ca.base} with {len(ca.words)} words passes the end of the "
+                    "32-bit address space",
+                    ca.line,
+                )
             for b in range(a):
                 cb = self.chunks[b]
                 if (
@@ -621,9 +641,13 @@ class _Assembler:
                     and ca.base < cb.base + len(cb.words)
                     and cb.base < ca.base + len(ca.words)
                 ):
-                    self.error(ca.col, f"data at [{ca.base}, {ca.base + len(ca.words)}) overlaps data at "
-                                       f"[{cb.base}, {cb.base + len(cb.words)}) from line {cb.line}; "
-                                       "move one .data base", ca.line)  # fmt: skip
+                    self.error(
+                        ca.col,
+                        f"data at [{ca.base}, {ca.base + len(ca.words)}) overlaps data at "
+                        f"[{cb.base}, {cb.base + len(cb.words)}) from line {cb.line}; "
+                        "move one .data base",
+                        ca.line,
+                    )
 
     def launch_values(self) -> tuple[tuple[int, int, int], tuple[int, int, int], int | None, int, list[int]]:
         dims: dict[str, tuple[int, int, int]] = {".grid": (1, 1, 1), ".block": (32, 1, 1)}
@@ -713,15 +737,19 @@ class _Assembler:
         v = self.value(e)
         lo, hi = isa.imm_range(op)
         if not lo <= v <= hi:
-            raise _Err(col, f"immediate {v} out of range for {op.mnemonic}: must be in {lo}..{hi}; "
-                            "for a 32-bit constant use LI rd, value")  # fmt: skip
+            raise _Err(
+                col,
+                f"immediate {v} out of range for {op.mnemonic}: must be in {lo}..{hi}; "
+                "for a 32-bit constant use LI rd, value",
+            )
         return v
 
     def memory(self, op: isa.Op, opnd: _Operand) -> tuple[int, int]:
         toks = opnd.toks
         if toks[0].text != "[":
-            raise _Err(opnd.col, f"expected a memory operand like [r1 + 4], found '{opnd.text}': "
-                                 f"write {usage(op)}")  # fmt: skip
+            raise _Err(
+                opnd.col, f"expected a memory operand like [r1 + 4], found '{opnd.text}': write {usage(op)}"
+            )
         if toks[-1].text != "]" or len(toks) < 2:
             raise _Err(opnd.end_col, "missing ']' at the end of the memory operand")
         inner = toks[1:-1]
@@ -729,8 +757,9 @@ class _Assembler:
             raise _Err(toks[0].col, "empty memory operand: write [rA] or [rA + offset]")
         base = inner[0]
         if base.kind != "id" or self.register_index(base.text, base.col) is None:
-            raise _Err(base.col, "memory operand without a base register: use a register base, "
-                                 "e.g. [r0 + addr]")  # fmt: skip
+            raise _Err(
+                base.col, "memory operand without a base register: use a register base, e.g. [r0 + addr]"
+            )
         f1 = self.use_reg(base)
         rest = inner[1:]
         if not rest:
@@ -739,8 +768,11 @@ class _Assembler:
             raise _Err(rest[0].col, "expected '+', '-' or ']' after the base register")
         if len(rest) == 2 and rest[1].kind == "id" and rest[1].text not in self.symbols:
             if self.register_index(rest[1].text, rest[1].col) is not None:
-                raise _Err(rest[1].col, "the offset must be a constant, not a register: add the registers "
-                                        "first (e.g. ADD r3, r2, r3) and use [r3]")  # fmt: skip
+                raise _Err(
+                    rest[1].col,
+                    "the offset must be a constant, not a register: add the registers "
+                    "first (e.g. ADD r3, r2, r3) and use [r3]",
+                )
         # The offset is the expression starting at the sign: [r1 - 4 + 1] means offset -3.
         return f1, self.immediate(op, parse_expr(rest, toks[-1].col), rest[0].col)
 
@@ -767,8 +799,11 @@ class _Assembler:
         if isinstance(e, Sym) and (sym := self.symbols.get(e.name)) and sym.section in ("const", "data"):
             raise _Err(opnd.col, f"'{e.name}' is a .{sym.section} label, not a code address")
         if _symbols_in(e) and v >= self.pc:
-            raise _Err(opnd.col, f"branch target {v} is beyond the end of the code ({self.pc} instructions); "
-                                 "add an instruction (e.g. EXIT) after the label")  # fmt: skip
+            raise _Err(
+                opnd.col,
+                f"branch target {v} is beyond the end of the code ({self.pc} instructions); "
+                "add an instruction (e.g. EXIT) after the label",
+            )
         return v
 
     def encode_li(self, ins: _Instr) -> list[int]:
@@ -777,8 +812,10 @@ class _Assembler:
         assert ins.expr is not None
         v = self.value(ins.expr)
         if not WORD_MIN <= v < WORD_LIMIT:
-            raise _Err(ins.operands[1].col, f"LI value {v} does not fit 32 bits "
-                                            f"(allowed {WORD_MIN}..{WORD_LIMIT - 1})")  # fmt: skip
+            raise _Err(
+                ins.operands[1].col,
+                f"LI value {v} does not fit 32 bits (allowed {WORD_MIN}..{WORD_LIMIT - 1})",
+            )
         v &= isa.WORD_MASK
         if ins.li_form == "MVI":
             return [isa.encode("MVI", rd=rd, imm=isa.sext(v, 32))]
@@ -794,8 +831,10 @@ class _Assembler:
             isa.lookup(v)
         except isa.IllegalInstruction:
             return v
-        raise _Err(e.col, f".illegal 0x{v:08x} is a legal instruction; write it as "
-                          f"'{' '.join(disassemble(v).split())}'")  # fmt: skip
+        raise _Err(
+            e.col,
+            f".illegal 0x{v:08x} is a legal instruction; write it as '{' '.join(disassemble(v).split())}'",
+        )
 
     # ---- after pass 2 -------------------------------------------------------------------------
     def check_regs(self, regs: int | None) -> None:
@@ -850,13 +889,22 @@ class _Assembler:
         else:
             ins = self.code[-1]
             why = "the program has no EXIT"
-        return [f"{self.file}:{ins.line}:{ins.head.col}: warning: {why}: the kernel can only end by an error "
-                "or the instruction budget; add an EXIT on every path"]  # fmt: skip
+        return [
+            f"{self.file}:{ins.line}:{ins.head.col}: warning: {why}: the kernel can only end by an error "
+            "or the instruction budget; add an EXIT on every path"
+        ]
 
     def launch_location(self, message: str) -> tuple[int, int]:
-        keys = (("grid dimensions", ".grid"), ("block dimensions", ".block"), ("register rows", ".regs"),
-                ("registers per thread", ".regs"), ("warps", ".block"), ("shared words", ".shared"),
-                ("constants exceed", ".const"), ("data at", ".data"))  # fmt: skip
+        keys = (
+            ("grid dimensions", ".grid"),
+            ("block dimensions", ".block"),
+            ("register rows", ".regs"),
+            ("registers per thread", ".regs"),
+            ("warps", ".block"),
+            ("shared words", ".shared"),
+            ("constants exceed", ".const"),
+            ("data at", ".data"),
+        )
         for phrase, name in keys:
             if phrase in message:
                 if name in self.launch:
@@ -884,8 +932,17 @@ def assemble(text: str, filename: str = "<string>", cfg: GpuConfig | None = None
         return asm.run(cfg)
     except RecursionError:  # e.g. a chain of hundreds of .equ each naming the next
         line = asm.line or 1
-        raise AsmErrors([AsmError(filename, line, 1, "definitions nested too deeply to evaluate (a long chain "
-                                  "of .equ symbols naming each other?); shorten the chain")]) from None
+        raise AsmErrors(
+            [
+                AsmError(
+                    filename,
+                    line,
+                    1,
+                    "definitions nested too deeply to evaluate (a long chain "
+                    "of .equ symbols naming each other?); shorten the chain",
+                )
+            ]
+        ) from None
 
 
 def read_source(path: str | Path) -> str:
@@ -896,8 +953,17 @@ def read_source(path: str | Path) -> str:
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
         col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
-        raise AsmErrors([AsmError(str(path), line, col, f"byte 0x{raw[e.start]:02x} (file offset {e.start}) is "
-                                  "not UTF-8 text; save the source as UTF-8")]) from None  # fmt: skip
+        raise AsmErrors(
+            [
+                AsmError(
+                    str(path),
+                    line,
+                    col,
+                    f"byte 0x{raw[e.start]:02x} (file offset {e.start}) is "
+                    "not UTF-8 text; save the source as UTF-8",
+                )
+            ]
+        ) from None
 
 
 def assemble_file(path: str | Path, cfg: GpuConfig | None = None) -> Program:
@@ -929,8 +995,10 @@ def output_problem(output: str, source: str) -> str | None:
     except OSError:
         same = False
     if same or os.path.realpath(output) == os.path.realpath(source):
-        return f"-o {output} names the source file; refusing to overwrite it with the image (use e.g. -o " \
-               f"{src.with_suffix('.hex').name if src.suffix != '.hex' else src.stem + '.out.hex'})"
+        return (
+            f"-o {output} names the source file; refusing to overwrite it with the image (use e.g. -o "
+            f"{src.with_suffix('.hex').name if src.suffix != '.hex' else src.stem + '.out.hex'})"
+        )
     if out.is_dir():
         return f"-o {output} is a directory; name the .hex file to write"
     return None

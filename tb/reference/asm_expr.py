@@ -16,6 +16,7 @@ FUNCTIONS: dict[str, Callable[[int], int]] = {
     "lo": lambda x: x & 0xFFFF,
 }
 
+
 # ---------------------------------------------------------------------------------------------
 # Expressions
 # ---------------------------------------------------------------------------------------------
@@ -85,8 +86,11 @@ class _Parser:
     def nest(self, t: Tok) -> None:
         self.depth += 1
         if self.depth > MAX_NESTING:
-            raise _Err(t.col, f"expression nested more than {MAX_NESTING} levels deep (parentheses, unary "
-                              "operators, hi/lo); split it into .equ steps")  # fmt: skip
+            raise _Err(
+                t.col,
+                f"expression nested more than {MAX_NESTING} levels deep (parentheses, unary "
+                "operators, hi/lo); split it into .equ steps",
+            )
 
     def peek(self) -> Tok | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -103,8 +107,9 @@ class _Parser:
             self.i += 1
             self.operators += 1
             if self.operators > MAX_OPERATORS:
-                raise _Err(t.col, f"expression with more than {MAX_OPERATORS} operators; split it into "
-                                  ".equ steps")  # fmt: skip
+                raise _Err(
+                    t.col, f"expression with more than {MAX_OPERATORS} operators; split it into .equ steps"
+                )
             left = Binary(t.text, left, self.expr(level + 1), left.col, t.col)
         return left
 
@@ -165,9 +170,12 @@ def parse_list(toks: list[Tok], end_col: int, commas: bool) -> list[Expr]:
     if not commas and not any(t.text == "," for t in toks):
         for prev, t, nxt in zip(toks, toks[1:], toks[2:]):
             if t.kind == "op" and t.text in "+-" and prev.end < t.col and nxt.col == t.end:
-                raise _Err(t.col, f"ambiguous '{t.text}{nxt.text}': with spaces between values it would be read "
-                                  f"as '{prev.text} {t.text} {nxt.text}'; separate the values with ',' or write "
-                                  f"'{t.text} {nxt.text}'")  # fmt: skip
+                raise _Err(
+                    t.col,
+                    f"ambiguous '{t.text}{nxt.text}': with spaces between values it would be read "
+                    f"as '{prev.text} {t.text} {nxt.text}'; separate the values with ',' or write "
+                    f"'{t.text} {nxt.text}'",
+                )
     p = _Parser(toks, end_col)
     out = [p.expr()]
     while (t := p.peek()) is not None:

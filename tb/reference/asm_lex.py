@@ -91,8 +91,11 @@ def _number(text: str, col: int) -> int:
             pass
     if "." in text and base == 10:
         raise _Err(col, f"bad numeric literal '{text}': only integers are supported")
-    raise _Err(col, f"bad numeric literal '{text}': write decimal, 0x hex, 0b binary or 0o octal digits "
-                    "(single '_' separators allowed)")  # fmt: skip
+    raise _Err(
+        col,
+        f"bad numeric literal '{text}': write decimal, 0x hex, 0b binary or 0o octal digits "
+        "(single '_' separators allowed)",
+    )
 
 
 def _char(text: str, i: int) -> tuple[int, int]:
@@ -105,8 +108,11 @@ def _char(text: str, i: int) -> tuple[int, int]:
         elif esc in _ESCAPES and esc:
             value, j = _ESCAPES[esc], j + 2
         else:
-            raise _Err(j + 1, f"unknown escape '\\{esc}' in a character literal "
-                              "(use \\n \\t \\r \\0 \\\\ \\' \\\" or \\xNN)")  # fmt: skip
+            raise _Err(
+                j + 1,
+                f"unknown escape '\\{esc}' in a character literal "
+                "(use \\n \\t \\r \\0 \\\\ \\' \\\" or \\xNN)",
+            )
     elif j < n and text[j] == "'":
         raise _Err(col, "empty character literal ''")
     elif j < n:

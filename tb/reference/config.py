@@ -85,8 +85,10 @@ def check_parameters(params: Mapping[str, object], design: str = "the design") -
         if p is None:
             continue
         if not isinstance(value, int) or isinstance(value, bool) or not p.legal(value):
-            raise ConfigError(f"illegal parameter {name}={value} for {design} (must be {p.wording}); "
-                              "the RTL refuses it at elaboration: fix the parameter")  # fmt: skip
+            raise ConfigError(
+                f"illegal parameter {name}={value} for {design} (must be {p.wording}); "
+                "the RTL refuses it at elaboration: fix the parameter"
+            )
 
 
 def _d(name: str) -> int:
@@ -157,6 +159,8 @@ class GpuConfig:
     def from_env(cls) -> GpuConfig:
         text = os.environ.get(cls.ENV)
         if not text:
-            raise ConfigError(f"{cls.ENV} is not set: run this bench through its pytest file, which passes "
-                              "the machine (GpuConfig.to_env)")  # fmt: skip
+            raise ConfigError(
+                f"{cls.ENV} is not set: run this bench through its pytest file, which passes "
+                "the machine (GpuConfig.to_env)"
+            )
         return cls.from_dict(json.loads(text))

@@ -144,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Disassemble a launch image (.hex) or single instruction words.",
     )
     parser.add_argument("hexfile", nargs="?", help="launch image written by the assembler")
-    parser.add_argument("--word", action="append", type=_word_arg, default=[],
-                        help="disassemble this word (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--word", action="append", type=_word_arg, default=[], help="disassemble this word (repeatable)"
+    )
     args = parser.parse_args(argv)
     if (args.hexfile is None) == (not args.word):
         parser.error("give either a launch-image .hex file or one or more --word 0x... values")

@@ -36,11 +36,15 @@ def warp_report(model: Model, last: dict[tuple[int, int], int] | None = None, li
     """One line per resident unfinished warp (at most ``limit``, then a count); ``last`` maps
     (block, warp) to the pc of its last retired instruction, when known."""
     lines: list[str] = []
-    warps = [(b, w) for b in model.blocks.values() if not b.done for w in b.warps if w.state is not WarpState.DONE]
+    warps = [
+        (b, w) for b in model.blocks.values() if not b.done for w in b.warps if w.state is not WarpState.DONE
+    ]
     for block, w in warps[:limit]:
         state = "waiting at barrier" if w.state is WarpState.WAITING else "ready"
-        text = (f"block {block.bid} warp {w.wid} (SM {block.sm}): pc {w.pc} `{_instr(model, w.pc)}` {state}, "
-                f"{w.count} instructions retired")  # fmt: skip
+        text = (
+            f"block {block.bid} warp {w.wid} (SM {block.sm}): pc {w.pc} `{_instr(model, w.pc)}` {state}, "
+            f"{w.count} instructions retired"
+        )
         if last and (block.bid, w.wid) in last:
             pc = last[(block.bid, w.wid)]
             text += f", last pc {pc} `{_instr(model, pc)}`"
@@ -61,12 +65,18 @@ def golden_run(cfg: GpuConfig, image: LaunchImage, budget: int) -> tuple[str, Ke
     try:
         model.run()
     except KernelError as e:
-        stuck = [line for line in warp_report(model) if not line.startswith(f"block {e.block} warp {e.warp} ")]
-        text = (f"the golden model (budget {budget} instructions per warp) stops at block {e.block} warp {e.warp} "
-                f"pc {e.pc} `{_instr(model, e.pc)}`: {e.kind.name}")  # fmt: skip
+        stuck = [
+            line for line in warp_report(model) if not line.startswith(f"block {e.block} warp {e.warp} ")
+        ]
+        text = (
+            f"the golden model (budget {budget} instructions per warp) stops at block {e.block} warp {e.warp} "
+            f"pc {e.pc} `{_instr(model, e.pc)}`: {e.kind.name}"
+        )
         return text + ("; other warps: " + "; ".join(stuck) if stuck else ""), e
-    return (f"the golden model finishes this launch within {budget} instructions per warp "
-            f"({model.counters.warp_instrs} in all): the hang is the RTL's or the memory's, not the kernel's"), None
+    return (
+        f"the golden model finishes this launch within {budget} instructions per warp "
+        f"({model.counters.warp_instrs} in all): the hang is the RTL's or the memory's, not the kernel's"
+    ), None
 
 
 # The debug view's state codes (docs/gpu.md "Debug view", simt_sm.v WS_*).
@@ -115,14 +125,24 @@ def rtl_lines(views: Iterable[WarpView], code: list[int] | None = None) -> list[
     for v in views:
         if not v.resident:
             continue
-        last = "none retired" if v.last_pc is None else f"last retired pc {v.last_pc}{_code_instr(code, v.last_pc)}"
+        last = (
+            "none retired"
+            if v.last_pc is None
+            else f"last retired pc {v.last_pc}{_code_instr(code, v.last_pc)}"
+        )
         instr = "" if v.state == ST_DONE else _code_instr(code, v.pc)  # a finished warp's pc is past its EXIT
-        lines.append(f"SM {v.sm} slot {v.slot}: block {v.block} warp {v.warp} pc {v.pc}{instr} {v.state_name}, {last}")
+        lines.append(
+            f"SM {v.sm} slot {v.slot}: block {v.block} warp {v.warp} pc {v.pc}{instr} {v.state_name}, {last}"
+        )
     return lines
 
 
-def compare_hang(views: Iterable[WarpView], model: Model, recent: Mapping[tuple[int, int], Iterable[int]],
-                 stop: KernelError | None = None) -> list[str]:  # fmt: skip
+def compare_hang(
+    views: Iterable[WarpView],
+    model: Model,
+    recent: Mapping[tuple[int, int], Iterable[int]],
+    stop: KernelError | None = None,
+) -> list[str]:
     """The RTL's debug view against the lock-step ``model`` (which has retired what the RTL retired) and
     the fresh budget run's ``stop``; ``recent`` maps (block, warp) to the pcs it retired lately, oldest
     first. Returns the disagreements (docs/verification.md "Hang report" states the rule)."""
@@ -133,15 +153,28 @@ def compare_hang(views: Iterable[WarpView], model: Model, recent: Mapping[tuple[
     for v in shown:  # one warp in two slots: a slot the view decodes wrongly (an index out of range)
         if (v.block, v.warp) in seen:
             first = seen[v.block, v.warp]
-            problems.append(f"the RTL shows block {v.block} warp {v.warp} twice: SM {first.sm} slot {first.slot} "
-                            f"and SM {v.sm} slot {v.slot}")  # fmt: skip
+            problems.append(
+                f"the RTL shows block {v.block} warp {v.warp} twice: SM {first.sm} slot {first.slot} "
+                f"and SM {v.sm} slot {v.slot}"
+            )
         seen[v.block, v.warp] = v
-    ref = {(b.bid, w.wid): (b, w) for b in model.blocks.values() if not b.done for w in b.warps
-           if w.state is not WarpState.DONE}  # fmt: skip
-    problems += [f"the RTL shows block {b} warp {w} resident and unfinished ({rtl[b, w].state_name}), "
-                f"the model does not" for b, w in sorted(rtl.keys() - ref.keys())]  # fmt: skip
-    problems += [f"the model has block {b} warp {w} unfinished at pc {ref[b, w][1].pc}, the RTL's debug view "
-                 f"does not show it" for b, w in sorted(ref.keys() - rtl.keys())]  # fmt: skip
+    ref = {
+        (b.bid, w.wid): (b, w)
+        for b in model.blocks.values()
+        if not b.done
+        for w in b.warps
+        if w.state is not WarpState.DONE
+    }
+    problems += [
+        f"the RTL shows block {b} warp {w} resident and unfinished ({rtl[b, w].state_name}), "
+        f"the model does not"
+        for b, w in sorted(rtl.keys() - ref.keys())
+    ]
+    problems += [
+        f"the model has block {b} warp {w} unfinished at pc {ref[b, w][1].pc}, the RTL's debug view "
+        f"does not show it"
+        for b, w in sorted(ref.keys() - rtl.keys())
+    ]
     for key in sorted(rtl.keys() & ref.keys()):
         v, (block, w) = rtl[key], ref[key]
         name = f"block {key[0]} warp {key[1]}"
@@ -154,21 +187,31 @@ def compare_hang(views: Iterable[WarpView], model: Model, recent: Mapping[tuple[
         if v.state in RUNNING:
             loop = set(pcs) | {w.pc}
             if v.pc not in loop:
-                problems.append(f"{name} ({v.state_name}): the RTL's pc {v.pc} is not a pc of its loop {sorted(loop)}")
+                problems.append(
+                    f"{name} ({v.state_name}): the RTL's pc {v.pc} is not a pc of its loop {sorted(loop)}"
+                )
             if v.last_pc is not None and v.last_pc not in loop:
-                problems.append(f"{name}: the RTL's last retired pc {v.last_pc} is not a pc of its loop {sorted(loop)}")
+                problems.append(
+                    f"{name}: the RTL's last retired pc {v.last_pc} is not a pc of its loop {sorted(loop)}"
+                )
             if stop is not None and (stop.block, stop.warp) == key and stop.pc not in loop:
-                problems.append(f"{name}: the golden model's budget stop pc {stop.pc} is not a pc of the loop "
-                                f"{sorted(loop)} the RTL's warp runs")  # fmt: skip
+                problems.append(
+                    f"{name}: the golden model's budget stop pc {stop.pc} is not a pc of the loop "
+                    f"{sorted(loop)} the RTL's warp runs"
+                )
         else:  # at a barrier, waiting on memory: the warp cannot move, so the pcs are exact
             if v.pc != w.pc:
                 problems.append(f"{name} ({v.state_name}): the RTL's pc {v.pc}, the model's {w.pc}")
             if v.last_pc != last:
-                problems.append(f"{name} ({v.state_name}): the RTL's last retired pc {v.last_pc}, the model's {last}")
+                problems.append(
+                    f"{name} ({v.state_name}): the RTL's last retired pc {v.last_pc}, the model's {last}"
+                )
     if stop is not None and stop.kind.name == "INSTRUCTION_BUDGET":
         key = (stop.block, stop.warp)
         if key not in rtl or rtl[key].state not in RUNNING:
             seen = rtl[key].state_name if key in rtl else "not resident"
-            problems.append(f"the golden model's budget run stops at block {key[0]} warp {key[1]} (a warp spinning), "
-                            f"the RTL's debug view shows that warp {seen}")  # fmt: skip
+            problems.append(
+                f"the golden model's budget run stops at block {key[0]} warp {key[1]} (a warp spinning), "
+                f"the RTL's debug view shows that warp {seen}"
+            )
     return problems

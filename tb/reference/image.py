@@ -178,7 +178,9 @@ class LaunchImage:
         if not verdict.ok:
             text = verdict.what
             if verdict.rule is Rule.DATA_ORDER:
-                text = text.split(": DATA records", 1)[0].replace("starts below the end", "overlaps data ending at")
+                text = text.split(": DATA records", 1)[0].replace(
+                    "starts below the end", "overlaps data ending at"
+                )
                 text += " (DATA records must not overlap)"
             raise LaunchError(f"illegal launch: {text}")
         return self
@@ -193,22 +195,27 @@ def parse_hex(raw: bytes, path: str = "<hex>") -> tuple[list[int], list[int]]:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise ImageFormatError(f"{path}:{lineno}:{e.start + 1}: error: byte 0x{line[e.start]:02x} is not "
-                                   "UTF-8 text: a .hex image holds hex words and // comments") from None
+            raise ImageFormatError(
+                f"{path}:{lineno}:{e.start + 1}: error: byte 0x{line[e.start]:02x} is not "
+                "UTF-8 text: a .hex image holds hex words and // comments"
+            ) from None
         text = text.split("//", 1)[0]
         col = 0
         for tok in text.split():
             col = text.index(tok, col) + 1
             if tok.startswith("-"):
-                raise ImageFormatError(f"{path}:{lineno}:{col}: error: negative word {tok!r}: write the 32-bit "
-                                       "two's complement (e.g. ffffffff)")  # fmt: skip
+                raise ImageFormatError(
+                    f"{path}:{lineno}:{col}: error: negative word {tok!r}: write the 32-bit "
+                    "two's complement (e.g. ffffffff)"
+                )
             if not all(c in "0123456789abcdefABCDEF" for c in tok):
                 hint = " (no 0x prefix: $readmemh reads bare hex digits)" if tok[:2] in ("0x", "0X") else ""
                 raise ImageFormatError(f"{path}:{lineno}:{col}: error: not a hex word: {tok!r}{hint}")
             value = int(tok, 16)
             if value >= WORD_LIMIT:
-                raise ImageFormatError(f"{path}:{lineno}:{col}: error: {tok!r} is wider than 32 bits "
-                                       "(at most 8 hex digits)")  # fmt: skip
+                raise ImageFormatError(
+                    f"{path}:{lineno}:{col}: error: {tok!r} is wider than 32 bits (at most 8 hex digits)"
+                )
             words.append(value)
             lines.append(lineno)
             col += len(tok) - 1

@@ -122,9 +122,15 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
             return bad(Rule.NOT_A_WORD, i, f"{words[i]!r} is not a 32-bit word (an integer in 0..0xffffffff)")
     if n < 1 or words[0] != MAGIC:
         got = f"0x{words[0]:08x}" if n else "nothing"
-        return bad(Rule.MAGIC, 0, f"not a launch image (bad magic word): {got} where the magic word 0x{MAGIC:08x} ('SIMT') belongs")
+        return bad(
+            Rule.MAGIC,
+            0,
+            f"not a launch image (bad magic word): {got} where the magic word 0x{MAGIC:08x} ('SIMT') belongs",
+        )
     if n < 2:
-        return Verdict(Rule.TRUNCATED, 1, "the image stops after word 0: the loader would wait for the version word")
+        return Verdict(
+            Rule.TRUNCATED, 1, "the image stops after word 0: the loader would wait for the version word"
+        )
     if words[1] != VERSION:
         return bad(Rule.VERSION, 1, f"unsupported launch image version {words[1]} (expected {VERSION})")
     order = list(RECORD_ORDER)
@@ -136,15 +142,22 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
     while True:
         if i >= n:
             where = f"the {order[0].name} record's header" if order else "a DATA or END record header"
-            return Verdict(Rule.TRUNCATED, n, f"the image stops after {n} words, before END: the loader "
-                                              f"would wait for word {n} ({where})")  # fmt: skip
+            return Verdict(
+                Rule.TRUNCATED,
+                n,
+                f"the image stops after {n} words, before END: the loader would wait for word {n} ({where})",
+            )
         hdr = words[i]
         if not _is_word(hdr):
             return bad(Rule.NOT_A_WORD, i, f"{hdr!r} is not a 32-bit word (an integer in 0..0xffffffff)")
         assert isinstance(hdr, int)
         if hdr == MAGIC:
-            return bad(Rule.RESTART, i, "the magic word where a record header belongs: the loader would drop "
-                                        "the image so far and start a new one")  # fmt: skip
+            return bad(
+                Rule.RESTART,
+                i,
+                "the magic word where a record header belongs: the loader would drop "
+                "the image so far and start a new one",
+            )
         raw, cnt = hdr >> 24, hdr & MAX_COUNT
         try:
             tag: Tag | None = Tag(raw)
@@ -155,17 +168,26 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
             return bad(Rule.TAG, i, f"unknown record tag 0x{raw:02x} (header 0x{hdr:08x}); expected {expect}")
         if not order:
             if tag is Tag.DATA and cnt == 0:
-                return bad(Rule.LENGTH, i, "DATA record without a base address (count 0; DATA needs 1 + n words)")
+                return bad(
+                    Rule.LENGTH, i, "DATA record without a base address (count 0; DATA needs 1 + n words)"
+                )
             if tag is Tag.END and cnt:
                 return bad(Rule.LENGTH, i, f"END record with a payload ({cnt} words; END has none)")
             if tag not in (Tag.DATA, Tag.END):
-                return bad(Rule.ORDER, i, f"{tag.name} record out of order: expected {expect} (duplicate "
-                                          f"{tag.name} record?)")  # fmt: skip
+                return bad(
+                    Rule.ORDER,
+                    i,
+                    f"{tag.name} record out of order: expected {expect} (duplicate {tag.name} record?)",
+                )
         elif tag is not order[0]:
             what = "DATA record before" if tag is Tag.DATA else f"{tag.name} record in place of"
-            return bad(Rule.ORDER, i, f"{what} the {order[0].name} record: records come in the order "
-                                      "GRID BLOCK REGS SHARED PARAM INSTR CONST, then DATA, then END "
-                                      "(out of order, missing or duplicate)")  # fmt: skip
+            return bad(
+                Rule.ORDER,
+                i,
+                f"{what} the {order[0].name} record: records come in the order "
+                "GRID BLOCK REGS SHARED PARAM INSTR CONST, then DATA, then END "
+                "(out of order, missing or duplicate)",
+            )
         else:
             want = {Tag.GRID: 3, Tag.BLOCK: 3, Tag.REGS: 1, Tag.SHARED: 1}.get(tag)
             if want is not None and cnt != want:
@@ -175,27 +197,43 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
             if tag is Tag.INSTR and cnt == 0:
                 return bad(Rule.LENGTH, i, "the kernel has no instructions (INSTR record of 0 words)")
             if cfg is not None and tag is Tag.INSTR and cnt > cfg.imem_words:
-                return bad(Rule.SIZE_INSTR, i, f"{cnt} instructions exceed instruction memory "
-                                               f"({cfg.imem_words} words)")  # fmt: skip
+                return bad(
+                    Rule.SIZE_INSTR,
+                    i,
+                    f"{cnt} instructions exceed instruction memory ({cfg.imem_words} words)",
+                )
             if cfg is not None and tag is Tag.CONST and cnt > cfg.const_words:
-                return bad(Rule.SIZE_CONST, i, f"{cnt} constants exceed constant memory ({cfg.const_words} words)")
+                return bad(
+                    Rule.SIZE_CONST, i, f"{cnt} constants exceed constant memory ({cfg.const_words} words)"
+                )
             order.pop(0)
         if tag is Tag.END:
             if i + 1 < n:
-                return bad(Rule.AFTER_END, i + 1, f"a word after the END record (at word {i}); the image has "
-                                                  f"{i + 1} words (remove the rest)")  # fmt: skip
+                return bad(
+                    Rule.AFTER_END,
+                    i + 1,
+                    f"a word after the END record (at word {i}); the image has "
+                    f"{i + 1} words (remove the rest)",
+                )
             return Verdict(None, i, "legal launch image")
         # payload
         for k in range(cnt):
             j = i + 1 + k
             if j >= n:
-                return Verdict(Rule.TRUNCATED, n, f"the image stops after {n} words, inside the {tag.name} "
-                                                  f"record that starts at word {i} ({cnt} payload words): the "
-                                                  f"loader would wait for word {n}")  # fmt: skip
+                return Verdict(
+                    Rule.TRUNCATED,
+                    n,
+                    f"the image stops after {n} words, inside the {tag.name} "
+                    f"record that starts at word {i} ({cnt} payload words): the "
+                    f"loader would wait for word {n}",
+                )
             w = words[j]
             if not _is_word(w):
-                return bad(Rule.NOT_A_WORD, j, f"{w!r} in the {tag.name} record is not a 32-bit word "
-                                               "(an integer in 0..0xffffffff)")  # fmt: skip
+                return bad(
+                    Rule.NOT_A_WORD,
+                    j,
+                    f"{w!r} in the {tag.name} record is not a 32-bit word (an integer in 0..0xffffffff)",
+                )
             assert isinstance(w, int)
             if tag in (Tag.GRID, Tag.BLOCK):
                 name = "grid" if tag is Tag.GRID else "block"
@@ -204,33 +242,53 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
                     return bad(Rule.DIM, j, f"{name} dimensions: {'xyz'[k]} = {w} outside 1..{MAX_DIM}")
                 dims.append(w)
                 if k == 2 and tag is Tag.GRID and dims[0] * dims[1] * dims[2] >= WORD_LIMIT:
-                    return bad(Rule.BLOCKS, j, f"a grid of {dims[0] * dims[1] * dims[2]} blocks exceeds "
-                                               f"{WORD_LIMIT - 1} (flat block indices are 32 bits)")  # fmt: skip
+                    return bad(
+                        Rule.BLOCKS,
+                        j,
+                        f"a grid of {dims[0] * dims[1] * dims[2]} blocks exceeds "
+                        f"{WORD_LIMIT - 1} (flat block indices are 32 bits)",
+                    )
                 if k == 2 and tag is Tag.BLOCK and cfg is not None:
                     threads = dims[0] * dims[1] * dims[2]
                     wpb = -(-threads // cfg.warp_size)
                     if wpb > cfg.num_warps:
-                        return bad(Rule.FIT_WARPS, j, f"a block of {threads} threads needs {wpb} warps; an SM "
-                                                      f"holds {cfg.num_warps} (num_warps)")  # fmt: skip
+                        return bad(
+                            Rule.FIT_WARPS,
+                            j,
+                            f"a block of {threads} threads needs {wpb} warps; an SM "
+                            f"holds {cfg.num_warps} (num_warps)",
+                        )
             elif tag is Tag.REGS:
                 if not 1 <= w <= MAX_REGS:
                     return bad(Rule.REGS, j, f"registers per thread {w} must be in 1..{MAX_REGS}")
                 if cfg is not None and wpb * cfg.warp_rows * w > cfg.rf_depth:
-                    return bad(Rule.FIT_REGS, j, f"a block needs {wpb * cfg.warp_rows * w} register rows per "
-                                                 f"lane ({wpb} warps x {cfg.warp_rows} rows x {w} registers); "
-                                                 f"the register file has {cfg.rf_depth} (rf_depth)")  # fmt: skip
+                    return bad(
+                        Rule.FIT_REGS,
+                        j,
+                        f"a block needs {wpb * cfg.warp_rows * w} register rows per "
+                        f"lane ({wpb} warps x {cfg.warp_rows} rows x {w} registers); "
+                        f"the register file has {cfg.rf_depth} (rf_depth)",
+                    )
             elif tag is Tag.SHARED:
                 if cfg is not None and w > cfg.shared_words:
-                    return bad(Rule.FIT_SHARED, j, f"shared words per block {w} exceed the SM's "
-                                                   f"{cfg.shared_words}")  # fmt: skip
+                    return bad(
+                        Rule.FIT_SHARED, j, f"shared words per block {w} exceed the SM's {cfg.shared_words}"
+                    )
             elif tag is Tag.DATA and k == 0:
                 end = w + cnt - 1
                 if cfg is not None and end > cfg.global_words:
-                    return bad(Rule.DATA_RANGE, j, f"data at global [{w}, {end}) outside global memory "
-                                                   f"({cfg.global_words} words)")  # fmt: skip
+                    return bad(
+                        Rule.DATA_RANGE,
+                        j,
+                        f"data at global [{w}, {end}) outside global memory ({cfg.global_words} words)",
+                    )
                 if w < data_end:
-                    return bad(Rule.DATA_ORDER, j, f"data at global [{w}, {end}) starts below the end {data_end} "
-                                                   "of the previous DATA record: DATA records must not overlap "
-                                                   "and come in increasing address order")  # fmt: skip
+                    return bad(
+                        Rule.DATA_ORDER,
+                        j,
+                        f"data at global [{w}, {end}) starts below the end {data_end} "
+                        "of the previous DATA record: DATA records must not overlap "
+                        "and come in increasing address order",
+                    )
                 data_end = end
         i += 1 + cnt

@@ -279,38 +279,100 @@ def _build_ops() -> tuple[Op, ...]:
     ops: list[Op] = []
     for name, func in ALU_FUNCS.items():
         ops.append(
-            Op(name, OP_ALU, _RFMT.get(name, Fmt.R3), Unit.ALU, func=func, alu=name,
-               baseline=name in BASELINE, summary=ALU_SUMMARY[name])
-        )  # fmt: skip
+            Op(
+                name,
+                OP_ALU,
+                _RFMT.get(name, Fmt.R3),
+                Unit.ALU,
+                func=func,
+                alu=name,
+                baseline=name in BASELINE,
+                summary=ALU_SUMMARY[name],
+            )
+        )
     for name, ext in IMM_FORMS.items():
         ops.append(
-            Op(name + "I", OP_IMM_BASE | ALU_FUNCS[name], Fmt.RI, Unit.ALU, alu=name, ext=ext,
-               summary=ALU_SUMMARY[name].replace("rb", "imm") + f" ({ext.value}-extended imm16)")
-        )  # fmt: skip
+            Op(
+                name + "I",
+                OP_IMM_BASE | ALU_FUNCS[name],
+                Fmt.RI,
+                Unit.ALU,
+                alu=name,
+                ext=ext,
+                summary=ALU_SUMMARY[name].replace("rb", "imm") + f" ({ext.value}-extended imm16)",
+            )
+        )
     ops += [
         Op("MV", OP_MV, Fmt.MV, Unit.ALU, alu="MV", baseline=True, summary="rd = ra"),
-        Op("MVI", OP_MVI, Fmt.IMM, Unit.ALU, alu="MV", ext=Ext.SIGN, baseline=True,
-           summary="rd = sign-extended imm16"),
+        Op(
+            "MVI",
+            OP_MVI,
+            Fmt.IMM,
+            Unit.ALU,
+            alu="MV",
+            ext=Ext.SIGN,
+            baseline=True,
+            summary="rd = sign-extended imm16",
+        ),
         Op("LUI", OP_LUI, Fmt.IMM, Unit.ALU, alu="MV", ext=Ext.HIGH, summary="rd = imm16 << 16"),
-        Op("LD", OP_LD, Fmt.LOAD, Unit.SHARED, ext=Ext.SIGN, baseline=True,
-           summary="rd = shared[ra + simm16]"),
-        Op("LDC", OP_LDC, Fmt.LOAD, Unit.CONST, ext=Ext.SIGN, baseline=True,
-           summary="rd = const[ra + simm16]"),
+        Op(
+            "LD",
+            OP_LD,
+            Fmt.LOAD,
+            Unit.SHARED,
+            ext=Ext.SIGN,
+            baseline=True,
+            summary="rd = shared[ra + simm16]",
+        ),
+        Op(
+            "LDC",
+            OP_LDC,
+            Fmt.LOAD,
+            Unit.CONST,
+            ext=Ext.SIGN,
+            baseline=True,
+            summary="rd = const[ra + simm16]",
+        ),
         Op("LDS", OP_LDS, Fmt.SREG, Unit.SREG, baseline=True, summary="rd = special register"),
-        Op("BEQ", OP_BEQ, Fmt.BRANCH, Unit.BRANCH, baseline=True,
-           summary="per thread: branch to target if ra == 0"),
-        Op("BNE", OP_BNE, Fmt.BRANCH, Unit.BRANCH, baseline=True,
-           summary="per thread: branch to target if ra != 0"),
-        Op("ST", OP_ST, Fmt.STORE, Unit.SHARED, ext=Ext.SIGN, baseline=True,
-           summary="shared[ra + simm11] = rb"),
+        Op(
+            "BEQ",
+            OP_BEQ,
+            Fmt.BRANCH,
+            Unit.BRANCH,
+            baseline=True,
+            summary="per thread: branch to target if ra == 0",
+        ),
+        Op(
+            "BNE",
+            OP_BNE,
+            Fmt.BRANCH,
+            Unit.BRANCH,
+            baseline=True,
+            summary="per thread: branch to target if ra != 0",
+        ),
+        Op(
+            "ST",
+            OP_ST,
+            Fmt.STORE,
+            Unit.SHARED,
+            ext=Ext.SIGN,
+            baseline=True,
+            summary="shared[ra + simm11] = rb",
+        ),
         Op("BRA", OP_BRA, Fmt.TARGET, Unit.BRANCH, summary="branch to target (whole warp)"),
         Op("LDG", OP_LDG, Fmt.LOAD, Unit.GLOBAL, ext=Ext.SIGN, summary="rd = global[ra + simm16]"),
         Op("STG", OP_STG, Fmt.STORE, Unit.GLOBAL, ext=Ext.SIGN, summary="global[ra + simm11] = rb"),
-        Op("SSY", OP_SSY, Fmt.TARGET, Unit.SYNC, baseline=True,
-           summary="push a reconvergence token for target"),
+        Op(
+            "SSY",
+            OP_SSY,
+            Fmt.TARGET,
+            Unit.SYNC,
+            baseline=True,
+            summary="push a reconvergence token for target",
+        ),
         Op("BAR", OP_BAR, Fmt.CTRL, Unit.SYNC, baseline=True, summary="block-wide barrier"),
         Op("EXIT", OP_EXIT, Fmt.CTRL, Unit.EXIT, baseline=True, summary="active threads finish"),
-    ]  # fmt: skip
+    ]
     return tuple(ops)
 
 

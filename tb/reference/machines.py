@@ -25,20 +25,48 @@ SM_GLOBAL_WORDS = 4096  # the SM unit bench's
 
 def bench(lanes: int = 8, num_sms: int = 1) -> GpuConfig:
     """The benchmark machine with ``lanes`` integer lanes (and banks) per SM."""
-    return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=16, num_blocks=4, num_sms=num_sms,
-                     rf_depth=1024, shared_words=2048, num_banks=lanes, const_words=64, imem_words=512,
-                     stack_depth=16, seg_words=8, global_words=1 << 18).check()  # fmt: skip
+    return GpuConfig(
+        warp_size=32,
+        num_lanes=lanes,
+        num_warps=16,
+        num_blocks=4,
+        num_sms=num_sms,
+        rf_depth=1024,
+        shared_words=2048,
+        num_banks=lanes,
+        const_words=64,
+        imem_words=512,
+        stack_depth=16,
+        seg_words=8,
+        global_words=1 << 18,
+    ).check()
 
 
 def system(num_sms: int, lanes: int) -> GpuConfig:
     """A system-regression machine: ``num_sms`` SMs of ``lanes`` lanes, small memories (fast builds)."""
-    return GpuConfig(warp_size=32, num_lanes=lanes, num_warps=8, num_blocks=4, num_sms=num_sms,
-                     rf_depth=512, shared_words=512, num_banks=lanes, global_words=SYSTEM_GLOBAL_WORDS,
-                     imem_words=256, const_words=64, stack_depth=8, seg_words=8).check()  # fmt: skip
+    return GpuConfig(
+        warp_size=32,
+        num_lanes=lanes,
+        num_warps=8,
+        num_blocks=4,
+        num_sms=num_sms,
+        rf_depth=512,
+        shared_words=512,
+        num_banks=lanes,
+        global_words=SYSTEM_GLOBAL_WORDS,
+        imem_words=256,
+        const_words=64,
+        stack_depth=8,
+        seg_words=8,
+    ).check()
 
 
-SYSTEM: dict[str, GpuConfig] = {"sm1-l8": system(1, 8), "sm2-l8": system(2, 8), "sm4-l16": system(4, 16),
-                                "sm2-l32": system(2, 32)}  # fmt: skip
+SYSTEM: dict[str, GpuConfig] = {
+    "sm1-l8": system(1, 8),
+    "sm2-l8": system(2, 8),
+    "sm4-l16": system(4, 16),
+    "sm2-l32": system(2, 32),
+}
 CI_MACHINE = "sm2-l8"  # the machine CI runs the benchmark kernels and the differential on
 
 RANDOM: dict[str, GpuConfig] = {

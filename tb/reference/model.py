@@ -140,8 +140,10 @@ class _Instr:
             if op.fmt is isa.Fmt.SREG and name == "f1":
                 continue
             if name in op.fmt.fields and fields[name] >= regs:
-                self.error = (ErrorKind.BAD_REGISTER, f"{op.mnemonic} uses r{fields[name]} but the "
-                              f"launch gives {regs} registers per thread")  # fmt: skip
+                self.error = (
+                    ErrorKind.BAD_REGISTER,
+                    f"{op.mnemonic} uses r{fields[name]} but the launch gives {regs} registers per thread",
+                )
                 return
         self.imm = d.imm
         self.immv = np.full(width, isa.imm_operand(op, d.imm), U32)
@@ -252,15 +254,21 @@ class Model:
             raise StepError(f"block {bid} warp {wid} cannot execute: it is {w.state.value} (pc {w.pc})")
         pc = w.pc
         if pc >= len(self.code):
-            raise self._err(w, ErrorKind.PC_OUT_OF_RANGE, f"fetch at pc {pc}; the program has "
-                            f"{len(self.code)} instructions")  # fmt: skip
+            raise self._err(
+                w,
+                ErrorKind.PC_OUT_OF_RANGE,
+                f"fetch at pc {pc}; the program has {len(self.code)} instructions",
+            )
         ins = self.code[pc]
         if ins.error is not None:
             raise self._err(w, *ins.error)
         w.count += 1
         if w.count > self.budget:
-            raise self._err(w, ErrorKind.INSTRUCTION_BUDGET, f"more than {self.budget} warp-instructions; "
-                            "is the kernel looping forever?")  # fmt: skip
+            raise self._err(
+                w,
+                ErrorKind.INSTRUCTION_BUDGET,
+                f"more than {self.budget} warp-instructions; is the kernel looping forever?",
+            )
         mask = w.mask
         bits = self._mask_bits(mask)
         regs = w.regs
@@ -287,13 +295,19 @@ class Model:
         elif kind == "lds":
             idx = ins.a
             if idx >= isa.SREG_PARAM_BASE + len(self.params):
-                raise self._err(w, ErrorKind.BAD_PARAM, f"%{isa.SREG_NAMES[idx]} read but the launch "
-                                f"supplies {len(self.params)} parameters")  # fmt: skip
+                raise self._err(
+                    w,
+                    ErrorKind.BAD_PARAM,
+                    f"%{isa.SREG_NAMES[idx]} read but the launch supplies {len(self.params)} parameters",
+                )
             self._write(rec, regs, ins.rd, w.sregs[idx], mask, bits)
         elif kind == "bar":
             if mask != w.live:
-                raise self._err(w, ErrorKind.BARRIER_DIVERGENCE, f"BAR with active mask 0x{mask:x} but "
-                                f"live threads 0x{w.live:x}")  # fmt: skip
+                raise self._err(
+                    w,
+                    ErrorKind.BARRIER_DIVERGENCE,
+                    f"BAR with active mask 0x{mask:x} but live threads 0x{w.live:x}",
+                )
             rec.barrier = True
             c.barrier_arrivals += 1
 
@@ -333,8 +347,9 @@ class Model:
         self.retires += 1
         return rec
 
-    def _write(self, rec: Retire, regs: np.ndarray, rd: int, value: np.ndarray, mask: int,
-               bits: np.ndarray) -> None:  # fmt: skip
+    def _write(
+        self, rec: Retire, regs: np.ndarray, rd: int, value: np.ndarray, mask: int, bits: np.ndarray
+    ) -> None:
         row = regs[rd]
         if mask == self.full:
             row[:] = value
@@ -357,8 +372,9 @@ class Model:
         return False
 
     # ---- memory ----------------------------------------------------------------------------------
-    def _addresses(self, w: Warp, ins: _Instr, bits: np.ndarray, size: int, kind: ErrorKind,
-                   space: str) -> np.ndarray:  # fmt: skip
+    def _addresses(
+        self, w: Warp, ins: _Instr, bits: np.ndarray, size: int, kind: ErrorKind, space: str
+    ) -> np.ndarray:
         addrs = w.regs[ins.a] + ins.immv
         bad = (addrs >= size) & bits
         if bad.any():
@@ -422,7 +438,9 @@ class Model:
         return tuple(row_passes(addrs.tolist(), mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks))
 
     def _coalesce(self, addrs: np.ndarray, mask: int, data: np.ndarray | None) -> tuple[Transaction, ...]:
-        return coalesce(addrs.tolist(), mask, None if data is None else data.tolist(), self.W, self.cfg.seg_words)
+        return coalesce(
+            addrs.tolist(), mask, None if data is None else data.tolist(), self.W, self.cfg.seg_words
+        )
 
     def _race_check(self, w: Warp, space: str, addrs: np.ndarray, mask: int, write: bool) -> None:
         """Report two warps touching a word, one writing, with no barrier between (docs/isa.md 6.4)."""
@@ -441,15 +459,25 @@ class Model:
             key = (space, scope, int(addrs[lane]))
             last = writes.get(key)
             if last is not None and not ordered(*last):
-                raise self._err(w, ErrorKind.RACE, f"{space} word {key[2]} written by block {last[0][0]} "
-                                f"warp {last[0][1]} and {'written' if write else 'read'} here without a "
-                                "barrier between", lane)  # fmt: skip
+                raise self._err(
+                    w,
+                    ErrorKind.RACE,
+                    f"{space} word {key[2]} written by block {last[0][0]} "
+                    f"warp {last[0][1]} and {'written' if write else 'read'} here without a "
+                    "barrier between",
+                    lane,
+                )
             if write:
                 for other, other_epoch in reads.get(key, {}).items():
                     if not ordered(other, other_epoch):
-                        raise self._err(w, ErrorKind.RACE, f"{space} word {key[2]} read by block "
-                                        f"{other[0]} warp {other[1]} and written here without a barrier "
-                                        "between", lane)  # fmt: skip
+                        raise self._err(
+                            w,
+                            ErrorKind.RACE,
+                            f"{space} word {key[2]} read by block "
+                            f"{other[0]} warp {other[1]} and written here without a barrier "
+                            "between",
+                            lane,
+                        )
                 writes[key] = (me, epoch)
             else:
                 reads.setdefault(key, {})[me] = epoch

@@ -72,12 +72,16 @@ _TYPES = {int: int, bool: bool, list: "list[int | None]"}
 #: One record of the retire port, as the scoreboards see it (RTL side).
 RtlRetire = make_dataclass(
     "RtlRetire",
-    [(f.name, _TYPES[f.kind]) if f.default is None else (f.name, _TYPES[f.kind], field(default=f.default))
-     for f in FIELDS],
+    [
+        (f.name, _TYPES[f.kind]) if f.default is None else (f.name, _TYPES[f.kind], field(default=f.default))
+        for f in FIELDS
+    ],
     slots=True,
-)  # fmt: skip
+)
 RtlRetire.__module__ = __name__
-RtlRetire.__doc__ = "One record of an SM's retire port (docs/sm.md \"Retire port\"); fields: tb/reference/retire_record.py."
+RtlRetire.__doc__ = (
+    'One record of an SM\'s retire port (docs/sm.md "Retire port"); fields: tb/reference/retire_record.py.'
+)
 
 
 def _lanes(hexdigits: str, warp_size: int) -> list[int | None]:
@@ -107,7 +111,9 @@ _BOOLS = tuple(i for i, f in enumerate(FIELDS) if f.kind is bool)
 def decode(tokens: list[str], warp_size: int) -> Any:
     """An RtlRetire from the hex fields of a trace line's retire record (after ``R <cycle> <sm>``)."""
     if len(tokens) != len(FIELDS):
-        raise AssertionError(f"retire record with {len(tokens)} fields, the table has {len(FIELDS)}: {tokens}")
+        raise AssertionError(
+            f"retire record with {len(tokens)} fields, the table has {len(FIELDS)}: {tokens}"
+        )
     try:
         vals: list[Any] = [int(t, 16) for t in tokens]
     except ValueError:

@@ -13,6 +13,7 @@ from .records import DIV, SYNC, ErrorKind, KernelError, StackEvent, WarpState
 
 U32 = np.uint32
 
+
 class Block:
     __slots__ = ("bid", "ctaid", "sm", "warps", "shared", "regs", "epoch", "done")
 
@@ -29,7 +30,9 @@ class Warp:
     __slots__ = ("block", "wid", "pc", "mask", "exited", "valid", "stack", "state", "regs", "sregs",
                  "count")  # fmt: skip
 
-    def __init__(self, block: Block | None, wid: int, valid: int, regs: np.ndarray, sregs: np.ndarray) -> None:
+    def __init__(
+        self, block: Block | None, wid: int, valid: int, regs: np.ndarray, sregs: np.ndarray
+    ) -> None:
         self.block, self.wid = block, wid
         self.pc = 0
         self.valid = valid
@@ -91,7 +94,9 @@ class Warp:
             self._reconverge(events)
         return events, divergent, False
 
-    def _branch(self, taken: int, target: int, depth_limit: int, events: list[StackEvent]) -> tuple[int, bool]:
+    def _branch(
+        self, taken: int, target: int, depth_limit: int, events: list[StackEvent]
+    ) -> tuple[int, bool]:
         mask, npc = self.mask, self.pc + 1
         taken &= mask
         not_taken = mask & ~taken
@@ -101,8 +106,11 @@ class Warp:
             return npc, False
         rpc = self.innermost_rpc()
         if rpc is None:
-            raise self.error(ErrorKind.DIVERGENT_WITHOUT_SSY, f"threads 0x{taken:x} take the branch to "
-                             f"{target}, threads 0x{not_taken:x} do not, and no SSY is in effect")  # fmt: skip
+            raise self.error(
+                ErrorKind.DIVERGENT_WITHOUT_SSY,
+                f"threads 0x{taken:x} take the branch to "
+                f"{target}, threads 0x{not_taken:x} do not, and no SSY is in effect",
+            )
         if target == rpc:  # the taken threads reached the reconvergence point: they wait there
             self.mask = not_taken
             return npc, True
@@ -116,7 +124,9 @@ class Warp:
             events.append(StackEvent("merge", DIV, npc, top[2], len(stack)))
         else:
             if len(stack) >= depth_limit:
-                raise self.error(ErrorKind.STACK_OVERFLOW, f"divergent branch onto a full stack ({depth_limit})")
+                raise self.error(
+                    ErrorKind.STACK_OVERFLOW, f"divergent branch onto a full stack ({depth_limit})"
+                )
             stack.append([DIV, npc, not_taken])
             events.append(StackEvent("push", DIV, npc, not_taken, len(stack)))
         self.mask = taken

@@ -42,5 +42,7 @@ class Scoreboard:
             raise AssertionError(f"{self.name} scoreboard compared nothing: no retire reached it (wiring?)")
         left = self.leftovers()
         if left:
-            raise Mismatch(f"{self.name} scoreboard: {len(left)} unmatched at the end: " + "; ".join(left[:5]))
+            raise Mismatch(
+                f"{self.name} scoreboard: {len(left)} unmatched at the end: " + "; ".join(left[:5])
+            )
         return f"{self.name}: {self.summary()}"

@@ -52,7 +52,9 @@ class CoalescingScoreboard(Scoreboard):
         self.wid_mask = (1 << wid_width(cfg)) - 1
         self.wpb = image.warps_per_block(cfg.warp_size)
         self.pending: dict[tuple[int, int], list[Any]] = defaultdict(list)  # (sm, warp slot) -> txns
-        self.loader_want = {base + i: w & 0xFFFF_FFFF for base, words in image.data for i, w in enumerate(words)}
+        self.loader_want = {
+            base + i: w & 0xFFFF_FFFF for base, words in image.data for i, w in enumerate(words)
+        }
         self.loader_done: set[int] = set()
         self.outstanding: dict[int, list[Any]] = defaultdict(list)  # tag -> requests without response
         self.errors: list[str] = []  # protocol errors found between retires, raised at the next check
@@ -94,8 +96,10 @@ class CoalescingScoreboard(Scoreboard):
                 a = txn.addr + i
                 if self.loader_want.get(a) != txn.data[i]:
                     want = self.loader_want.get(a)
-                    self.errors.append(f"loader wrote word {a} = 0x{txn.data[i]:08x}; the image has "
-                                       + ("no DATA there" if want is None else f"0x{want:08x}"))  # fmt: skip
+                    self.errors.append(
+                        f"loader wrote word {a} = 0x{txn.data[i]:08x}; the image has "
+                        + ("no DATA there" if want is None else f"0x{want:08x}")
+                    )
                 self.loader_done.add(a)
 
     # ---- per retire ----------------------------------------------------------------------------
@@ -109,21 +113,27 @@ class CoalescingScoreboard(Scoreboard):
             if rtl.txns != len(want):
                 diffs.append(f"retire reports {rtl.txns} transactions, the model {len(want)}")
             if len(got) != len(want):
-                diffs.append(f"{len(got)} transactions on the memory port, the model expects {len(want)}: "
-                             f"seen {self._show(got)}, expected {self._show(want)}")  # fmt: skip
+                diffs.append(
+                    f"{len(got)} transactions on the memory port, the model expects {len(want)}: "
+                    f"seen {self._show(got)}, expected {self._show(want)}"
+                )
             for i, (g, w) in enumerate(zip(got, want)):
                 if (g.addr, g.mask, g.write) != (w.base, w.mask, w.store):
                     diffs.append(f"transaction {i}: expected {self._show([w])}, RTL {self._show([g])}")
                 elif w.store and w.data is not None:
                     for k in range(self.cfg.seg_words):
                         if w.mask >> k & 1 and g.data[k] != w.data[k]:
-                            diffs.append(f"transaction {i} word {w.base + k}: store data expected "
-                                         f"0x{w.data[k]:08x}, RTL 0x{g.data[k]:08x}")  # fmt: skip
+                            diffs.append(
+                                f"transaction {i} word {w.base + k}: store data expected "
+                                f"0x{w.data[k]:08x}, RTL 0x{g.data[k]:08x}"
+                            )
                             break
             self.txns += len(got)
         elif got:
-            diffs.append(f"{len(got)} global transaction(s) from an instruction that accesses no global "
-                         f"memory: {self._show(got)}")  # fmt: skip
+            diffs.append(
+                f"{len(got)} global transaction(s) from an instruction that accesses no global "
+                f"memory: {self._show(got)}"
+            )
         if mem is not None and mem.space == "shared":
             self.shared_accesses += 1
             if rtl.passes != mem.passes:
@@ -151,13 +161,18 @@ class CoalescingScoreboard(Scoreboard):
 
     def leftovers(self) -> list[str]:
         left = list(self.errors)
-        left += [f"SM {sm} warp slot {w}: {len(p)} transaction(s) no retire accounted for"
-                 for (sm, w), p in self.pending.items() if p]  # fmt: skip
+        left += [
+            f"SM {sm} warp slot {w}: {len(p)} transaction(s) no retire accounted for"
+            for (sm, w), p in self.pending.items()
+            if p
+        ]
         lost = sum(len(q) for q in self.outstanding.values())
         if lost:
             left.append(f"{lost} request(s) never answered")
         return left
 
     def summary(self) -> str:
-        return (f"{self.accesses} global accesses / {self.txns} transactions, {self.shared_accesses} shared "
-                f"pass counts, {self.loader_txns} loader writes, {self.responses} responses matched")  # fmt: skip
+        return (
+            f"{self.accesses} global accesses / {self.txns} transactions, {self.shared_accesses} shared "
+            f"pass counts, {self.loader_txns} loader writes, {self.responses} responses matched"
+        )

@@ -62,5 +62,7 @@ class DivergenceScoreboard(Scoreboard):
         return diffs
 
     def summary(self) -> str:
-        return (f"{self.compared} retires, {self.pushes} pushes, {self.pops} pops, {self.merges} merges, "
-                f"{self.tops} stack tops matched")  # fmt: skip
+        return (
+            f"{self.compared} retires, {self.pushes} pushes, {self.pops} pops, {self.merges} merges, "
+            f"{self.tops} stack tops matched"
+        )

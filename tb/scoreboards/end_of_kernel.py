@@ -33,13 +33,17 @@ class EndOfKernelChecker(Scoreboard):
         n = model.image.num_blocks
         unfinished = [b for b in range(n) if b not in model.blocks or not model.blocks[b].done]
         if unfinished:
-            diffs.append(f"{len(unfinished)} of {n} blocks never finished on the model (first {unfinished[0]}): "
-                         "the RTL reported completion before retiring them")  # fmt: skip
+            diffs.append(
+                f"{len(unfinished)} of {n} blocks never finished on the model (first {unfinished[0]}): "
+                "the RTL reported completion before retiring them"
+            )
         bad = np.flatnonzero(mem != model.gmem)
         if len(bad):
             i = int(bad[0])
-            diffs.append(f"global memory differs at {len(bad)} word(s), first word {i}: expected "
-                         f"0x{int(model.gmem[i]):08x}, RTL 0x{int(mem[i]):08x}")  # fmt: skip
+            diffs.append(
+                f"global memory differs at {len(bad)} word(s), first word {i}: expected "
+                f"0x{int(model.gmem[i]):08x}, RTL 0x{int(mem[i]):08x}"
+            )
         exact = model.counters.as_dict()
         for name in EXACT_COUNTERS:
             if name in perf and perf[name] != exact[name]:

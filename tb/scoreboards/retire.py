@@ -27,7 +27,9 @@ def where(rtl: Any, sm: int) -> str:
     return f"SM {sm} block {rtl.block} warp {rtl.warp} pc {rtl.pc} ({disassemble(rtl.instr)})"
 
 
-LOOP_HISTORY = 64  # retires per warp kept for the hang report's loop rule (docs/verification.md "Hang report")
+LOOP_HISTORY = (
+    64  # retires per warp kept for the hang report's loop rule (docs/verification.md "Hang report")
+)
 
 
 class RetireScoreboard(Scoreboard):
@@ -43,7 +45,9 @@ class RetireScoreboard(Scoreboard):
         self.lanes_compared = 0
         # each warp's last LOOP_HISTORY retires (pc, word, mask): a hang report's loop (tb/reference/hang.py)
         keep = max(history, LOOP_HISTORY)
-        self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(lambda: deque(maxlen=keep))
+        self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(
+            lambda: deque(maxlen=keep)
+        )
 
     def check(self, rtl: RtlRetire, sm: int | None = None) -> Retire:
         if sm is not None:
@@ -86,7 +90,9 @@ class RetireScoreboard(Scoreboard):
         lines = [f"pc {pc:4d}  {disassemble(word):28s} mask 0x{mask:08x}" for pc, word, mask in shown]
         return "\n    ".join(lines) or "(none)"
 
-    def fail(self, rtl: RtlRetire, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch) -> None:
+    def fail(
+        self, rtl: RtlRetire, what: str, board: str = "retire", exc: type[Mismatch] = RetireMismatch
+    ) -> None:
         raise exc(
             f"{board} mismatch on {where(rtl, self.sm)}: {what}\n"
             f"  last retires of this warp (model):\n    {self.last_retires(rtl.block, rtl.warp)}"

@@ -80,15 +80,22 @@ class SharedMemoryScoreboard(Scoreboard):
             missing, extra = want - seen, seen - want
             nb = self.cfg.num_banks
             for (a, d), n in sorted(missing.items())[:4]:
-                diffs.append(f"missing bank write: bank {a % nb} word {a} = 0x{d:08x}" + (f" (x{n})" if n > 1 else ""))
+                diffs.append(
+                    f"missing bank write: bank {a % nb} word {a} = 0x{d:08x}" + (f" (x{n})" if n > 1 else "")
+                )
             for (a, d), n in sorted(extra.items())[:4]:
-                diffs.append(f"unexpected bank write: bank {a % nb} word {a} = 0x{d:08x}" + (f" (x{n})" if n > 1 else ""))
+                diffs.append(
+                    f"unexpected bank write: bank {a % nb} word {a} = 0x{d:08x}"
+                    + (f" (x{n})" if n > 1 else "")
+                )
             self.stores += 1
             self.writes += len(got)
         elif got:
             a, d = got[0]
-            diffs.append(f"{len(got)} shared write(s) during an instruction that stores nothing to shared "
-                         f"memory, first word {a} = 0x{d:08x}")  # fmt: skip
+            diffs.append(
+                f"{len(got)} shared write(s) during an instruction that stores nothing to shared "
+                f"memory, first word {a} = 0x{d:08x}"
+            )
         block = self.model.blocks.get(rtl.block)
         if not diffs and block is not None and block.done and exp.done:
             diffs += self.check_block(rtl.block, sm, rtl.slot)
@@ -107,14 +114,21 @@ class SharedMemoryScoreboard(Scoreboard):
         self.words_checked += len(want)
         if len(bad):
             i = int(bad[0])
-            return [f"block {bid} finished with {len(bad)} shared word(s) differing from the model, first "
-                    f"word {i} (physical {base + i}): expected 0x{int(want[i]):08x}, RTL 0x{int(got[i]):08x}"]  # fmt: skip
+            return [
+                f"block {bid} finished with {len(bad)} shared word(s) differing from the model, first "
+                f"word {i} (physical {base + i}): expected 0x{int(want[i]):08x}, RTL 0x{int(got[i]):08x}"
+            ]
         return []
 
     def leftovers(self) -> list[str]:
-        return [f"SM {sm} warp slot {w}: {len(p)} shared write(s) no retire accounted for"
-                for (sm, w), p in self.pending.items() if p]  # fmt: skip
+        return [
+            f"SM {sm} warp slot {w}: {len(p)} shared write(s) no retire accounted for"
+            for (sm, w), p in self.pending.items()
+            if p
+        ]
 
     def summary(self) -> str:
-        return (f"{self.stores} stores / {self.writes} bank writes matched, {self.blocks_checked} blocks' final "
-                f"contents ({self.words_checked} words), {self.compared} retires free of stray writes")  # fmt: skip
+        return (
+            f"{self.stores} stores / {self.writes} bank writes matched, {self.blocks_checked} blocks' final "
+            f"contents ({self.words_checked} words), {self.compared} retires free of stray writes"
+        )

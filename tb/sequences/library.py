@@ -34,14 +34,15 @@ def directed(rng: random.Random, names: list[str] | None = None) -> list[LaunchI
     return [LaunchItem(n, image_of(n, rng)) for n in names]
 
 
-
 def kernel_errors(rng: random.Random, cfg: GpuConfig | None = None) -> list[LaunchItem]:
     """Each kernel error kind, each followed by an ABORT; one raised by a later warp of a later block;
     with several SMs (``cfg``) also an error that only SM 1 and up raise; then a clean launch proves
     recovery."""
     items = [LaunchItem(n, image_of(n, rng), expect_error=n) for n in ERROR_KERNELS]
     image = scenario_image("late_warp_error")
-    items.append(LaunchItem("ILLEGAL_INSTRUCTION in warp 3 of block 3", image, expect_error="ILLEGAL_INSTRUCTION"))
+    items.append(
+        LaunchItem("ILLEGAL_INSTRUCTION in warp 3 of block 3", image, expect_error="ILLEGAL_INSTRUCTION")
+    )
     if cfg is not None and cfg.num_sms > 1:
         image = scenario_image("other_sm_error")
         items.append(LaunchItem("ILLEGAL_INSTRUCTION on SM 1+", image, expect_error="ILLEGAL_INSTRUCTION"))
@@ -68,13 +69,24 @@ def launch_errors(cfg: GpuConfig, rng: random.Random) -> list[LaunchItem]:
         LaunchItem("block too big", too_big, expect_launch_error=0x11),
         LaunchItem("bad image version", None, words=bad, start=False, expect_launch_error=0x10),
         # the GPU's ERR_RULE and IMG_WORDS name the rule and word image_rules.check_words names
-        LaunchItem("overlapping DATA", None, words=overlap, start=False, expect_launch_error=0x10,
-                   expect_rule=_rule(overlap, cfg, Rule.DATA_ORDER)),
-        LaunchItem("word after END", None, words=after_end, start=False, expect_launch_error=0x10,
-                   expect_rule=_rule(after_end, cfg, Rule.AFTER_END)),
+        LaunchItem(
+            "overlapping DATA",
+            None,
+            words=overlap,
+            start=False,
+            expect_launch_error=0x10,
+            expect_rule=_rule(overlap, cfg, Rule.DATA_ORDER),
+        ),
+        LaunchItem(
+            "word after END",
+            None,
+            words=after_end,
+            start=False,
+            expect_launch_error=0x10,
+            expect_rule=_rule(after_end, cfg, Rule.AFTER_END),
+        ),
         LaunchItem("vecadd after launch errors", image_of("vecadd", rng)),
     ]
-
 
 
 AGREE = "the RTL and the golden model agree"
@@ -93,35 +105,78 @@ def hangs(rng: random.Random) -> list[LaunchItem]:
     stuck = scenario_image("stuck_load")
     cut = image_of("vecadd", rng).to_words()[:-4]
     return [
-        LaunchItem("one warp spins in a loop", loop, max_instrs=2000, stall_cycles=2000,
-                   expect_hang=["ran past its budget of 2000 warp-instructions", "block 0 warp 0 (SM 0): pc ",
-                                "slot 0: block 0 warp 0 pc ", "INSTRUCTION_BUDGET", AGREE]),
-        LaunchItem("one warp spins in a loop: cycle budget", loop, max_cycles=5000, stall_cycles=2000,
-                   expect_hang=["the GPU stayed busy for 5000 cycles", "slot 0: block 0 warp 0 pc ", AGREE]),
-        LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
-                   expect_hang=["ran past its budget of 3000 warp-instructions",
-                                "SM 0 slot 0: block 0 warp 0 pc 3 `BRA    3` ",
-                                "SM 0 slot 1: block 0 warp 1 pc 5 `EXIT` at barrier, last retired pc 4 `BAR`",
-                                "block 0 warp 0 (SM 0): pc 3 `BRA    3` ready",
-                                "block 0 warp 1 (SM 0): pc 5 `EXIT` waiting at barrier",
-                                "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET", AGREE]),
-        LaunchItem("warp 0 waits on a memory that never answers", stuck, gmem=DEAF, stall_cycles=2000,
-                   expect_hang=["no warp-instruction retired and no memory response in 2000 cycles",
-                                "memory responses 0, outstanding ", "SM 0 slot 0: block 0 warp 0 pc 3 `LDG    r3, [r1]` waiting on "
-                                "memory, last retired pc 2", "the hang is the RTL's or the memory's", AGREE]),
-        LaunchItem("truncated image then START", None, words=cut, stall_cycles=2000,
-                   expect_hang=["no warp-instruction retired and no memory response in 2000 cycles",
-                                f"the loader is waiting for word {len(cut)} of the launch image"]),
+        LaunchItem(
+            "one warp spins in a loop",
+            loop,
+            max_instrs=2000,
+            stall_cycles=2000,
+            expect_hang=[
+                "ran past its budget of 2000 warp-instructions",
+                "block 0 warp 0 (SM 0): pc ",
+                "slot 0: block 0 warp 0 pc ",
+                "INSTRUCTION_BUDGET",
+                AGREE,
+            ],
+        ),
+        LaunchItem(
+            "one warp spins in a loop: cycle budget",
+            loop,
+            max_cycles=5000,
+            stall_cycles=2000,
+            expect_hang=["the GPU stayed busy for 5000 cycles", "slot 0: block 0 warp 0 pc ", AGREE],
+        ),
+        LaunchItem(
+            "warp 0 spins while warp 1 waits at BAR",
+            spin,
+            max_instrs=3000,
+            stall_cycles=2000,
+            expect_hang=[
+                "ran past its budget of 3000 warp-instructions",
+                "SM 0 slot 0: block 0 warp 0 pc 3 `BRA    3` ",
+                "SM 0 slot 1: block 0 warp 1 pc 5 `EXIT` at barrier, last retired pc 4 `BAR`",
+                "block 0 warp 0 (SM 0): pc 3 `BRA    3` ready",
+                "block 0 warp 1 (SM 0): pc 5 `EXIT` waiting at barrier",
+                "stops at block 0 warp 0 pc 3 `BRA    3`: INSTRUCTION_BUDGET",
+                AGREE,
+            ],
+        ),
+        LaunchItem(
+            "warp 0 waits on a memory that never answers",
+            stuck,
+            gmem=DEAF,
+            stall_cycles=2000,
+            expect_hang=[
+                "no warp-instruction retired and no memory response in 2000 cycles",
+                "memory responses 0, outstanding ",
+                "SM 0 slot 0: block 0 warp 0 pc 3 `LDG    r3, [r1]` waiting on memory, last retired pc 2",
+                "the hang is the RTL's or the memory's",
+                AGREE,
+            ],
+        ),
+        LaunchItem(
+            "truncated image then START",
+            None,
+            words=cut,
+            stall_cycles=2000,
+            expect_hang=[
+                "no warp-instruction retired and no memory response in 2000 cycles",
+                f"the loader is waiting for word {len(cut)} of the launch image",
+            ],
+        ),
         LaunchItem("vecadd after hangs", image_of("vecadd", rng)),
-    ]  # fmt: skip
+    ]
 
 
 def interrupted(rng: random.Random) -> list[LaunchItem]:
     """rst, then ABORT, in the middle of a kernel; each followed by an exact launch."""
     return [
-        LaunchItem("matmul reset mid-kernel", image_of("matmul", rng), interrupt="reset", interrupt_after=300),
+        LaunchItem(
+            "matmul reset mid-kernel", image_of("matmul", rng), interrupt="reset", interrupt_after=300
+        ),
         LaunchItem("matmul after reset", image_of("matmul", rng)),
-        LaunchItem("matmul aborted mid-kernel", image_of("matmul", rng), interrupt="abort", interrupt_after=400),
+        LaunchItem(
+            "matmul aborted mid-kernel", image_of("matmul", rng), interrupt="abort", interrupt_after=400
+        ),
         LaunchItem("matmul after abort", image_of("matmul", rng)),
     ]
 

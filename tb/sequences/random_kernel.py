@@ -436,8 +436,9 @@ class _Gen(Planner):
                 f.i("ADD", T0, T3, GID)
                 reg, off = T0, 0
             else:
-                reg, off = self.site_addr(f, _Site(site.name, 0, site.size, site.pattern, 0, site.stride,
-                                                    site.sub, site.perm), GID)  # fmt: skip
+                reg, off = self.site_addr(
+                    f, _Site(site.name, 0, site.size, site.pattern, 0, site.stride, site.sub, site.perm), GID
+                )
                 f.i("ADD", T0, reg, T3)
                 reg = T0
         else:
@@ -534,8 +535,13 @@ class _Gen(Planner):
         use = 2 if two else 1
         overhead = f.words + (4 if two else 2) + 8
         body_ctx = ctx.inner(use)
-        body = self.seq(body_ctx, rng.randint(3, max(3, (words - overhead) // 2)),
-                        max(3, int((cost - overhead) * rng.uniform(0.3, 0.8))), 1, 3)  # fmt: skip
+        body = self.seq(
+            body_ctx,
+            rng.randint(3, max(3, (words - overhead) // 2)),
+            max(3, int((cost - overhead) * rng.uniform(0.3, 0.8))),
+            1,
+            3,
+        )
         if body.words == 0:
             return None
         exit_tail = ctx.exits and self.exits_left > 0 and self.chance(0.25 * self.k.partial_exit_prob)
@@ -616,8 +622,13 @@ class _Gen(Planner):
         body_cost = (cost - init - overhead - 2 * (m + 1)) // m
         if body_cost < 3:
             return None
-        body = self.seq(ctx.inner(use, loop=True), rng.randint(3, max(3, words - overhead - f.words)),
-                        int(body_cost * rng.uniform(0.4, 1.0)), 1, 3)  # fmt: skip
+        body = self.seq(
+            ctx.inner(use, loop=True),
+            rng.randint(3, max(3, words - overhead - f.words)),
+            int(body_cost * rng.uniform(0.4, 1.0)),
+            1,
+            3,
+        )
         if not body.words:
             return None
         Lt, D = self.lab("loop"), self.lab("done")
@@ -673,8 +684,13 @@ class _Gen(Planner):
         body_cost = (cost - init - 6) // n - 2
         if body_cost < 3:
             return None
-        body = self.seq(ctx.inner(0, loop=True, divergent=False), rng.randint(3, max(3, words - 6)),
-                        int(body_cost * rng.uniform(0.4, 1.0)), 1, 3)  # fmt: skip
+        body = self.seq(
+            ctx.inner(0, loop=True, divergent=False),
+            rng.randint(3, max(3, words - 6)),
+            int(body_cost * rng.uniform(0.4, 1.0)),
+            1,
+            3,
+        )
         if not body.words:
             return None
         Lt = self.lab("uloop")
@@ -693,8 +709,13 @@ class _Gen(Planner):
         f.note("--- uniform branch (no SSY: the condition is the same for the whole warp) ---")
         self.cond_uniform(f, T0)
         f.i(rng.choice(["BEQ", "BNE"]), T0, S)
-        body = self.seq(ctx.inner(0, divergent=False), rng.randint(3, max(3, words - f.words - 2)),
-                        int((cost - f.cost - 2) * rng.uniform(0.3, 0.8)), 1, 3)  # fmt: skip
+        body = self.seq(
+            ctx.inner(0, divergent=False),
+            rng.randint(3, max(3, words - f.words - 2)),
+            int((cost - f.cost - 2) * rng.uniform(0.3, 0.8)),
+            1,
+            3,
+        )
         if not body.words:
             return None
         f.add(body)
@@ -830,11 +851,19 @@ class _Gen(Planner):
                   "ubranch": self.s_ubranch}[kind]  # fmt: skip
             return fn(ctx, words, cost, left)
         return {
-            "alu": self.s_alu, "mix": self.s_mix, "sreg": self.s_sreg, "const": self.s_const,
-            "gload": self.s_gload, "gstore": self.s_gstore, "greadback": self.s_greadback,
-            "gexchange": self.s_gexchange, "sstore": self.s_sstore, "sload": self.s_sload,
-            "sbcast": self.s_sbcast, "exit": self.s_exit,
-        }[kind](ctx)  # fmt: skip
+            "alu": self.s_alu,
+            "mix": self.s_mix,
+            "sreg": self.s_sreg,
+            "const": self.s_const,
+            "gload": self.s_gload,
+            "gstore": self.s_gstore,
+            "greadback": self.s_greadback,
+            "gexchange": self.s_gexchange,
+            "sstore": self.s_sstore,
+            "sload": self.s_sload,
+            "sbcast": self.s_sbcast,
+            "exit": self.s_exit,
+        }[kind](ctx)
 
     def seq(self, ctx: _Ctx, words: int, cost: int, nmin: int, nmax: int) -> _Frag:
         f = _Frag()
@@ -923,8 +952,10 @@ class _Gen(Planner):
         if ph.writes:
             perm = ph.store_perm
             assert perm is not None
-            f.note(f"phase {s}: shared words [{ph.cur_base}, {ph.cur_base + ph.size}) written, "
-                   f"{ph.store_perm.d}-way pattern; reads [{ph.readable[0]}, {sum(ph.readable)})")  # fmt: skip
+            f.note(
+                f"phase {s}: shared words [{ph.cur_base}, {ph.cur_base + ph.size}) written, "
+                f"{ph.store_perm.d}-way pattern; reads [{ph.readable[0]}, {sum(ph.readable)})"
+            )
             perm.emit(f, SLOT, TID, T0)
             self.store_degree = self.measure([perm(t) for t in range(self.W)])
             if ph.cur_base > 1023:
@@ -1020,7 +1051,9 @@ class _Gen(Planner):
         for i in range(0, len(self.consts), 8):
             consts.append("        .word " + ", ".join(f"0x{c:08x}" for c in self.consts[i : i + 8]))
         source = "\n".join([*head, "", *code.lines, "", *consts]) + "\n"
-        image = launch.build(source, f"random_{self.seed}", data=[(self.in_base, list(self.in_data))], cfg=cfg)
+        image = launch.build(
+            source, f"random_{self.seed}", data=[(self.in_base, list(self.in_data))], cfg=cfg
+        )
         regions = {"input": (self.in_base, self.nin)}
         for s in [self.final, *self.sites]:
             regions[s.name] = (s.base, s.size)
@@ -1047,8 +1080,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--config", default="sm2-l8", choices=sorted(CONFIGS))
     ap.add_argument("--no-source", action="store_true", help="print the summary only")
-    ap.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
-                    help="override a KernelKnobs field (e.g. --knob barriers=False)")  # fmt: skip
+    ap.add_argument(
+        "--knob",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a KernelKnobs field (e.g. --knob barriers=False)",
+    )
     args = ap.parse_args(argv)
     cfg = CONFIGS[args.config]
     overrides: dict[str, object] = {}
@@ -1071,8 +1109,10 @@ def main(argv: list[str] | None = None) -> int:
     rk = generate(args.seed, cfg, KernelKnobs(**overrides))  # type: ignore[arg-type]
     if not args.no_source:
         print(rk.source)
-    print(f"; seed {rk.seed} config {args.config}: {len(rk.image.code)} instructions, grid {rk.image.grid}, "
-          f"block {rk.image.block}, aimed stack depth {rk.stack_target}, bound {rk.warp_instr_bound}")  # fmt: skip
+    print(
+        f"; seed {rk.seed} config {args.config}: {len(rk.image.code)} instructions, grid {rk.image.grid}, "
+        f"block {rk.image.block}, aimed stack depth {rk.stack_target}, bound {rk.warp_instr_bound}"
+    )
     print(f"; features: {' '.join(sorted(rk.features))}")
     try:
         res = Model(cfg, rk.image, detect_races=True).run()
@@ -1080,10 +1120,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"; MODEL ERROR: {exc}")
         return 1
     c = res.counters
-    print(f"; model: {c.warp_instrs} warp-instructions, {c.thread_instrs} thread-instructions, max stack "
-          f"depth {c.max_stack_depth}, {c.divergent_branches} divergent branches, {c.barrier_releases} barrier "
-          f"releases, {c.shared_passes}/{c.shared_accesses} shared passes/accesses, "
-          f"{c.global_transactions}/{c.global_accesses} global transactions/accesses")  # fmt: skip
+    print(
+        f"; model: {c.warp_instrs} warp-instructions, {c.thread_instrs} thread-instructions, max stack "
+        f"depth {c.max_stack_depth}, {c.divergent_branches} divergent branches, {c.barrier_releases} barrier "
+        f"releases, {c.shared_passes}/{c.shared_accesses} shared passes/accesses, "
+        f"{c.global_transactions}/{c.global_accesses} global transactions/accesses"
+    )
     return 0
 
 

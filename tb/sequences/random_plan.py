@@ -202,8 +202,9 @@ class _Ctx:
     exits: bool  # partial exits allowed here
 
     def inner(self, depth: int, *, loop: bool = False, divergent: bool = True) -> _Ctx:
-        return _Ctx(self.depth + depth, self.nest + 1, self.loops + loop, self.divergent or divergent,
-                    self.exits)  # fmt: skip
+        return _Ctx(
+            self.depth + depth, self.nest + 1, self.loops + loop, self.divergent or divergent, self.exits
+        )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -213,8 +214,9 @@ class Planner:
     def __init__(self, seed: int, cfg: GpuConfig, knobs: KernelKnobs) -> None:
         self.seed, self.cfg, self.k = seed, cfg.check(), knobs
         if cfg.imem_words < MIN_IMEM or cfg.const_words < 16 or cfg.global_words < 2048:
-            raise ValueError(f"the generator needs IMEM_WORDS >= {MIN_IMEM}, CONST_WORDS >= 16 and "
-                             "GLOBAL_WORDS >= 2048")  # fmt: skip
+            raise ValueError(
+                f"the generator needs IMEM_WORDS >= {MIN_IMEM}, CONST_WORDS >= 16 and GLOBAL_WORDS >= 2048"
+            )
         self.rng = random.Random(seed)
         self.features: set[str] = set()
         self.nlabel = 0
@@ -413,8 +415,10 @@ class Planner:
         forced = k.shared_conflict
         if forced is not None:
             if not _Perm.fits(forced, cfg.shared_words, L, B):
-                raise ValueError(f"a {forced}-way bank conflict is impossible with NUM_LANES={L}, "
-                                 f"NUM_BANKS={B}, SHARED_WORDS={cfg.shared_words}")  # fmt: skip
+                raise ValueError(
+                    f"a {forced}-way bank conflict is impossible with NUM_LANES={L}, "
+                    f"NUM_BANKS={B}, SHARED_WORDS={cfg.shared_words}"
+                )
             if barriers and not _Perm.fits(forced, cfg.shared_words // 2, L, B) and k.barriers is None:
                 barriers = False  # the double buffer halves the regions: too small for this degree
         nphases = 1 + (rng.randint(1, max(1, k.max_barriers)) if barriers else 0)

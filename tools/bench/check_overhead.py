@@ -39,8 +39,16 @@ def harness(case: str, mode: str, sim: str) -> dict:
         p.unlink(missing_ok=True)
     os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"] = str(stats), str(bench)
     try:
-        run_gpu("bench-l8", ["KernelTest"], cfg=bench_config(8), sim=sim, CHECK_MODE=mode, GMEM_PROFILE="ideal",
-                GMEM_LATENCY=str(LATENCY), KERNEL_CASES=f"{name}:{size}:{SEED}")  # fmt: skip
+        run_gpu(
+            "bench-l8",
+            ["KernelTest"],
+            cfg=bench_config(8),
+            sim=sim,
+            CHECK_MODE=mode,
+            GMEM_PROFILE="ideal",
+            GMEM_LATENCY=str(LATENCY),
+            KERNEL_CASES=f"{name}:{size}:{SEED}",
+        )
     finally:
         del os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"]
     row = json.loads(stats.read_text().splitlines()[-1])
@@ -53,8 +61,13 @@ def raw(case: str, sim: str) -> dict:
     name, size = case.split(":")
     cfg = bench_config(8)
     r = raw_bench.run(cfg, prepare(name, int(size), SEED, cfg).image.to_words(), LATENCY, sim)
-    return {"launch_cycles": r.cycles, "cycles": r.sim_cycles, "cpu_seconds": r.cpu_seconds, "rate": r.rate,
-            "retires": 0}  # fmt: skip
+    return {
+        "launch_cycles": r.cycles,
+        "cycles": r.sim_cycles,
+        "cpu_seconds": r.cpu_seconds,
+        "rate": r.rate,
+        "retires": 0,
+    }
 
 
 def main() -> int:
@@ -64,34 +77,53 @@ def main() -> int:
     args = ap.parse_args()
     sim = os.environ.get("SIM", "verilator")
     REPORTS.mkdir(parents=True, exist_ok=True)
-    lines = [f"# Checking overhead ({sim}, benchmark machine 8 lanes 1 SM, {LATENCY}-cycle memory, best of "
-             f"{args.repeat})", "",
-             "| case | run | launch cycles | retires checked | cycles simulated | CPU s | cycles/s |",
-             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"# Checking overhead ({sim}, benchmark machine 8 lanes 1 SM, {LATENCY}-cycle memory, best of "
+        f"{args.repeat})",
+        "",
+        "| case | run | launch cycles | retires checked | cycles simulated | CPU s | cycles/s |",
+        "|---|---|---|---|---|---|---|",
+    ]
     ratios = []
     for case in args.cases.split(","):
         best: dict[str, dict] = {}
         for _ in range(args.repeat):
-            for mode, fn in (("raw", lambda c=case: raw(c, sim)), ("end", lambda c=case: harness(c, "end", sim)),
-                             ("full", lambda c=case: harness(c, "full", sim))):  # fmt: skip
+            for mode, fn in (
+                ("raw", lambda c=case: raw(c, sim)),
+                ("end", lambda c=case: harness(c, "end", sim)),
+                ("full", lambda c=case: harness(c, "full", sim)),
+            ):
                 row = fn()
                 if mode not in best or row["cpu_seconds"] < best[mode]["cpu_seconds"]:
                     best[mode] = row
         cycles = {m: r["launch_cycles"] for m, r in best.items()}
         assert len(set(cycles.values())) == 1, f"{case}: the runs disagree on the launch's cycles: {cycles}"
         assert best["full"]["retires"] > 0, f"{case}: full checking checked no retire"
-        for mode, label in (("raw", "raw Verilog bench"), ("end", "harness, end-of-kernel check"),
-                            ("full", "harness, every retire checked")):  # fmt: skip
+        for mode, label in (
+            ("raw", "raw Verilog bench"),
+            ("end", "harness, end-of-kernel check"),
+            ("full", "harness, every retire checked"),
+        ):
             r = best[mode]
-            lines.append(f"| {case} | {label} | {r['launch_cycles']} | {r['retires'] or '-'} | {r['cycles']} | "
-                         f"{r['cpu_seconds']:.3f} | {r['rate']:,.0f} |")  # fmt: skip
-        ratios.append((case, best["end"]["rate"] / best["full"]["rate"], best["raw"]["rate"] / best["full"]["rate"],
-                       best["full"]["rate"]))  # fmt: skip
+            lines.append(
+                f"| {case} | {label} | {r['launch_cycles']} | {r['retires'] or '-'} | {r['cycles']} | "
+                f"{r['cpu_seconds']:.3f} | {r['rate']:,.0f} |"
+            )
+        ratios.append(
+            (
+                case,
+                best["end"]["rate"] / best["full"]["rate"],
+                best["raw"]["rate"] / best["full"]["rate"],
+                best["full"]["rate"],
+            )
+        )
     lines.append("")
     for case, fe, fr, rate in ratios:
         lines.append(f"- {case}: full/end = **{fe:.2f}x** (target <= 1.3x)")
-        lines.append(f"- {case}: full/raw = **{fr:.2f}x** (target <= 3x); full checking {rate:,.0f} cycles/s "
-                     "(target >= 100 k on Verilator)")  # fmt: skip
+        lines.append(
+            f"- {case}: full/raw = **{fr:.2f}x** (target <= 3x); full checking {rate:,.0f} cycles/s "
+            "(target >= 100 k on Verilator)"
+        )
     text = "\n".join(lines)
     print(text)
     (REPORTS / f"check_overhead-{sim}.md").write_text(text + "\n")

@@ -44,8 +44,16 @@ FLEXGRIP_NAMES = {"autocor": "Autocor", "bitonic": "Bitonic", "matrixmul": "Matr
                   "transpose": "Transpose"}  # fmt: skip
 # What a simulator may spend: Icarus runs ~6x slower than Verilator, so it validates every kernel at
 # 8 lanes but leaves its biggest matrices and the 16/32-lane sweep to Verilator (listed in the report).
-BUDGET = {"verilator": set(), "icarus": {("matrixmul", 256), ("matrixmul", 128), ("matrixmul", 100), ("transpose", 256),
-                                      ("stencil3d", 256)}}
+BUDGET = {
+    "verilator": set(),
+    "icarus": {
+        ("matrixmul", 256),
+        ("matrixmul", 128),
+        ("matrixmul", 100),
+        ("transpose", 256),
+        ("stencil3d", 256),
+    },
+}
 SWEEP = {"verilator": True, "icarus": False}
 
 
@@ -58,13 +66,20 @@ def job(sim: str, lanes: int, kernel: str, sizes: list[int], latency: int, out: 
     os.environ.pop("SIMT_STATS", None)
     out.unlink(missing_ok=True)
     start = time.monotonic()
-    run_gpu(f"bench-l{lanes}", ["KernelTest"], cfg=bench_config(lanes), KERNEL_CASES=",".join(f"{kernel}:{n}" for n in sizes),
-            GMEM_PROFILE="ideal", GMEM_LATENCY=str(latency))  # fmt: skip
+    run_gpu(
+        f"bench-l{lanes}",
+        ["KernelTest"],
+        cfg=bench_config(lanes),
+        KERNEL_CASES=",".join(f"{kernel}:{n}" for n in sizes),
+        GMEM_PROFILE="ideal",
+        GMEM_LATENCY=str(latency),
+    )
     return f"{kernel} x{lanes} lanes {sizes}", time.monotonic() - start
 
 
-def plan(kernels: list[str], lanes: list[int], sim: str,
-         report_size_only: bool = False) -> tuple[list[tuple[int, str, list[int]]], list[str]]:
+def plan(
+    kernels: list[str], lanes: list[int], sim: str, report_size_only: bool = False
+) -> tuple[list[tuple[int, str, list[int]]], list[str]]:
     """(lanes, kernel, sizes) jobs, biggest first, and the cases skipped for the budget."""
     jobs, skipped = [], []
     if not SWEEP[sim] and len(lanes) > 1:
@@ -121,13 +136,20 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
             eff = r["thread_instrs"] / (32 * r["warp_instrs"]) if r["warp_instrs"] else 0
             util = r["thread_instrs"] / (r["cycles"] * n) if r["cycles"] else 0
             ratio = f"{fg / r['cycles']:.1f}x" if fg else "—"
-            lines.append(f"| {k} | {n} | {_fmt(r['cycles'])} | {_fmt(fg) if fg else '—'} | "
-                         f"{ratio} | {_fmt(r['warp_instrs'])} | {r['cycles'] / max(r['warp_instrs'], 1):.1f} | "
-                         f"{r['idle_cycles'] / max(r.get('sm_cycles', r['cycles']), 1):.0%} | {eff:.0%} | "
-                         f"{util:.0%} | {_fmt(r['shared_passes'])} | {_fmt(r['global_transactions'])} |")  # fmt: skip
+            lines.append(
+                f"| {k} | {n} | {_fmt(r['cycles'])} | {_fmt(fg) if fg else '—'} | "
+                f"{ratio} | {_fmt(r['warp_instrs'])} | {r['cycles'] / max(r['warp_instrs'], 1):.1f} | "
+                f"{r['idle_cycles'] / max(r.get('sm_cycles', r['cycles']), 1):.0%} | {eff:.0%} | "
+                f"{util:.0%} | {_fmt(r['shared_passes'])} | {_fmt(r['global_transactions'])} |"
+            )
     if len(lanes) > 1:
-        lines += ["", f"## Speed-up from {lanes[0]} to {lanes[-1]} lanes (size {REPORT_SIZE})", "",
-                  "| kernel | ours | FlexGrip |", "|---|---|---|"]  # fmt: skip
+        lines += [
+            "",
+            f"## Speed-up from {lanes[0]} to {lanes[-1]} lanes (size {REPORT_SIZE})",
+            "",
+            "| kernel | ours | FlexGrip |",
+            "|---|---|---|",
+        ]
     ours_su, five, fg_su = [], [], []
     for k in kernels if len(lanes) > 1 else []:
         a, b = by.get((k, REPORT_SIZE, lanes[0])), by.get((k, REPORT_SIZE, lanes[-1]))
@@ -141,20 +163,34 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
             fg_su.append(fg[0] / fg[-1])
         lines.append(f"| {k} | {su:.2f}x | {f'{fg[0] / fg[-1]:.2f}x' if fg else '—'} |")
     if five:
-        lines.append(f"| **mean, FlexGrip's five** | **{sum(five) / len(five):.2f}x** | "
-                     f"**{sum(fg_su) / len(fg_su):.2f}x** |")  # fmt: skip
+        lines.append(
+            f"| **mean, FlexGrip's five** | **{sum(five) / len(five):.2f}x** | "
+            f"**{sum(fg_su) / len(fg_su):.2f}x** |"
+        )
     if ours_su:
         lines.append(f"| mean, all kernels | {sum(ours_su) / len(ours_su):.2f}x | |")
-    lines += ["", "## Every case run (all matched C)", "", "| kernel | lanes | sizes (cycles) |", "|---|---|---|"]
+    lines += [
+        "",
+        "## Every case run (all matched C)",
+        "",
+        "| kernel | lanes | sizes (cycles) |",
+        "|---|---|---|",
+    ]
     for k in kernels:
         for n in lanes:
             cases = sorted((s, r["cycles"]) for (kk, s, nn), r in by.items() if kk == k and nn == n)
             if cases:
                 lines.append(f"| {k} | {n} | " + ", ".join(f"{s} ({_fmt(c)})" for s, c in cases) + " |")
     words = sum(r["golden_words"] for r in rows)
-    lines += ["", f"{len(rows)} cases, {_fmt(words)} output words compared with C, {seconds / 60:.1f} min wall."]
+    lines += [
+        "",
+        f"{len(rows)} cases, {_fmt(words)} output words compared with C, {seconds / 60:.1f} min wall.",
+    ]
     if skipped:
-        lines += ["", f"Over the {sim} budget, not run here (run them on Verilator): " + ", ".join(skipped) + "."]
+        lines += [
+            "",
+            f"Over the {sim} budget, not run here (run them on Verilator): " + ", ".join(skipped) + ".",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -176,15 +212,23 @@ def plot(rows: list[dict], path: Path) -> bool:
     for i, n in enumerate(BENCH_LANES):
         xs = [j + (i - 1) * 2 * width for j in range(len(kernels))]
         ax1.bar([x - width / 2 for x in xs], [by[(k, n)] for k in kernels], width, label=f"ours, {n} lanes")
-        ax1.bar([x + width / 2 for x in xs], [FLEXGRIP[k][i] for k in kernels], width, hatch="//", alpha=0.6,
-                label=f"FlexGrip, {n} cores")  # fmt: skip
+        ax1.bar(
+            [x + width / 2 for x in xs],
+            [FLEXGRIP[k][i] for k in kernels],
+            width,
+            hatch="//",
+            alpha=0.6,
+            label=f"FlexGrip, {n} cores",
+        )
     ax1.set_yscale("log")
     ax1.set_xticks(range(len(kernels)), [FLEXGRIP_NAMES[k] for k in kernels])
     ax1.set_ylabel(f"cycles (size {REPORT_SIZE}, log scale)")
     ax1.legend(fontsize=7, ncol=2)
     ax1.set_title("Cycles per kernel")
-    for label, series in (("ours", [[by[(k, 8)] / by[(k, n)] for n in BENCH_LANES] for k in kernels]),
-                          ("FlexGrip", [[FLEXGRIP[k][0] / c for c in FLEXGRIP[k]] for k in kernels])):  # fmt: skip
+    for label, series in (
+        ("ours", [[by[(k, 8)] / by[(k, n)] for n in BENCH_LANES] for k in kernels]),
+        ("FlexGrip", [[FLEXGRIP[k][0] / c for c in FLEXGRIP[k]] for k in kernels]),
+    ):
         mean = [sum(s[i] for s in series) / len(series) for i in range(len(BENCH_LANES))]
         ax2.plot(BENCH_LANES, mean, marker="o", label=f"{label} (mean of {len(kernels)})")
     ax2.plot(BENCH_LANES, [n / 8 for n in BENCH_LANES], linestyle=":", color="grey", label="ideal")
@@ -206,8 +250,11 @@ def main() -> int:
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the last results")
     ap.add_argument("--resume", action="store_true", help="skip the runs whose results exist")
-    ap.add_argument("--report-size-only", action="store_true",
-                    help=f"only size {REPORT_SIZE} at every lane count (the cycle table), not every size at 8 lanes")
+    ap.add_argument(
+        "--report-size-only",
+        action="store_true",
+        help=f"only size {REPORT_SIZE} at every lane count (the cycle table), not every size at 8 lanes",
+    )
     args = ap.parse_args()
     sim = os.environ.get("SIM", "verilator")
     kernels = [k for k in args.kernels.split(",") if k]

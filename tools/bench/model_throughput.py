@@ -54,10 +54,14 @@ def main() -> int:
     c = result.counters
     assert best is not None
     rate = c.thread_instrs / best
-    print(f"model throughput: matmul {n}x{n}, {c.warp_instrs} warp-instructions, {c.thread_instrs} "
-          f"thread-instructions in {best:.3f} s (best of {args.repeat})")
-    print(f"  {rate / 1e6:.2f} M thread-instructions/s, {c.warp_instrs / best / 1e3:.1f} k warp-instructions/s "
-          f"(target >= 2 M thread-instructions/s)")
+    print(
+        f"model throughput: matmul {n}x{n}, {c.warp_instrs} warp-instructions, {c.thread_instrs} "
+        f"thread-instructions in {best:.3f} s (best of {args.repeat})"
+    )
+    print(
+        f"  {rate / 1e6:.2f} M thread-instructions/s, {c.warp_instrs / best / 1e3:.1f} k warp-instructions/s "
+        f"(target >= 2 M thread-instructions/s)"
+    )
     return 0
 
 

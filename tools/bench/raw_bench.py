@@ -73,8 +73,17 @@ def build(cfg: GpuConfig, sim: str = "verilator") -> list[str]:
         return [str(exe)]
     exe = out / f"{TOP}.vvp"
     if not exe.exists():
-        cmd = ["iverilog", "-g2012", inc, "-s", TOP, "-o", str(exe),
-               *(f"-P{TOP}.{k}={v}" for k, v in params.items()), *_sources()]  # fmt: skip
+        cmd = [
+            "iverilog",
+            "-g2012",
+            inc,
+            "-s",
+            TOP,
+            "-o",
+            str(exe),
+            *(f"-P{TOP}.{k}={v}" for k, v in params.items()),
+            *_sources(),
+        ]
         subprocess.run(cmd, check=True, capture_output=True, text=True)
     return ["vvp", "-n", str(exe)]
 
@@ -86,8 +95,12 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20, sim: str = "verilat
     image.write_text("".join(f"{w & 0xFFFF_FFFF:08x}\n" for w in words))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    proc = subprocess.run([*cmd, f"+IMAGE={image}", f"+WORDS={len(words)}", f"+LAT_MIN={latency}",
-                           f"+LAT_MAX={latency}"], capture_output=True, text=True, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [*cmd, f"+IMAGE={image}", f"+WORDS={len(words)}", f"+LAT_MIN={latency}", f"+LAT_MAX={latency}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     image.unlink(missing_ok=True)
@@ -111,8 +124,10 @@ def main() -> int:
     cfg = CONFIGS[args.config]
     case = prepare(args.kernel, args.size, 1, cfg)
     r = run(cfg, case.image.to_words(), args.latency, args.sim)
-    print(f"{args.kernel} {args.size} on {args.config} ({args.sim}): launch {r.cycles} cycles, {r.warp_instrs} "
-          f"warp-instructions, {r.sim_cycles} cycles simulated in {r.cpu_seconds:.3f} CPU s = {r.rate:,.0f} cycles/s")  # fmt: skip
+    print(
+        f"{args.kernel} {args.size} on {args.config} ({args.sim}): launch {r.cycles} cycles, {r.warp_instrs} "
+        f"warp-instructions, {r.sim_cycles} cycles simulated in {r.cpu_seconds:.3f} CPU s = {r.rate:,.0f} cycles/s"
+    )
     return 0
 
 

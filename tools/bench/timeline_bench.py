@@ -38,7 +38,9 @@ def cases() -> list[tuple[str, int]]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", action="store_true", help="copy the pictures docs/benchmarks.md shows to docs/img/")
+    ap.add_argument(
+        "--docs", action="store_true", help="copy the pictures docs/benchmarks.md shows to docs/img/"
+    )
     args = ap.parse_args()
     from tb.tests.system.test_gpu import run_gpu
 
@@ -52,31 +54,59 @@ def main() -> int:
     os.environ.pop("SIMT_STATS", None)
     todo = cases()
     start = time.monotonic()
-    results = run_gpu("bench-l8-sm2", ["KernelTest"], cfg=cfg, sim=sim, GMEM_PROFILE="ideal",
-                      GMEM_LATENCY=str(LATENCY), KERNEL_CASES=",".join(f"{k}:{n}" for k, n in todo))  # fmt: skip
+    results = run_gpu(
+        "bench-l8-sm2",
+        ["KernelTest"],
+        cfg=cfg,
+        sim=sim,
+        GMEM_PROFILE="ideal",
+        GMEM_LATENCY=str(LATENCY),
+        KERNEL_CASES=",".join(f"{k}:{n}" for k, n in todo),
+    )
     trace = results.parent / "trace.txt"
     launches = read_launches(trace)
     perf = [json.loads(line) for line in perf_file.read_text().splitlines() if line.strip()]
     if len(launches) != len(todo) or len(perf) != len(todo):
-        raise SystemExit(f"{trace}: {len(launches)} launches and {len(perf)} counter rows for {len(todo)} kernels")
-    lines = [f"# Warp timelines and stalls ({sim})", "",
-             f"Bench machine with {cfg.num_sms} SMs, {cfg.num_lanes} lanes, memory latency {LATENCY} cycles; "
-             f"trace: `{trace.relative_to(ROOT)}` (any launch: `python -m tools.timeline {trace.relative_to(ROOT)} "
-             f"--num-warps {cfg.num_warps} --launch N`).", ""]  # fmt: skip
+        raise SystemExit(
+            f"{trace}: {len(launches)} launches and {len(perf)} counter rows for {len(todo)} kernels"
+        )
+    lines = [
+        f"# Warp timelines and stalls ({sim})",
+        "",
+        f"Bench machine with {cfg.num_sms} SMs, {cfg.num_lanes} lanes, memory latency {LATENCY} cycles; "
+        f"trace: `{trace.relative_to(ROOT)}` (any launch: `python -m tools.timeline {trace.relative_to(ROOT)} "
+        f"--num-warps {cfg.num_warps} --launch N`).",
+        "",
+    ]
     per_kernel = []
     for (kernel, size), launch, counters in zip(todo, launches, perf, strict=True):
         rows = warp_rows(launch, cfg.warp_size, cfg.num_warps)
         split = breakdown(rows)
         per_kernel.append((f"{kernel} {size}", split, counters))
-        png = draw.timeline(rows, f"{kernel}, size {size}: {launch.end - launch.start:,} cycles from block 0's "
-                                  f"dispatch on {cfg.num_sms} SMs x {cfg.num_lanes} lanes",
-                            out / f"timeline-{kernel}.png")  # fmt: skip
+        png = draw.timeline(
+            rows,
+            f"{kernel}, size {size}: {launch.end - launch.start:,} cycles from block 0's "
+            f"dispatch on {cfg.num_sms} SMs x {cfg.num_lanes} lanes",
+            out / f"timeline-{kernel}.png",
+        )
         total = sum(split.values()) or 1
         shares = ", ".join(f"{r} {v / total:.0%}" for r, v in split.items())
-        lines += [f"## {kernel} (size {size})", "", f"Warp-cycles: {shares}.", "", f"![{kernel}]({png.name})", ""]
+        lines += [
+            f"## {kernel} (size {size})",
+            "",
+            f"Warp-cycles: {shares}.",
+            "",
+            f"![{kernel}]({png.name})",
+            "",
+        ]
     stalls = draw.stalls(per_kernel, out / "stalls.png")
-    lines += ["## Stall breakdown", "", f"![stalls]({stalls.name})", "",
-              f"{len(todo)} kernels, {time.monotonic() - start:.0f} s wall."]  # fmt: skip
+    lines += [
+        "## Stall breakdown",
+        "",
+        f"![stalls]({stalls.name})",
+        "",
+        f"{len(todo)} kernels, {time.monotonic() - start:.0f} s wall.",
+    ]
     report = out.with_suffix(".md")
     report.write_text("\n".join(lines) + "\n")
     print(f"report: {report}")

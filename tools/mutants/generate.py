@@ -72,7 +72,9 @@ def _operand_end(src: Source, i: int) -> bool:
     if i < 0:
         return False
     t = src.code[i]
-    return t.kind in ("ident", "number", "directive", "string") or (t.kind == "op" and t.text in (")", "]", "}"))
+    return t.kind in ("ident", "number", "directive", "string") or (
+        t.kind == "op" and t.text in (")", "]", "}")
+    )
 
 
 def _constants(text: str) -> Iterator[tuple[str, str]]:
@@ -121,8 +123,19 @@ def mutants_of(name: str, text: str) -> list[Mutant]:
 
     def add(anchor: int, operator: str, detail: str, first: int, last: int, replacement: str) -> None:
         t = code[anchor]
-        out.append(Mutant(f"{base}:{t.line}:{t.col}:{operator}:{detail}", name, t.line, t.col, operator, detail,
-                          code[first].start, code[last].end, replacement))  # fmt: skip
+        out.append(
+            Mutant(
+                f"{base}:{t.line}:{t.col}:{operator}:{detail}",
+                name,
+                t.line,
+                t.col,
+                operator,
+                detail,
+                code[first].start,
+                code[last].end,
+                replacement,
+            )
+        )
 
     def span(first: int, last: int) -> str:
         return text[code[first].start : code[last].end]
@@ -184,8 +197,12 @@ NOT_MUTATED = {
 
 def rtl_files(rtl: Path = RTL) -> list[str]:
     """The mutated files, relative to ``rtl``, in a fixed order (all but :data:`NOT_MUTATED`)."""
-    return sorted(name for d in FOLDERS for p in (rtl / d).glob("*.v")
-                  if (name := str(p.relative_to(rtl))) not in NOT_MUTATED)  # fmt: skip
+    return sorted(
+        name
+        for d in FOLDERS
+        for p in (rtl / d).glob("*.v")
+        if (name := str(p.relative_to(rtl))) not in NOT_MUTATED
+    )
 
 
 def all_mutants(rtl: Path = RTL, files: Iterable[str] | None = None) -> list[Mutant]:

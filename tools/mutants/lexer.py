@@ -84,7 +84,9 @@ def tokenize(text: str) -> list[Token]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise LexError(f"line {line} col {pos - line_start + 1}: cannot tokenize {text[pos:pos + 20]!r}")
+            raise LexError(
+                f"line {line} col {pos - line_start + 1}: cannot tokenize {text[pos : pos + 20]!r}"
+            )
         kind = m.lastgroup or "op"
         tok_text = m.group()
         if kind == "directive" and tok_text[1:] in LINE_DIRECTIVES:
@@ -157,12 +159,17 @@ class Source:
         self._skip_preprocessor()
         self._skip_structure()
         self._find_ternaries()
-        self.ifs = [(i, i + 1, self.match[i + 1]) for i, t in enumerate(self.code)
-                    if t.text == "if" and t.kind == "keyword" and self._is(i + 1, "(")]  # fmt: skip
+        self.ifs = [
+            (i, i + 1, self.match[i + 1])
+            for i, t in enumerate(self.code)
+            if t.text == "if" and t.kind == "keyword" and self._is(i + 1, "(")
+        ]
 
     # ------------------------------------------------------------------ helpers
     def _is(self, i: int, text: str) -> bool:
-        return 0 <= i < len(self.code) and self.code[i].text == text and self.code[i].kind in ("op", "keyword")
+        return (
+            0 <= i < len(self.code) and self.code[i].text == text and self.code[i].kind in ("op", "keyword")
+        )
 
     def _brackets(self) -> dict[int, int]:
         pairs = {"(": ")", "[": "]", "{": "}"}
@@ -282,7 +289,7 @@ class Source:
                 continue
             if word == "if" and self._is(i + 1, "("):
                 end = self.statement_end(i)
-                if any(c.kind == "sysid" and c.text == "$fatal" for c in code[i:end + 1]):
+                if any(c.kind == "sysid" and c.text == "$fatal" for c in code[i : end + 1]):
                     self._skip(i, end)  # a parameter-legality check
                     i = end + 1
                     continue
@@ -395,7 +402,9 @@ class Source:
         while i < len(code):
             t = code[i]
             txt = t.text if t.kind in ("op", "keyword") else None
-            if txt in ("if", "for", "while", "case", "casex", "casez", "repeat", "@") and self._is(i + 1, "("):
+            if txt in ("if", "for", "while", "case", "casex", "casez", "repeat", "@") and self._is(
+                i + 1, "("
+            ):
                 header_close.add(self.match[i + 1])
             if txt in ("(", "[", "{"):
                 depth += 1
@@ -414,8 +423,10 @@ class Source:
                     self.assignments.append(Assignment(lhs, i, self._expr_end(i + 1)))
             elif depth == 0 and txt == "," and seen_assign is not None:
                 start, seen_assign = i + 1, None  # next declarator: wire a = x, b = y;
-            elif depth == 0 and (txt in (";", "begin", "end", "else", "endcase", "generate", "endgenerate")
-                                 or txt in ("always", "initial", "assign")):  # fmt: skip
+            elif depth == 0 and (
+                txt in (";", "begin", "end", "else", "endcase", "generate", "endgenerate")
+                or txt in ("always", "initial", "assign")
+            ):
                 start, seen_assign = i + 1, None
                 if txt == "begin" and self._is(i + 1, ":"):  # named block: skip `: name`
                     i += 2
@@ -492,7 +503,9 @@ class Source:
                 if nested == 0:
                     return j
                 nested -= 1
-            elif (t.kind == "op" and t.text in (";", ",", ")", "]", "}")) or (at_keyword and t.kind == "keyword"):
+            elif (t.kind == "op" and t.text in (";", ",", ")", "]", "}")) or (
+                at_keyword and t.kind == "keyword"
+            ):
                 return j
             j += 1
         return len(self.code)

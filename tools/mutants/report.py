@@ -47,9 +47,21 @@ def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
 def result_row(r: Result) -> dict[str, object]:
     m = r.mutant
     before, after = m.lines((RTL / m.file).read_text())
-    return {"id": m.id, "file": m.file, "line": m.line, "col": m.col, "operator": m.operator, "detail": m.detail,
-            "before": before, "after": after, "status": r.status, "stage": r.stage, "test": r.test,
-            "seconds": r.seconds, "stage_seconds": r.stage_seconds}  # fmt: skip
+    return {
+        "id": m.id,
+        "file": m.file,
+        "line": m.line,
+        "col": m.col,
+        "operator": m.operator,
+        "detail": m.detail,
+        "before": before,
+        "after": after,
+        "status": r.status,
+        "stage": r.stage,
+        "test": r.test,
+        "seconds": r.seconds,
+        "stage_seconds": r.stage_seconds,
+    }
 
 
 def write_jsonl(rows: Iterable[Mapping[str, object]], path: Path) -> None:
@@ -86,8 +98,12 @@ def _rate(killed: int, survived: int) -> str:
     return f"{100 * killed / (killed + survived):.1f} %" if killed + survived else "–"
 
 
-def render(rows: Sequence[Mapping[str, object]], meta: Mapping[str, object], equivalents: Mapping[str, str],
-           all_ids: set[str]) -> tuple[str, Totals, list[Mapping[str, object]]]:  # fmt: skip
+def render(
+    rows: Sequence[Mapping[str, object]],
+    meta: Mapping[str, object],
+    equivalents: Mapping[str, str],
+    all_ids: set[str],
+) -> tuple[str, Totals, list[Mapping[str, object]]]:
     """The Markdown report; the totals; the survivors nobody explained."""
     counts = Counter(str(r["status"]) for r in rows)
     totals = Totals(int(meta.get("generated", 0)), len(rows), counts)
@@ -98,38 +114,56 @@ def render(rows: Sequence[Mapping[str, object]], meta: Mapping[str, object], equ
     out = ["# Mutation testing report", ""]
     out.append(f"`make mutants` (tools/mutants/): {meta.get('command', '')}")
     out.append("")
-    out.append(f"Sample: seed {meta.get('seed')}, {totals.sampled} of {totals.generated} generated mutants; "
-               f"simulator {meta.get('sim')}; wall time {float(meta.get('wall_seconds', 0)) / 60:.1f} min "
-               f"({meta.get('jobs')} at a time), {meta.get('mean_seconds', 0):.1f} s per mutant on average.")  # fmt: skip
+    out.append(
+        f"Sample: seed {meta.get('seed')}, {totals.sampled} of {totals.generated} generated mutants; "
+        f"simulator {meta.get('sim')}; wall time {float(meta.get('wall_seconds', 0)) / 60:.1f} min "
+        f"({meta.get('jobs')} at a time), {meta.get('mean_seconds', 0):.1f} s per mutant on average."
+    )
     out.append("")
-    out.append("| generated | sampled | killed | survived | did not compile | timeouts (counted as killed) | not run | kill rate |")
+    out.append(
+        "| generated | sampled | killed | survived | did not compile | timeouts (counted as killed) | not run | kill rate |"
+    )
     out.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    out.append(f"| {totals.generated} | {totals.sampled} | {counts['killed']} | {counts['survived']} | "
-               f"{counts['did-not-compile']} | {counts['timeout']} | {counts['not-run']} | "
-               f"**{100 * totals.rate:.1f} %** |")  # fmt: skip
+    out.append(
+        f"| {totals.generated} | {totals.sampled} | {counts['killed']} | {counts['survived']} | "
+        f"{counts['did-not-compile']} | {counts['timeout']} | {counts['not-run']} | "
+        f"**{100 * totals.rate:.1f} %** |"
+    )
     out.append("")
-    out.append(f"Kill rate = (killed + timeouts) / (killed + timeouts + survived), over the mutants that compile; "
-               f"goal {100 * GOAL:.0f} %. Of the {counts['survived']} survivors {len(equivalent)} are shown "
-               f"equivalent (docs/mutants-equivalent.toml) and {len(unexplained)} are NOT EXPLAINED; without the "
-               f"equivalent ones the kill rate is {_rate(totals.killed, adjusted - totals.killed)}.")  # fmt: skip
+    out.append(
+        f"Kill rate = (killed + timeouts) / (killed + timeouts + survived), over the mutants that compile; "
+        f"goal {100 * GOAL:.0f} %. Of the {counts['survived']} survivors {len(equivalent)} are shown "
+        f"equivalent (docs/mutants-equivalent.toml) and {len(unexplained)} are NOT EXPLAINED; without the "
+        f"equivalent ones the kill rate is {_rate(totals.killed, adjusted - totals.killed)}."
+    )
     out.append("")
     stage_hist = Counter(str(r["stage"]) for r in rows if r["status"] in KILLED)
     if stage_hist:
         out.append("Killing stage: " + ", ".join(f"{s} {n}" for s, n in stage_hist.most_common()) + ".")
         out.append("")
-    cost = {s: sorted(float(r["seconds"]) for r in rows if r["status"] == s) for s in ("killed", "survived", "timeout")}
+    cost = {
+        s: sorted(float(r["seconds"]) for r in rows if r["status"] == s)
+        for s in ("killed", "survived", "timeout")
+    }
     if any(cost.values()):
-        line = "Cost per mutant (median): " + ", ".join(f"{s} {v[len(v) // 2]:.0f} s" for s, v in cost.items() if v)
+        line = "Cost per mutant (median): " + ", ".join(
+            f"{s} {v[len(v) // 2]:.0f} s" for s, v in cost.items() if v
+        )
         base = {str(k): float(v) for k, v in dict(meta.get("baseline_seconds") or {}).items()}
         units = [v for k, v in base.items() if k.startswith("unit ")]
         if base:
-            line += "; baseline stages: " + ", ".join(f"{k.split()[0]} {v:.0f} s" for k, v in base.items()
-                                                      if not k.startswith("unit "))  # fmt: skip
+            line += "; baseline stages: " + ", ".join(
+                f"{k.split()[0]} {v:.0f} s" for k, v in base.items() if not k.startswith("unit ")
+            )
             line += f", unit benches {min(units):.0f}-{max(units):.0f} s" if units else ""
         out += [line + ".", ""]
     for title, key, order in (("operator", "operator", list(OPERATORS)), ("file", "file", None)):
-        out += [f"## By {title}", "", f"| {title} | sampled | killed | survived | equivalent | did not compile | kill rate |",
-                "|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+        out += [
+            f"## By {title}",
+            "",
+            f"| {title} | sampled | killed | survived | equivalent | did not compile | kill rate |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
         groups: dict[str, list[Mapping[str, object]]] = defaultdict(list)
         for r in rows:
             groups[str(r[key])].append(r)
@@ -138,8 +172,10 @@ def render(rows: Sequence[Mapping[str, object]], meta: Mapping[str, object], equ
             c = Counter(str(r["status"]) for r in g)
             k = c["killed"] + c["timeout"]
             eq = sum(1 for r in g if r["status"] == "survived" and r["id"] in equivalents)
-            out.append(f"| {name} | {len(g)} | {k} | {c['survived']} | {eq} | {c['did-not-compile']} | "
-                       f"{_rate(k, c['survived'])} |")  # fmt: skip
+            out.append(
+                f"| {name} | {len(g)} | {k} | {c['survived']} | {eq} | {c['did-not-compile']} | "
+                f"{_rate(k, c['survived'])} |"
+            )
         out.append("")
     out += ["## Survivors", ""]
     if not survivors:
@@ -155,8 +191,12 @@ def render(rows: Sequence[Mapping[str, object]], meta: Mapping[str, object], equ
         out.append(f"+ {r['after']}")
         out.append("```")
         out.append("")
-        out.append(f"Equivalent: {why}" if why else "**NOT EXPLAINED**: add a test that kills it, or say why no "
-                   "input can observe it in docs/mutants-equivalent.toml.")  # fmt: skip
+        out.append(
+            f"Equivalent: {why}"
+            if why
+            else "**NOT EXPLAINED**: add a test that kills it, or say why no "
+            "input can observe it in docs/mutants-equivalent.toml."
+        )
         out.append("")
     dnc = [r for r in rows if r["status"] == "did-not-compile"]
     if dnc:
@@ -168,9 +208,17 @@ def render(rows: Sequence[Mapping[str, object]], meta: Mapping[str, object], equ
         out += ["## Not run (the time budget ran out)", ""] + [f"- `{r['id']}`" for r in not_run] + [""]
     stale = sorted(set(equivalents) - all_ids)
     if stale:
-        out += ["## Stale equivalence entries", "",
+        out += (
+            [
+                "## Stale equivalence entries",
+                "",
                 "These ids are no longer generated (the RTL changed): re-check them and update "
-                "docs/mutants-equivalent.toml.", ""] + [f"- `{s}`" for s in stale] + [""]  # fmt: skip
+                "docs/mutants-equivalent.toml.",
+                "",
+            ]
+            + [f"- `{s}`" for s in stale]
+            + [""]
+        )
     return "\n".join(out), totals, unexplained
 
 

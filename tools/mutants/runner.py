@@ -62,7 +62,9 @@ POLL_SECONDS = 0.5
 INHERITED_OFF = {"KERNEL_SEEDS", "SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_CODE_COVERAGE", "SIMT_COVERAGE_DIR",
                  "WAVES", "PYTEST_ADDOPTS", "SIMT_FAULT"}  # fmt: skip
 # Icarus' messages for a design it cannot build (a mutant that only fails for some parameters).
-COMPILE_ERROR = re.compile(r"error\(s\) during elaboration|syntax error|I give up|: error: |Unknown module type")
+COMPILE_ERROR = re.compile(
+    r"error\(s\) during elaboration|syntax error|I give up|: error: |Unknown module type"
+)
 
 
 @dataclass(frozen=True)
@@ -130,11 +132,15 @@ class Runner:
 
     def _env(self, rtl: Path, build: Path, stage: Stage) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k not in INHERITED_OFF}
-        env.update({"SIM": self.sim, "SIMT_RTL_ROOT": str(rtl), "SIMT_BUILD_ROOT": str(build), "SEED": BENCH_SEED})
+        env.update(
+            {"SIM": self.sim, "SIMT_RTL_ROOT": str(rtl), "SIMT_BUILD_ROOT": str(build), "SEED": BENCH_SEED}
+        )
         env.update(dict(stage.env))
         return env
 
-    def _pytest(self, stage: Stage, rtl: Path, build: Path, log: Path, limit: float | None) -> tuple[str, float]:
+    def _pytest(
+        self, stage: Stage, rtl: Path, build: Path, log: Path, limit: float | None
+    ) -> tuple[str, float]:
         """Run one stage; returns ("pass" | "fail" | "timeout", seconds).
 
         The output streams to ``log`` (``-s``), which is watched: at the first failing cocotb test the
@@ -145,8 +151,9 @@ class Runner:
         start = time.monotonic()
         env = self._env(rtl, build, stage) | {"PYTHONUNBUFFERED": "1"}
         with open(log, "w") as out, open(log, errors="replace") as watch:
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                    start_new_session=True)  # fmt: skip
+            proc = subprocess.Popen(
+                cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
             with self._lock:
                 self._procs.add(proc)
             seen = ""
@@ -197,7 +204,9 @@ class Runner:
         (folder / "build").mkdir()
         return folder / "rtl", folder / "build"
 
-    def run_one(self, mutant: Mutant, stages: Sequence[Stage] | None = None, name: str | None = None) -> Result:
+    def run_one(
+        self, mutant: Mutant, stages: Sequence[Stage] | None = None, name: str | None = None
+    ) -> Result:
         name = name or re.sub(r"[^A-Za-z0-9_.-]+", "_", mutant.id)
         rtl, build = self.prepare(name, mutant)
         start = time.monotonic()
@@ -241,7 +250,9 @@ class Runner:
         def one(n: int) -> tuple[Stage, str, float, Path]:
             log = rtl.parent / f"{stages[n].name}-{n}.log"
             verdict, seconds = self._pytest(stages[n], rtl, build, log, None)
-            self.log(f"  baseline {stages[n].name:<7} {verdict:<5} {seconds:6.1f} s  {' '.join(stages[n].nodes)[:90]}")
+            self.log(
+                f"  baseline {stages[n].name:<7} {verdict:<5} {seconds:6.1f} s  {' '.join(stages[n].nodes)[:90]}"
+            )
             return stages[n], verdict, seconds, log
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -264,7 +275,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def _compile_failed(text: str) -> bool:
-    return "Command failed with return code" in text and "iverilog" in text and bool(COMPILE_ERROR.search(text))
+    return (
+        "Command failed with return code" in text and "iverilog" in text and bool(COMPILE_ERROR.search(text))
+    )
 
 
 def _first_compile_error(text: str, rtl: Path) -> str:

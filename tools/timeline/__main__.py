@@ -20,8 +20,11 @@ from tools.timeline.states import breakdown, read_launches, warp_rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tools.timeline", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap = argparse.ArgumentParser(
+        prog="python -m tools.timeline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("trace", type=Path)
     ap.add_argument("--launch", type=int, help="launch index (0 = first, -1 = last); without: list them")
     ap.add_argument("--out", type=Path, default=Path("build/reports/timeline.png"), help=".png or .svg")
@@ -40,12 +43,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stalls: {draw.stalls(per, args.stalls)}")
     if args.launch is None:
         for x in launches:
-            print(f"launch {x.index}: cycles {x.start}..{x.end}, {len(x.retires)} retires, "
-                  f"{len({d[1] for d in x.dispatches})} blocks on {x.num_sms} SM(s)")  # fmt: skip
+            print(
+                f"launch {x.index}: cycles {x.start}..{x.end}, {len(x.retires)} retires, "
+                f"{len({d[1] for d in x.dispatches})} blocks on {x.num_sms} SM(s)"
+            )
         print("pick one with --launch N")
         return 0
     if not -len(launches) <= args.launch < len(launches):
-        raise SystemExit(f"--launch {args.launch}: the trace has launches 0..{len(launches) - 1} (or -1 for the last)")
+        raise SystemExit(
+            f"--launch {args.launch}: the trace has launches 0..{len(launches) - 1} (or -1 for the last)"
+        )
     launch = launches[args.launch]
     window = tuple(int(x) for x in args.window.split(":")) if args.window else None
     rows = warp_rows(launch, ws, args.num_warps)

@@ -8,9 +8,20 @@ from pathlib import Path
 
 from tools.timeline.states import REASONS, WarpRow
 
-COLOURS = {"start": "#9ecae9", "own": "#4c78a8", "others": "#d9d9d9", "memory": "#f58518", "barrier": "#b279a2"}
-LABELS = {"start": "block start (set-up before its first retire)", "own": "own instruction in the back end", "others": "waiting: back end busy with other warps",
-          "memory": "waiting for global memory", "barrier": "waiting at a barrier"}  # fmt: skip
+COLOURS = {
+    "start": "#9ecae9",
+    "own": "#4c78a8",
+    "others": "#d9d9d9",
+    "memory": "#f58518",
+    "barrier": "#b279a2",
+}
+LABELS = {
+    "start": "block start (set-up before its first retire)",
+    "own": "own instruction in the back end",
+    "others": "waiting: back end busy with other warps",
+    "memory": "waiting for global memory",
+    "barrier": "waiting at a barrier",
+}
 
 
 def _pyplot():  # noqa: ANN202 - matplotlib's module
@@ -24,15 +35,22 @@ def _pyplot():  # noqa: ANN202 - matplotlib's module
     return plt
 
 
-def timeline(rows: Mapping[tuple[int, int], WarpRow], title: str, out: Path,
-             window: tuple[int, int] | None = None) -> Path:  # fmt: skip
+def timeline(
+    rows: Mapping[tuple[int, int], WarpRow], title: str, out: Path, window: tuple[int, int] | None = None
+) -> Path:
     """One panel per SM, one row per warp slot: coloured spans for why the warp waited, a black tick
     at each of its retires. ``window`` (first, last cycle) zooms in. Writes PNG or SVG by suffix."""
     plt = _pyplot()
     sms = sorted({sm for sm, _ in rows})
     heights = [max(1, len([k for k in rows if k[0] == sm])) for sm in sms]
-    fig, axes = plt.subplots(len(sms), 1, figsize=(12, 1.2 + 0.32 * sum(heights) + 0.5 * len(sms)),
-                             sharex=True, squeeze=False, gridspec_kw={"height_ratios": heights})  # fmt: skip
+    fig, axes = plt.subplots(
+        len(sms),
+        1,
+        figsize=(12, 1.2 + 0.32 * sum(heights) + 0.5 * len(sms)),
+        sharex=True,
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
+    )
     for ax, sm in zip(axes[:, 0], sms, strict=True):
         keys = sorted(k for k in rows if k[0] == sm)
         for y, key in enumerate(keys):
@@ -50,8 +68,14 @@ def timeline(rows: Mapping[tuple[int, int], WarpRow], title: str, out: Path,
             ax.set_xlim(*window)
     axes[-1, 0].set_xlabel("cycle (black tick: the warp retired an instruction)")
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLOURS[r]) for r in REASONS]
-    fig.legend(handles, [LABELS[r] for r in REASONS], loc="upper center", ncol=5, fontsize=7,
-               bbox_to_anchor=(0.5, 1.0))  # fmt: skip
+    fig.legend(
+        handles,
+        [LABELS[r] for r in REASONS],
+        loc="upper center",
+        ncol=5,
+        fontsize=7,
+        bbox_to_anchor=(0.5, 1.0),
+    )
     fig.suptitle(title, y=1.04, fontsize=10)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -75,8 +99,10 @@ def stalls(per_kernel: Sequence[tuple[str, Mapping[str, int], Mapping[str, int] 
             ax.barh(y, share, left=left, color=COLOURS[reason], label=LABELS[reason] if y == 0 else None)
             left += share
         if perf:
-            note = (f"{perf['cycles']:,} SM-cycles, back end idle {perf['idle_cycles'] / max(1, perf['cycles']):.0%}, "
-                    f"barrier wait {perf['barrier_wait_cycles']:,} warp-cycles")  # fmt: skip
+            note = (
+                f"{perf['cycles']:,} SM-cycles, back end idle {perf['idle_cycles'] / max(1, perf['cycles']):.0%}, "
+                f"barrier wait {perf['barrier_wait_cycles']:,} warp-cycles"
+            )
             ax.text(1.01, y, note, va="center", fontsize=7)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()

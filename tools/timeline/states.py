@@ -95,7 +95,9 @@ def read_launches(path: Path, warp_size: int | None = None) -> list[Launch]:
         elif t[0] == "R":
             ws = warp_size or 4 * len(t[3 + _VALUES]) // 32
             r = retire_record.decode(t[3:], ws)
-            cur.retires.append(Retire(cycle, int(t[2]), r.block, r.warp, r.slot, r.pc, r.barrier, r.done, r.txns))
+            cur.retires.append(
+                Retire(cycle, int(t[2]), r.block, r.warp, r.slot, r.pc, r.barrier, r.done, r.txns)
+            )
         elif t[0] == "Q":
             cur.requests.append((cycle, int(t[6], 16)))
         if cur is not None:
@@ -146,7 +148,9 @@ def warp_rows(launch: Launch, warp_size: int, num_warps: int) -> dict[tuple[int,
     return rows
 
 
-def _split(row: WarpRow, t0: int, t1: int, prev: Retire | None, reqs: list[int], sm_retires: list[int]) -> None:
+def _split(
+    row: WarpRow, t0: int, t1: int, prev: Retire | None, reqs: list[int], sm_retires: list[int]
+) -> None:
     if t1 <= t0:
         return
     if prev is not None and prev.barrier and not prev.done:

@@ -23,7 +23,9 @@ from tb.env import difftrace
 from tb.tests.system.test_gpu import run_gpu
 
 CONFIG = "sm2-l8"  # the system tests' build of it is reused
-KERNEL_SEEDS = "903,905,906,907"  # four short random kernels (~1000 warp-instructions), not in the regression's 0:200
+KERNEL_SEEDS = (
+    "903,905,906,907"  # four short random kernels (~1000 warp-instructions), not in the regression's 0:200
+)
 SIMS = ("icarus", "verilator")
 OUT = rtlsim.ROOT / "build" / "differential"
 
@@ -37,8 +39,10 @@ def test_icarus_and_verilator_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     kernel_seeds = os.environ.get("KERNEL_SEEDS") or KERNEL_SEEDS
     monkeypatch.setenv("SEED", str(seed))
     rerun = _rerun(seed, kernel_seeds)
-    print(f"differential on {CONFIG}: kernel seeds {kernel_seeds}, regression seed {seed}, Verilator "
-          f"+verilator+seed+{rtlsim.verilator_seed(seed)}; rerun: {rerun}")  # fmt: skip
+    print(
+        f"differential on {CONFIG}: kernel seeds {kernel_seeds}, regression seed {seed}, Verilator "
+        f"+verilator+seed+{rtlsim.verilator_seed(seed)}; rerun: {rerun}"
+    )
     OUT.mkdir(parents=True, exist_ok=True)
     traces = {sim: OUT / f"{CONFIG}-{sim}.trace" for sim in SIMS}  # the seeds are in their headers
     for path in traces.values():

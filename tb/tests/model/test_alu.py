@@ -299,9 +299,12 @@ u32s = st.one_of(st.sampled_from(kit.BOUNDARY), st.integers(0, M32), st.integers
     a=st.lists(u32s, min_size=32, max_size=32),
     b=st.lists(u32s, min_size=32, max_size=32),
     c=st.lists(u32s, min_size=32, max_size=32),
-    imms=st.lists(st.integers(0, 0xFFFF) | st.sampled_from([0, 1, 31, 32, 33, 0x8000, 0xFFFF]),
-                  min_size=len(kit.IMM_FORMS) + 2, max_size=len(kit.IMM_FORMS) + 2),
-)  # fmt: skip
+    imms=st.lists(
+        st.integers(0, 0xFFFF) | st.sampled_from([0, 1, 31, 32, 33, 0x8000, 0xFFFF]),
+        min_size=len(kit.IMM_FORMS) + 2,
+        max_size=len(kit.IMM_FORMS) + 2,
+    ),
+)
 def test_random_operands_every_alu_op(a, b, c, imms) -> None:
     """Property: every ALU op (register, immediate, MVI, LUI), 32 lanes with independent operands,
     equals the plain-int spec reference per lane."""
@@ -331,7 +334,7 @@ def test_random_operands_every_alu_op(a, b, c, imms) -> None:
         0x0000_BEEF,
     ],
 )
-def test_li_pseudo_builds_any_constant(value: int) -> None:  # fmt: skip
+def test_li_pseudo_builds_any_constant(value: int) -> None:
     """ "LUI + ORI builds any 32-bit constant; the assembler's LI does this"."""
     res = kit.run(f"LI r1, {value}\nSTG [r0 + 8], r1\nEXIT", block=1)
     assert kit.gmem(res, 8, 1) == [value & M32]
@@ -458,8 +461,12 @@ def test_mad_operand_fields_follow_seed_layout() -> None:
 def test_assembler_encodes_mad_operands_per_spec_layout() -> None:
     """The assembler writes `MAD rd, ra, rb, rc` with ra in f2, rb in f3, rc in f1 (section 2)."""
     (w,) = kit.program("MAD r4, r1, r2, r3").image.code
-    assert (isa.get_field(w, "rd"), isa.get_field(w, "f2"), isa.get_field(w, "f3"), isa.get_field(w, "f1")) == (
-        4, 1, 2, 3)  # fmt: skip
+    assert (
+        isa.get_field(w, "rd"),
+        isa.get_field(w, "f2"),
+        isa.get_field(w, "f3"),
+        isa.get_field(w, "f1"),
+    ) == (4, 1, 2, 3)
 
 
 @pytest.mark.parametrize("warp_size,num_lanes", [(32, 4), (32, 16), (32, 32), (16, 8), (8, 8), (4, 4)])

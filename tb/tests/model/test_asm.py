@@ -177,8 +177,13 @@ def test_li_pseudo_instruction() -> None:
     assert code("LI r1, -2147483648") == [E("LUI", rd=1, imm=0x8000)]
     # forward references take two words even when the value is small
     p = assemble("LI r2, later\nlater: EXIT\nLI r3, K\n.equ K, 3")
-    assert p.image.code == [E("LUI", rd=2, imm=0), E("ORI", rd=2, f1=2, imm=2), E("EXIT"),
-                            E("LUI", rd=3, imm=0), E("ORI", rd=3, f1=3, imm=3)]  # fmt: skip
+    assert p.image.code == [
+        E("LUI", rd=2, imm=0),
+        E("ORI", rd=2, f1=2, imm=2),
+        E("EXIT"),
+        E("LUI", rd=3, imm=0),
+        E("ORI", rd=3, f1=3, imm=3),
+    ]
     assert p.symbols["later"] == ("text", 2)
     assert [s.line for s in p.source] == [1, 1, 2, 3, 3]
     # backward references are known in pass 1
@@ -487,8 +492,12 @@ def test_cli_as_module(tmp_path: Path) -> None:
     src = tmp_path / "k.s"
     src.write_text("EXIT\n")
     out = tmp_path / "k.hex"
-    run = subprocess.run([sys.executable, "-m", "tb.reference.asm", str(src), "-o", str(out)],
-                         cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+    run = subprocess.run(
+        [sys.executable, "-m", "tb.reference.asm", str(src), "-o", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     assert LaunchImage.read_hex(out).code == [E("EXIT")]
     src.write_text("EXIT r1\n")

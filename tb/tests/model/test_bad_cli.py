@@ -125,8 +125,14 @@ def test_environment_checks(name: str, env: dict[str, str], expect: str) -> None
 def test_seed_checked_before_any_build() -> None:
     """`make unit SEED=abc` stops in the tool check with the message, exit 2, before pytest starts."""
     env = dict(os.environ, SEED="abc")
-    proc = subprocess.run([sys.executable, "-m", "tools.tasks", "unit", "--sim", "icarus", "--", "-k", "none"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "tools.tasks", "unit", "--sim", "icarus", "--", "-k", "none"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "SEED='abc' is not a non-negative integer" in proc.stderr
     assert "pytest" not in proc.stdout
@@ -161,7 +167,10 @@ def test_gpu_error_names() -> None:
     assert error_kind_name(0x13) == "launch error 0x13 (START with no image loaded)"
     assert error_kind_name(0) == "no error" and error_kind_name(99) == "unknown error kind 99"
     text = str(GpuError(kind=7, sm=1, block=3, warp=2, pc=17, lane=5))
-    assert text == "GpuError(GLOBAL_OUT_OF_RANGE (global address out of range) at SM 1 block 3 warp 2 pc 17, lane 5)"
+    assert (
+        text
+        == "GpuError(GLOBAL_OUT_OF_RANGE (global address out of range) at SM 1 block 3 warp 2 pc 17, lane 5)"
+    )
     assert "kind=7" not in text
     loader = str(GpuError(kind=0x10, sm=0, block=0, warp=0, pc=0, lane=63, rule=10, word=26))
     assert loader == "GpuError(launch error 0x10 (bad image): rule DATA_ORDER at image word 26)"

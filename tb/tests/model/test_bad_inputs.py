@@ -88,8 +88,9 @@ GENERATED = [
 
 
 @pytest.mark.parametrize("name,source,expect", GENERATED, ids=[g[0] for g in GENERATED])
-def test_generated_sources(name: str, source: bytes, expect: str, tmp_path: Path,
-                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_generated_sources(
+    name: str, source: bytes, expect: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     Path("k.s").write_bytes(source)
     rc, lines = run_cli(asm.main, ["k.s", "-o", "k.hex"])

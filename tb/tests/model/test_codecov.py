@@ -27,10 +27,27 @@ endmodule
 """
 
 
-def point(rtl: Path, line: int, col: int, kind: str, comment: str, count: int, hier: str = "m", span: str = "",
-          module: str = "m") -> str:  # fmt: skip
-    f = {"f": str(rtl / "sm" / "m.v"), "l": str(line), "n": str(col), "t": kind, "page": f"v_{kind}/{module}",
-         "o": comment, "S": span or str(line), "h": hier}  # fmt: skip
+def point(
+    rtl: Path,
+    line: int,
+    col: int,
+    kind: str,
+    comment: str,
+    count: int,
+    hier: str = "m",
+    span: str = "",
+    module: str = "m",
+) -> str:
+    f = {
+        "f": str(rtl / "sm" / "m.v"),
+        "l": str(line),
+        "n": str(col),
+        "t": kind,
+        "page": f"v_{kind}/{module}",
+        "o": comment,
+        "S": span or str(line),
+        "h": hier,
+    }
     return "C '" + "".join(f"\x01{k}\x02{v}" for k, v in f.items()) + f"' {count}"
 
 
@@ -102,10 +119,15 @@ def test_measure_splits_line_branch_toggle_and_keeps_fault_hooks_out(tree: Path,
 def test_a_source_point_counts_once_across_module_parameterizations(tree: Path, tmp_path: Path) -> None:
     """Verilator names each parameterization of a module in ``page`` (m__W8, m__W16): merged.dat keeps
     them apart, the measure counts the place in the source once, hit if any of them ran it."""
-    a = dat(tmp_path / "a.dat", [point(tree, 2, 5, "line", "block", 0, module="m__W8", span="2-3"),
-                                 point(tree, 2, 5, "line", "block", 7, module="m__W16", span="2-3"),
-                                 point(tree, 3, 9, "branch", "cond_then", 0, module="m__W8"),
-                                 point(tree, 3, 9, "branch", "cond_then", 0, module="m__W16")])  # fmt: skip
+    a = dat(
+        tmp_path / "a.dat",
+        [
+            point(tree, 2, 5, "line", "block", 0, module="m__W8", span="2-3"),
+            point(tree, 2, 5, "line", "block", 7, module="m__W16", span="2-3"),
+            point(tree, 3, 9, "branch", "cond_then", 0, module="m__W8"),
+            point(tree, 3, 9, "branch", "cond_then", 0, module="m__W16"),
+        ],
+    )
     points = codecov.merge([a])
     assert len(points) == 4
     assert len(codecov.source_points(points)) == 2
@@ -126,7 +148,14 @@ def test_report_writes_every_output(tree: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     cov = codecov.report([tmp_path / "runs"], out, rtl_root=tree)  # a folder: its .dat files
     assert cov.line.total == 1 and len(cov.dat_files) == 1
-    for name in ("merged.dat", "merged.info", "index.html", "summary.md", "summary.json", "files/sm_m.v.html"):
+    for name in (
+        "merged.dat",
+        "merged.info",
+        "index.html",
+        "summary.md",
+        "summary.json",
+        "files/sm_m.v.html",
+    ):
         assert (out / name).is_file(), name
     info = (out / "merged.info").read_text()
     assert "DA:2,10" in info and "DA:3,10" in info and "BRDA:3,0,1,-" in info and "end_of_record" in info
@@ -136,7 +165,9 @@ def test_report_writes_every_output(tree: Path, tmp_path: Path) -> None:
     assert "SIMT_FAULTS" in summary
     # merged.dat is Verilator's format again: reading it back gives the same points
     again = codecov.merge([out / "merged.dat"])
-    assert {k: p.count for k, p in again.items()} == {k: p.count for k, p in codecov.merge([tmp_path / "runs" / "a.dat"]).items()}
+    assert {k: p.count for k, p in again.items()} == {
+        k: p.count for k, p in codecov.merge([tmp_path / "runs" / "a.dat"]).items()
+    }
 
 
 def test_missing_or_empty_input_is_a_clear_error(tmp_path: Path) -> None:

@@ -108,8 +108,13 @@ def test_partial_exit_and_loop_counts_by_hand() -> None:
     assert c.warp_instrs == 13
     assert c.thread_instrs == 4 * 32 + 22 + 3 * 10 + 2 * 10 + 2 * 5 + 10
     assert c.warp_by_class == zero_classes() | {"sreg": 1, "alu": 5, "sync": 2, "branch": 3, "exit": 2}
-    assert c.thread_by_class == zero_classes() | {"sreg": 32, "alu": 32 + 10 + 10 + 10 + 5, "sync": 42,
-                                                  "branch": 32 + 10 + 5, "exit": 32}  # fmt: skip
+    assert c.thread_by_class == zero_classes() | {
+        "sreg": 32,
+        "alu": 32 + 10 + 10 + 10 + 5,
+        "sync": 42,
+        "branch": 32 + 10 + 5,
+        "exit": 32,
+    }
     # divergent: the range check (10 / 22) and iteration 1 (5 leave, 5 stay); iteration 2 is uniform
     assert (c.divergent_branches, c.stack_pushes, c.stack_pops, c.max_stack_depth) == (2, 2, 2, 1)
 

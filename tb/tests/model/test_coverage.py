@@ -69,8 +69,12 @@ def test_classifications() -> None:
     assert fc.row_conflicts([0, 8, 16, 1] + [0] * 4, 0xFF, 8, 4, 8) == [3, 1]
     assert fc.row_conflicts([0] * 8, 0b11110000, 8, 4, 8) == [1]
     assert [fc.latency_bucket(c) for c in (1, 4, 5, 64, 65)] == ["1", "2-4", "5-16", "17-64", "65+"]
-    assert [fc.arrival_class(o) for o in ([3], [0, 1, 2], [2, 1, 0], [1, 0, 2])] == \
-        ["one_warp", "ascending", "descending", "mixed"]  # fmt: skip
+    assert [fc.arrival_class(o) for o in ([3], [0, 1, 2], [2, 1, 0], [1, 0, 2])] == [
+        "one_warp",
+        "ascending",
+        "descending",
+        "mixed",
+    ]
 
 
 def test_masks_kernel_covers_every_instruction_under_partial_and_single_masks() -> None:
@@ -103,8 +107,15 @@ def test_launch_history_and_memory_bins() -> None:
     ok = SimpleNamespace(expect_error=None, expect_launch_error=None, interrupt=None)
     err = SimpleNamespace(expect_error="STACK_OVERFLOW", expect_launch_error=None, interrupt=None)
     cut = SimpleNamespace(expect_error=None, expect_launch_error=None, interrupt="abort")
-    for what, item in (("begin", ok), ("end", ok), ("begin", err), ("end", err), ("begin", cut), ("abandon", cut),
-                       ("begin", ok)):  # fmt: skip
+    for what, item in (
+        ("begin", ok),
+        ("end", ok),
+        ("begin", err),
+        ("end", err),
+        ("begin", cut),
+        ("abandon", cut),
+        ("begin", ok),
+    ):
         cov.launch(what, item)
     after = hits("gpu.launch.after")
     assert (after["reset"], after["launch"], after["kernel_error"], after["abort"]) == (1, 1, 1, 1)
@@ -126,8 +137,12 @@ def _export(tmp: Path, name: str, sample) -> Path:  # noqa: ANN001
 def test_merge_adds_runs_and_explains_holes(tmp_path: Path) -> None:
     a = _export(tmp_path, "icarus-sm2-l8-1.yml", lambda c: c.response(1, False))
     b = _export(tmp_path, "verilator-sm2-l8-2.yml", lambda c: (c.response(2, True), c.response(1, False)))
-    plan = {"holes": [{"point": "gpu.memory.latency", "bins": ["5-16", "17-64", "65+"], "reason": "test"},
-                      {"point": "gpu.instr.*", "reason": "test"}]}  # fmt: skip
+    plan = {
+        "holes": [
+            {"point": "gpu.memory.latency", "bins": ["5-16", "17-64", "65+"], "reason": "test"},
+            {"point": "gpu.instr.*", "reason": "test"},
+        ]
+    }
     m = report.merge([a, b], tmp_path / "merged.yml", plan)
     assert m.points["gpu.memory.latency"] == {"1": 2, "2-4": 1, "5-16": 0, "17-64": 0, "65+": 0}
     assert m.points["gpu.memory.order"] == {"in_order": 2, "overtaking": 1}

@@ -64,6 +64,6 @@ def test_a_difference_between_the_exports_is_reported(tmp_path: Path) -> None:
     i = text.index(f'abs_name="top.{prefix}.op"')
     i = text.index('bin="mul"', i)
     j = text.index('hits="', i) + len('hits="')
-    bad.write_text(text[:j] + "99" + text[text.index('"', j):])  # planted: one bin's hits changed
+    bad.write_text(text[:j] + "99" + text[text.index('"', j) :])  # planted: one bin's hits changed
     diffs = report.xml_disagreements(_mine(merged.points, prefix), _mine(report.xml_points(bad), prefix))
     assert len(diffs) == 1 and f"{prefix}.op" in diffs[0]

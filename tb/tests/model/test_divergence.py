@@ -58,11 +58,16 @@ def test_if_else_taken_path_first_exact_trace() -> None:
     m, _ = kit.launch(IF_ELSE)
     recs = kit.run_warp(m)
     assert pcs_masks(recs) == [
-        (0, FULL32), (1, FULL32), (L["ssy"], FULL32), (L["br"], FULL32),
+        (0, FULL32),
+        (1, FULL32),
+        (L["ssy"], FULL32),
+        (L["br"], FULL32),
         (L["then"], ODD),
-        (L["else"], EVEN), (L["bra"], EVEN),
-        (L["join"], FULL32), (L["exit"], FULL32),
-    ]  # fmt: skip
+        (L["else"], EVEN),
+        (L["bra"], EVEN),
+        (L["join"], FULL32),
+        (L["exit"], FULL32),
+    ]
     by_pc = {r.pc: r for r in recs}
     assert ev(by_pc[L["ssy"]]) == [("push", "SYNC", L["join"], FULL32, 1)]
     assert ev(by_pc[L["br"]]) == [("push", "DIV", L["else"], EVEN, 2)]
@@ -102,8 +107,14 @@ def nested_src(levels: int) -> str:
     """Level i: SSY j_i; BNE (tid bit i), t_i; else: mark bit 8+i, BRA j_i; t_i: mark bit i, nest."""
     lines = [".regs 8", "LDS r0, %tid", "MVI r2, 0", "MVI r3, 0"]
     for i in range(levels):
-        lines += [f"ANDI r1, r0, {1 << i}", f"ssy{i}: SSY j{i}", f"br{i}: BNE r1, t{i}",
-                  f"ORI r2, r2, {1 << (8 + i)}", f"BRA j{i}", f"t{i}: ORI r2, r2, {1 << i}"]  # fmt: skip
+        lines += [
+            f"ANDI r1, r0, {1 << i}",
+            f"ssy{i}: SSY j{i}",
+            f"br{i}: BNE r1, t{i}",
+            f"ORI r2, r2, {1 << (8 + i)}",
+            f"BRA j{i}",
+            f"t{i}: ORI r2, r2, {1 << i}",
+        ]
     lines.append("ORI r2, r2, 0x8000")
     lines += [f"j{i}: ADDI r3, r3, 1" for i in reversed(range(levels))]
     lines += ["STG [r0 + 0], r2", "STG [r0 + 64], r3", "EXIT"]
@@ -248,8 +259,10 @@ def test_loop_exit_path_not_rpc_merges_into_one_div(imask: int) -> None:
     K = imask + 1
     assert kit.gmem(m, 0, 32) == [x + 100 for x in n]
     pushes = [e for r in recs for e in ev(r) if e[0] == "push"]
-    assert pushes == [("push", "SYNC", L["done"], FULL32, 1), ("push", "DIV", L["after"], kit.mask_of(
-        t for t in range(32) if n[t] == 1), 2)]  # fmt: skip
+    assert pushes == [
+        ("push", "SYNC", L["done"], FULL32, 1),
+        ("push", "DIV", L["after"], kit.mask_of(t for t in range(32) if n[t] == 1), 2),
+    ]
     pops = [e for r in recs for e in ev(r) if e[0] == "pop"]
     leavers_before_last = kit.mask_of(t for t in range(32) if n[t] < K)
     assert pops == [("pop", "DIV", L["after"], leavers_before_last, 1), ("pop", "SYNC", L["done"], FULL32, 0)]
@@ -289,12 +302,20 @@ def test_second_divergence_without_ssy_pushes_another_div_last_pushed_first() ->
     B2 = kit.mask_of(t for t in range(32) if t & 3 == 3)
     N2 = kit.mask_of(t for t in range(32) if t & 3 == 1)
     assert pcs_masks(recs) == [
-        (0, FULL32), (1, FULL32), (2, FULL32), (L["ssy"], FULL32), (L["b1"], FULL32),
-        (L["a"], ODD), (L["b"], B2),
-        (L["p8"], N2), (L["p8"] + 1, N2),
-        (L["p5"], EVEN), (L["p5"] + 1, EVEN),
-        (L["join"], FULL32), (L["join"] + 1, FULL32),
-    ]  # fmt: skip
+        (0, FULL32),
+        (1, FULL32),
+        (2, FULL32),
+        (L["ssy"], FULL32),
+        (L["b1"], FULL32),
+        (L["a"], ODD),
+        (L["b"], B2),
+        (L["p8"], N2),
+        (L["p8"] + 1, N2),
+        (L["p5"], EVEN),
+        (L["p5"] + 1, EVEN),
+        (L["join"], FULL32),
+        (L["join"] + 1, FULL32),
+    ]
     assert ev(recs[4]) == [("push", "DIV", L["p5"], EVEN, 2)]
     assert ev(recs[5]) == [("push", "DIV", L["p8"], N2, 3)]
     assert ev(recs[6]) == [("pop", "DIV", L["p8"], N2, 2)]
@@ -327,8 +348,15 @@ def test_partial_exit_pops_sync_and_continues_with_survivors() -> None:
     recs = kit.run_warp(m)
     inr = kit.full(20)
     out = FULL32 & ~inr
-    assert pcs_masks(recs) == [(0, FULL32), (1, FULL32), (L["ssy"], FULL32), (L["br"], FULL32),
-                               (L["ex"], out), (L["ok"], inr), (L["ok"] + 1, inr)]  # fmt: skip
+    assert pcs_masks(recs) == [
+        (0, FULL32),
+        (1, FULL32),
+        (L["ssy"], FULL32),
+        (L["br"], FULL32),
+        (L["ex"], out),
+        (L["ok"], inr),
+        (L["ok"] + 1, inr),
+    ]
     # only the taken path's pc equals the rpc: pc <- pc + 1, A <- N, no stack change
     assert ev(recs[3]) == [] and (recs[3].next_pc, recs[3].next_mask) == (L["ex"], out)
     assert not recs[4].done
@@ -360,9 +388,17 @@ def test_reconvergence_restores_mask_minus_exited_threads() -> None:
     recs = kit.run_warp(m)
     T = kit.mask_of(range(0, 32, 4))
     N = FULL32 & ~T
-    assert pcs_masks(recs) == [(0, FULL32), (1, FULL32), (L["ssy"], FULL32), (L["br"], FULL32),
-                               (L["out"], T), (L["else"], N), (L["else"] + 1, N),
-                               (L["join"], N), (L["join"] + 1, N)]  # fmt: skip
+    assert pcs_masks(recs) == [
+        (0, FULL32),
+        (1, FULL32),
+        (L["ssy"], FULL32),
+        (L["br"], FULL32),
+        (L["out"], T),
+        (L["else"], N),
+        (L["else"] + 1, N),
+        (L["join"], N),
+        (L["join"] + 1, N),
+    ]
     assert ev(recs[4]) == [("pop", "DIV", L["else"], N, 1)]
     assert ev(recs[6]) == [("pop", "SYNC", L["join"], FULL32, 0)]
     assert recs[6].next_mask == N
@@ -715,8 +751,11 @@ class Gen:
             j, t = self.label("j"), self.label("t")
             e_lines, e_need = self.block(depth + 1, r.randint(0, 2))
             t_lines, t_need = self.block(depth + 1, r.randint(0, 2))
-            return (self.cond() + [f"SSY {j}", f"{br} r14, {t}", *e_lines, f"BRA {j}", f"{t}:", *t_lines,
-                                   f"{j}:"], 2 + max(e_need, t_need))  # fmt: skip
+            return (
+                self.cond()
+                + [f"SSY {j}", f"{br} r14, {t}", *e_lines, f"BRA {j}", f"{t}:", *t_lines, f"{j}:"],
+                2 + max(e_need, t_need),
+            )
         if kind == "ifthen":
             j = self.label("j")
             lines, need = self.block(depth + 1, r.randint(1, 2))
@@ -727,9 +766,24 @@ class Gen:
             la, na = self.block(depth + 1, r.randint(0, 1))
             lb, nb = self.block(depth + 1, r.randint(0, 1))
             lc, nc = self.block(depth + 1, r.randint(0, 1))
-            return (self.cond() + c2 + [f"SSY {j}", f"BNE r14, {a}", f"BNE r15, {b}", *lc, f"BRA {j}",
-                                        f"{a}:", *la, f"BRA {j}", f"{b}:", *lb, f"{j}:"],
-                    2 + max(na, nb, nc))  # fmt: skip
+            return (
+                self.cond()
+                + c2
+                + [
+                    f"SSY {j}",
+                    f"BNE r14, {a}",
+                    f"BNE r15, {b}",
+                    *lc,
+                    f"BRA {j}",
+                    f"{a}:",
+                    *la,
+                    f"BRA {j}",
+                    f"{b}:",
+                    *lb,
+                    f"{j}:",
+                ],
+                2 + max(na, nb, nc),
+            )
         if kind == "exit":
             ok = self.label("ok")
             return self.cond() + [f"SSY {ok}", f"BNE r14, {ok}", "EXIT", f"{ok}:"], 1

@@ -20,8 +20,16 @@ from tb.tests.model import kit
 SPEC = (Path(__file__).resolve().parents[3] / "docs" / "isa.md").read_text()
 
 # Section 2 bit layout and format table, transcribed from the spec.
-BITS = {"op": (26, 6), "rd": (21, 5), "f1": (16, 5), "f2": (11, 5), "f3": (6, 5), "func": (0, 6),
-        "imm16": (0, 16), "imm11": (0, 11)}  # fmt: skip
+BITS = {
+    "op": (26, 6),
+    "rd": (21, 5),
+    "f1": (16, 5),
+    "f2": (11, 5),
+    "f3": (6, 5),
+    "func": (0, 6),
+    "imm16": (0, 16),
+    "imm11": (0, 11),
+}
 FORMAT_FIELDS = {
     "NONE": ("op", "func"),
     "R3": ("op", "rd", "f1", "f2", "func"),
@@ -47,8 +55,12 @@ def spec_opcode_table() -> dict[str, tuple[int, int | None, str, str]]:
     for line in SPEC.splitlines():
         m = re.match(r"^\| (\w+) \| (0x[0-9a-f]+) \| (0x[0-9a-f]+)? ?\| (\w+) \| (\w+) \|", line)
         if m and m.group(1) != "mnemonic":
-            rows[m.group(1)] = (int(m.group(2), 16), int(m.group(3), 16) if m.group(3) else None,
-                                m.group(4), m.group(5))  # fmt: skip
+            rows[m.group(1)] = (
+                int(m.group(2), 16),
+                int(m.group(3), 16) if m.group(3) else None,
+                m.group(4),
+                m.group(5),
+            )
     return rows
 
 
@@ -114,8 +126,16 @@ def test_lookup_legality_matches_spec(word: int) -> None:
 
 
 def run_word(word: int, *, regs: int = 32):
-    m, _ = kit.launch("EXIT", code=[word, isa.encode("EXIT")], regs=regs, shared_words=16,
-                      params=[1], consts=[5], block=64, grid=2)  # fmt: skip
+    m, _ = kit.launch(
+        "EXIT",
+        code=[word, isa.encode("EXIT")],
+        regs=regs,
+        shared_words=16,
+        params=[1],
+        consts=[5],
+        block=64,
+        grid=2,
+    )
     m.start_block(1)
     m.step(1, 1)
     return m

@@ -109,7 +109,11 @@ def hand_copies(text: str, module: str) -> list[str]:
     """Machine parameters of an RTL module that carry a hand-written default or range check."""
     found = []
     for name, default in re.findall(r"parameter\s+integer\s+(\w+)\s*=\s*([^,\s)]+)", text):
-        if name in MACHINE_PARAMS and (module, name) not in NOT_MACHINE and default != f"`SIMT_DEFAULT_{name}":
+        if (
+            name in MACHINE_PARAMS
+            and (module, name) not in NOT_MACHINE
+            and default != f"`SIMT_DEFAULT_{name}"
+        ):
             found.append(f"{module}: {name} default {default} (use `SIMT_DEFAULT_{name})")
     for name in re.findall(r'"\w+: illegal parameter (\w+)=', text):
         if name in MACHINE_PARAMS and (module, name) not in NOT_MACHINE:

@@ -29,8 +29,10 @@ CFG = GpuConfig(num_warps=8)
 def test_spinning_warp_and_barrier_waiter_are_named() -> None:
     image = assemble(SPIN_AT_BARRIER).image
     text = golden_hang(CFG, image, 500)
-    assert text.startswith("the golden model (budget 500 instructions per warp) stops at block 0 warp 0 pc 3 "
-                           "`BRA    3`: INSTRUCTION_BUDGET")  # fmt: skip
+    assert text.startswith(
+        "the golden model (budget 500 instructions per warp) stops at block 0 warp 0 pc 3 "
+        "`BRA    3`: INSTRUCTION_BUDGET"
+    )
     assert "block 0 warp 1 (SM 0): pc 5 `EXIT` waiting at barrier, 4 instructions retired" in text
 
 
@@ -44,8 +46,10 @@ def test_the_other_warp_spinning_is_named_instead() -> None:
 
 def test_a_kernel_that_ends_blames_the_rtl() -> None:
     text = golden_hang(CFG, assemble("EXIT").image, 1000)
-    assert text == ("the golden model finishes this launch within 1000 instructions per warp (1 in all): "
-                    "the hang is the RTL's or the memory's, not the kernel's")  # fmt: skip
+    assert text == (
+        "the golden model finishes this launch within 1000 instructions per warp (1 in all): "
+        "the hang is the RTL's or the memory's, not the kernel's"
+    )
 
 
 def test_lock_step_report_lists_resident_warps_with_last_pc() -> None:
@@ -80,8 +84,14 @@ def _spin_model() -> tuple[Model, dict[tuple[int, int], list[int]]]:
     return model, recent
 
 
-def _views(pc0: int = 3, state0: int = ST_READY, pc1: int = 5, state1: int = ST_BAR, last1: int | None = 4) -> list[WarpView]:
-    return [WarpView(0, 0, state0, 0, 0, pc0, 3), WarpView(0, 1, state1, 0, 1, pc1, last1), WarpView(0, 2, ST_EMPTY)]
+def _views(
+    pc0: int = 3, state0: int = ST_READY, pc1: int = 5, state1: int = ST_BAR, last1: int | None = 4
+) -> list[WarpView]:
+    return [
+        WarpView(0, 0, state0, 0, 0, pc0, 3),
+        WarpView(0, 1, state1, 0, 1, pc1, last1),
+        WarpView(0, 2, ST_EMPTY),
+    ]
 
 
 def test_rtl_view_that_matches_the_model_agrees() -> None:
@@ -100,18 +110,28 @@ def test_planted_view_faults_are_caught() -> None:
     """A pc one too high (fault 7), a wrong state, a wrong last pc, a missing warp, the wrong SM."""
     model, recent = _spin_model()
     stop = golden_run(CFG, model.image, 500)[1]
-    assert any("pc 4 is not a pc of its loop [3]" in p for p in compare_hang(_views(pc0=4, pc1=6), model, recent))
-    assert any("the RTL's pc 6, the model's 5" in p for p in compare_hang(_views(pc0=4, pc1=6), model, recent))
-    assert any("the RTL says ready, the model says waiting at barrier" in p
-               for p in compare_hang(_views(state1=ST_READY), model, recent))  # fmt: skip
+    assert any(
+        "pc 4 is not a pc of its loop [3]" in p for p in compare_hang(_views(pc0=4, pc1=6), model, recent)
+    )
+    assert any(
+        "the RTL's pc 6, the model's 5" in p for p in compare_hang(_views(pc0=4, pc1=6), model, recent)
+    )
+    assert any(
+        "the RTL says ready, the model says waiting at barrier" in p
+        for p in compare_hang(_views(state1=ST_READY), model, recent)
+    )
     assert any("last retired pc 3, the model's 4" in p for p in compare_hang(_views(last1=3), model, recent))
     assert any("does not show it" in p for p in compare_hang(_views()[:1], model, recent))
     twice = [*_views(), WarpView(0, 8, ST_READY, 0, 0, 3, 3)]  # slot 8 of an 8-slot SM decoded as slot 0
-    assert any("block 0 warp 0 twice: SM 0 slot 0 and SM 0 slot 8" in p for p in compare_hang(twice, model, recent))
+    assert any(
+        "block 0 warp 0 twice: SM 0 slot 0 and SM 0 slot 8" in p for p in compare_hang(twice, model, recent)
+    )
     moved = [WarpView(1, v.slot, v.state, v.block, v.warp, v.pc, v.last_pc) for v in _views()]
     assert any("on SM 1, it was dispatched to SM 0" in p for p in compare_hang(moved, model, recent))
     # the budget run names warp 0 spinning: the RTL must show it running, not at the barrier
-    assert any("shows that warp at barrier" in p for p in compare_hang(_views(state0=ST_BAR), model, recent, stop))
+    assert any(
+        "shows that warp at barrier" in p for p in compare_hang(_views(state0=ST_BAR), model, recent, stop)
+    )
 
 
 def test_debug_registers_decode() -> None:

@@ -110,8 +110,9 @@ def test_legal_launch_at_every_limit_runs() -> None:
             STG [r0 + 1008], r1
             EXIT
     """
-    res = kit.run(src, cfg, block=16, consts=list(range(100, 116)), params=list(range(16)),
-                  data=[(1008, [7] * 16)])  # fmt: skip
+    res = kit.run(
+        src, cfg, block=16, consts=list(range(100, 116)), params=list(range(16)), data=[(1008, [7] * 16)]
+    )
     assert kit.gmem(res, 1008, 16) == list(range(100, 116))
 
 
@@ -222,22 +223,49 @@ def test_config_from_dict_rejects_unknown_and_illegal() -> None:
 # 8.3 launch image format
 # ---------------------------------------------------------------------------------------------
 def test_image_words_follow_the_spec_layout() -> None:
-    image = LaunchImage(code=[0x11, 0x22], grid=(2, 3, 4), block=(5, 6, 1), regs=7, shared_words=9,
-                        params=[0xFFFF_FFFF], consts=[8, 9, 10], data=[(7, []), (100, [1, 2])])  # fmt: skip
+    image = LaunchImage(
+        code=[0x11, 0x22],
+        grid=(2, 3, 4),
+        block=(5, 6, 1),
+        regs=7,
+        shared_words=9,
+        params=[0xFFFF_FFFF],
+        consts=[8, 9, 10],
+        data=[(7, []), (100, [1, 2])],
+    )
     w = image.to_words()
     assert w == [
-        0x53494D54, 1,
-        0x01000003, 2, 3, 4,
-        0x02000003, 5, 6, 1,
-        0x03000001, 7,
-        0x04000001, 9,
-        0x05000001, 0xFFFF_FFFF,
-        0x06000002, 0x11, 0x22,
-        0x07000003, 8, 9, 10,
-        0x08000001, 7,
-        0x08000003, 100, 1, 2,
+        0x53494D54,
+        1,
+        0x01000003,
+        2,
+        3,
+        4,
+        0x02000003,
+        5,
+        6,
+        1,
+        0x03000001,
+        7,
+        0x04000001,
+        9,
+        0x05000001,
+        0xFFFF_FFFF,
+        0x06000002,
+        0x11,
+        0x22,
+        0x07000003,
+        8,
+        9,
+        10,
+        0x08000001,
+        7,
+        0x08000003,
+        100,
+        1,
+        2,
         0x0F000000,
-    ]  # fmt: skip
+    ]
     back = LaunchImage.from_words(w)
     assert dataclasses.asdict(back) == dataclasses.asdict(image)
 

@@ -23,15 +23,25 @@ ADDR, FLAG, DATA, OUT = TABLE, TABLE + 0x100, TABLE + 0x200, TABLE + 0x300
 def access_kernel(space: str, store: bool, fill_shared: int = 0, W: int = 32) -> str:
     """Each thread t loads its address, active flag and store data from the tables, then the threads
     with a non-zero flag perform one access (label `acc`); loads land in OUT."""
-    lines = [".regs 8", "LDS r0, %tid", f"LDG r1, [r0 + {ADDR}]", f"LDG r2, [r0 + {FLAG}]",
-             f"LDG r3, [r0 + {DATA}]", "MVI r4, -1"]  # fmt: skip
+    lines = [
+        ".regs 8",
+        "LDS r0, %tid",
+        f"LDG r1, [r0 + {ADDR}]",
+        f"LDG r2, [r0 + {FLAG}]",
+        f"LDG r3, [r0 + {DATA}]",
+        "MVI r4, -1",
+    ]
     if fill_shared:  # shared[a] = a * 7 + 3 for every word, before the access
         lines += ["MULI r5, r0, 7", "ADDI r5, r5, 3", "MV r6, r0"]
         for _ in range(0, fill_shared, W):
             lines += ["ST [r6 + 0], r5", f"ADDI r6, r6, {W}", f"ADDI r5, r5, {7 * W}"]
-    op = {("shared", False): "LD r4, [r1 + 0]", ("shared", True): "ST [r1 + 0], r3",
-          ("global", False): "LDG r4, [r1 + 0]", ("global", True): "STG [r1 + 0], r3",
-          ("const", False): "LDC r4, [r1 + 0]"}[(space, store)]  # fmt: skip
+    op = {
+        ("shared", False): "LD r4, [r1 + 0]",
+        ("shared", True): "ST [r1 + 0], r3",
+        ("global", False): "LDG r4, [r1 + 0]",
+        ("global", True): "STG [r1 + 0], r3",
+        ("const", False): "LDC r4, [r1 + 0]",
+    }[(space, store)]
     lines += [f"ADDI r7, r0, {OUT}", "SSY j", "BEQ r2, j", f"acc: {op}", "j: STG [r7 + 0], r4", "EXIT"]
     return "\n".join(lines)
 
@@ -43,8 +53,14 @@ def do_access(space, store, addrs, mask, *, cfg=None, shared=0, data=None, const
     data = data if data is not None else [(t * 10 + 1) for t in range(n)]
     flags = [mask >> t & 1 for t in range(n)]
     src = access_kernel(space, store, shared if fill else 0, W)
-    m, _ = kit.launch(src, cfg, block=n, shared_words=shared, consts=consts or [],
-                      data=[(ADDR, list(addrs)), (FLAG, flags), (DATA, data), *extra])  # fmt: skip
+    m, _ = kit.launch(
+        src,
+        cfg,
+        block=n,
+        shared_words=shared,
+        consts=consts or [],
+        data=[(ADDR, list(addrs)), (FLAG, flags), (DATA, data), *extra],
+    )
     res = m.run()
     acc = [r for r in m.log if r.pc == kit.labels(src)["acc"]]
     return m, res, acc
@@ -114,10 +130,21 @@ def test_shared_passes_written(name, over, addrs, mask, passes, store) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    geometry=st.sampled_from([(32, 8, 8), (32, 8, 4), (32, 8, 16), (32, 4, 8), (32, 16, 8), (32, 32, 32),
-                              (16, 8, 2), (8, 4, 1), (32, 8, 32)]),
+    geometry=st.sampled_from(
+        [
+            (32, 8, 8),
+            (32, 8, 4),
+            (32, 8, 16),
+            (32, 4, 8),
+            (32, 16, 8),
+            (32, 32, 32),
+            (16, 8, 2),
+            (8, 4, 1),
+            (32, 8, 32),
+        ]
+    ),
     data=st.data(),
-)  # fmt: skip
+)
 def test_shared_passes_random(geometry, data) -> None:
     W, L, B = geometry
     span = data.draw(st.sampled_from([4, 16, 64, 256]))
@@ -205,8 +232,13 @@ def test_shared_out_of_range_lowest_lane(op: str) -> None:
     with pytest.raises(KernelError) as ei:
         kit.run_warp(m, 1, 0)
     e = ei.value
-    assert (e.kind, e.block, e.warp, e.pc, e.lane) == (ErrorKind.SHARED_OUT_OF_RANGE, 1, 0,
-                                                       kit.labels(src)["acc"], 5)  # fmt: skip
+    assert (e.kind, e.block, e.warp, e.pc, e.lane) == (
+        ErrorKind.SHARED_OUT_OF_RANGE,
+        1,
+        0,
+        kit.labels(src)["acc"],
+        5,
+    )
 
 
 @pytest.mark.parametrize("offset", [-1, -32768])

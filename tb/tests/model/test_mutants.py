@@ -58,11 +58,22 @@ def test_every_operator_is_found_in_a_snippet() -> None:
     ids = _ids()
     kinds = Counter(i.split(":")[3] for i in ids)
     assert set(kinds) == set(OPERATORS), kinds
-    for expected in ("m.v:24:15:op-swap:<→<=", "m.v:24:34:op-swap:+→-", "m.v:24:9:cond-invert:if",
-                     "m.v:25:25:cond-invert:?", "m.v:25:25:arm-swap:?:", "m.v:24:17:const:4'd4→4'd5",
-                     "m.v:24:17:const:4'd4→4'd3", "m.v:25:33:const:1'b1→1'b0", "m.v:26:25:op-swap:^→|",
-                     "m.v:26:19:op-swap:>>→<<", "m.v:15:29:stuck-bit:bit0=1", "m.v:15:29:stuck-bit:bit0=0",
-                     "m.v:21:17:op-swap:<=→<", "m.v:16:33:op-swap:!=→=="):  # fmt: skip
+    for expected in (
+        "m.v:24:15:op-swap:<→<=",
+        "m.v:24:34:op-swap:+→-",
+        "m.v:24:9:cond-invert:if",
+        "m.v:25:25:cond-invert:?",
+        "m.v:25:25:arm-swap:?:",
+        "m.v:24:17:const:4'd4→4'd5",
+        "m.v:24:17:const:4'd4→4'd3",
+        "m.v:25:33:const:1'b1→1'b0",
+        "m.v:26:25:op-swap:^→|",
+        "m.v:26:19:op-swap:>>→<<",
+        "m.v:15:29:stuck-bit:bit0=1",
+        "m.v:15:29:stuck-bit:bit0=0",
+        "m.v:21:17:op-swap:<=→<",
+        "m.v:16:33:op-swap:!=→==",
+    ):
         assert expected in ids, f"{expected} not generated; got {ids}"
 
 
@@ -73,11 +84,15 @@ def test_skipped_regions_are_not_mutated() -> None:
         assert by_line[line] == 0, f"line {line} mutated: {SNIPPET.splitlines()[line - 1]!r}"
     assert by_line[21] > 0, "the `else branch of `ifdef SIMT_FAULTS is the real design and must be mutated"
     ids = _ids()
-    assert not any(":op-swap:<=→<" in i and i.split(":")[1] in ("24", "25", "26") for i in ids), \
-        "a non-blocking assignment was mutated as a comparison"  # fmt: skip
-    assert [i for i in ids if i.startswith("m.v:16:") and ":const:" in i] == ["m.v:16:36:const:0→1"], \
-        "a part-select bound was mutated"  # fmt: skip
-    assert not any(i.startswith("m.v:25:") and ":const:4→" in i for i in ids), "a replication count was mutated"
+    assert not any(":op-swap:<=→<" in i and i.split(":")[1] in ("24", "25", "26") for i in ids), (
+        "a non-blocking assignment was mutated as a comparison"
+    )
+    assert [i for i in ids if i.startswith("m.v:16:") and ":const:" in i] == ["m.v:16:36:const:0→1"], (
+        "a part-select bound was mutated"
+    )
+    assert not any(i.startswith("m.v:25:") and ":const:4→" in i for i in ids), (
+        "a replication count was mutated"
+    )
 
 
 def test_each_mutant_changes_one_place() -> None:
@@ -85,7 +100,9 @@ def test_each_mutant_changes_one_place() -> None:
     for m in mutants_of("sm/m.v", SNIPPET):
         new = m.apply(SNIPPET)
         assert new != SNIPPET, m.id
-        assert new[: m.start] == SNIPPET[: m.start] and new[m.start + len(m.replacement) :] == SNIPPET[m.end :]
+        assert (
+            new[: m.start] == SNIPPET[: m.start] and new[m.start + len(m.replacement) :] == SNIPPET[m.end :]
+        )
         toks = tokenize(new)
         changed = _changed_tokens(base, toks)
         if m.operator in ("op-swap", "const"):
@@ -121,7 +138,9 @@ def test_real_rtl_mutants_change_exactly_one_token() -> None:
                 assert changed >= 1, m.id
             before, after = m.lines(text)
             assert before != after, m.id
-            assert " ".join(text.splitlines()[m.line - 1].split()) in before, f"{m.id}: line {m.line} is not where it says"
+            assert " ".join(text.splitlines()[m.line - 1].split()) in before, (
+                f"{m.id}: line {m.line} is not where it says"
+            )
 
 
 def test_fault_hooks_and_legality_checks_of_the_real_rtl_are_not_mutated() -> None:

@@ -92,8 +92,15 @@ def test_memory_inventory_from_yosys_json() -> None:
     inv = memory.inventory(design, {"$paramod$abc\\simt_regfile": 2})
     assert len(inv) == 1
     a = inv[0]
-    assert (a.unit, a.name, a.words, a.width, a.read_ports, a.sync_read_ports, a.instances) == \
-        ("simt_regfile", "g_lane[0].mem", 512, 32, 3, 3, 2)  # fmt: skip
+    assert (a.unit, a.name, a.words, a.width, a.read_ports, a.sync_read_ports, a.instances) == (
+        "simt_regfile",
+        "g_lane[0].mem",
+        512,
+        32,
+        3,
+        3,
+        2,
+    )
     assert memory.totals(inv)["macro_bits"] == 2 * 512 * 32
 
 
@@ -109,7 +116,12 @@ def test_unit_name_and_multiplicity() -> None:
         "$paramod$y\\simt_coalescer": {"num_cells_by_type": {}},
     }
     mult = flow.multiplicity(mods, "simt_sm")
-    assert mult == {"\\simt_sm": 1, "\\simt_alu": 8, "$paramod$x\\simt_gmem_unit": 1, "$paramod$y\\simt_coalescer": 2}
+    assert mult == {
+        "\\simt_sm": 1,
+        "\\simt_alu": 8,
+        "$paramod$x\\simt_gmem_unit": 1,
+        "$paramod$y\\simt_coalescer": 2,
+    }
     with pytest.raises(ValueError, match="not in the Yosys"):
         flow.multiplicity(mods, "simt_gpu")
 
@@ -129,8 +141,10 @@ def test_parse_abc_levels() -> None:
 
 
 def test_parse_ltp_and_unit_params() -> None:
-    text = ("Longest topological path in $paramod$ab\\simt_regfile (length=12):\n"
-            "Longest topological path in simt_alu (length=40):\n")  # fmt: skip
+    text = (
+        "Longest topological path in $paramod$ab\\simt_regfile (length=12):\n"
+        "Longest topological path in simt_alu (length=40):\n"
+    )
     assert flow.parse_ltp(text) == {"simt_regfile": 12, "simt_alu": 40}
     p = flow.unit_params(Config().sm_params())
     assert p["simt_perf"]["DEPTH_W"] == 5  # $clog2(16 + 1)

@@ -13,15 +13,48 @@ from tb.reference.asm import assemble
 from tb.reference.config import GpuConfig
 
 # The 8-lane machine's parameters as ppa/micro.py measures them (ROWS = 4), rounded.
-P8 = perf.Params(alu=4, alu1=7, shared=6, pass_=1, branch=5, stacked=1, bar=13, gmem_lat=40, load=8, store=5, store_lat=37,
-                 txn=1, launch_fixed=42, launch_block=34, launch_thread=1)  # fmt: skip
+P8 = perf.Params(
+    alu=4,
+    alu1=7,
+    shared=6,
+    pass_=1,
+    branch=5,
+    stacked=1,
+    bar=13,
+    gmem_lat=40,
+    load=8,
+    store=5,
+    store_lat=37,
+    txn=1,
+    launch_fixed=42,
+    launch_block=34,
+    launch_thread=1,
+)
 M8 = perf.Machine(lanes=8, num_warps=16, num_blocks=4, num_sms=1, params=P8, rf_depth=1024, shared_words=2048)
 
 
 def ev(**kw) -> perf.Events:
-    base = dict(alu=0, shared=0, shared_passes=0, branch=0, sync=0, exit=0, loads=0, stores=0, transactions=0,
-                pops=0, stacked=0, releases=0, blocks=1, warps_per_block=1, threads_per_block=32, crit_instrs=0,
-                crit_loads=0, regs=8, shared_words=0)  # fmt: skip
+    base = dict(
+        alu=0,
+        shared=0,
+        shared_passes=0,
+        branch=0,
+        sync=0,
+        exit=0,
+        loads=0,
+        stores=0,
+        transactions=0,
+        pops=0,
+        stacked=0,
+        releases=0,
+        blocks=1,
+        warps_per_block=1,
+        threads_per_block=32,
+        crit_instrs=0,
+        crit_loads=0,
+        regs=8,
+        shared_words=0,
+    )
     base.update(kw)
     return perf.Events(**base)
 
@@ -47,8 +80,16 @@ def test_compute_bound_adds_one_memory_latency() -> None:
     # 8 warps, each 40 ALU + 1 load of 4 transactions. Mem_L = (40 - 8) + 1*(4-1) = 35;
     # Comp_w = 40*4 + 8 = 168; Mem_cycles = 35; CWP = (35+168)/168 = 1.21 < MWP = min(35/4, 8) = 8
     # -> case 3: Mem_L + Comp_w * N = 35 + 1344
-    e = ev(alu=320, loads=8, transactions=32, blocks=1, warps_per_block=8, threads_per_block=256, crit_instrs=41,
-           crit_loads=1)  # fmt: skip
+    e = ev(
+        alu=320,
+        loads=8,
+        transactions=32,
+        blocks=1,
+        warps_per_block=8,
+        threads_per_block=256,
+        crit_instrs=41,
+        crit_loads=1,
+    )
     p = perf.predict(e, M8)
     assert p.case == "3: compute bound"
     assert p.mem_l == pytest.approx(35)
@@ -59,8 +100,15 @@ def test_memory_bound_uses_mwp() -> None:
     # 16 warps (2 blocks of 8), each 10 loads of 32 transactions and nothing else.
     # Mem_L = 32 + 31 = 63, Departure = 32, MWP = 63/32; Comp_w = 10*8 = 80; Mem_cycles = 630
     # CWP = 710/80 = 8.875 >= MWP: case 2 = 630*16/MWP + (80/10)*(MWP-1); the port: 16*320 = 5120 wins
-    e = ev(loads=160, transactions=5120, blocks=2, warps_per_block=8, threads_per_block=256, crit_instrs=10,
-           crit_loads=10)  # fmt: skip
+    e = ev(
+        loads=160,
+        transactions=5120,
+        blocks=2,
+        warps_per_block=8,
+        threads_per_block=256,
+        crit_instrs=10,
+        crit_loads=10,
+    )
     p = perf.predict(e, M8)
     assert p.case == "2: memory bound"
     mwp = 63 / 32
@@ -93,7 +141,9 @@ def test_barrier_and_divergence_terms() -> None:
 
 
 def test_shared_conflicts_cost_extra_passes_only() -> None:
-    base = ev(shared=80, shared_passes=80 * 4, blocks=1, warps_per_block=8, threads_per_block=256, crit_instrs=10)
+    base = ev(
+        shared=80, shared_passes=80 * 4, blocks=1, warps_per_block=8, threads_per_block=256, crit_instrs=10
+    )
     # conflict-free: 80 x 6 = 480 EX cycles, + launch 42 + 224
     assert perf.predict(base, M8).cycles == pytest.approx(480 + 266)
     c = perf.predict(replace(base, shared_passes=80 * 4 + 100), M8)
@@ -102,8 +152,18 @@ def test_shared_conflicts_cost_extra_passes_only() -> None:
 
 @pytest.mark.parametrize("wrong", ["alu", "load", "launch_thread", "pass_"])
 def test_a_planted_wrong_parameter_moves_the_prediction(wrong: str) -> None:
-    e = ev(alu=320, shared=40, shared_passes=200, loads=8, transactions=32, blocks=3, warps_per_block=8,
-           threads_per_block=256, crit_instrs=50, crit_loads=1)  # fmt: skip
+    e = ev(
+        alu=320,
+        shared=40,
+        shared_passes=200,
+        loads=8,
+        transactions=32,
+        blocks=3,
+        warps_per_block=8,
+        threads_per_block=256,
+        crit_instrs=50,
+        crit_loads=1,
+    )
     good = perf.predict(e, M8).cycles
     bad = perf.predict(e, replace(M8, params=replace(P8, **{wrong: getattr(P8, wrong) * 2}))).cycles
     assert abs(bad / good - 1) > 0.01
@@ -115,8 +175,16 @@ def test_geomean_abs() -> None:
 
 
 def test_count_events_on_a_tiny_kernel() -> None:
-    cfg = GpuConfig(warp_size=32, num_lanes=8, num_warps=4, num_blocks=2, rf_depth=256, shared_words=256,
-                    num_banks=8, global_words=4096).check()  # fmt: skip
+    cfg = GpuConfig(
+        warp_size=32,
+        num_lanes=8,
+        num_warps=4,
+        num_blocks=2,
+        rf_depth=256,
+        shared_words=256,
+        num_banks=8,
+        global_words=4096,
+    ).check()
     src = """
         LDS  r1, %tid.x
         LDG  r2, [r1 + 1024]
@@ -144,6 +212,13 @@ def test_several_sms_split_the_blocks_but_share_the_memory_port() -> None:
     one, two = perf.predict(e, M8), perf.predict(e, replace(M8, num_sms=2))
     assert two.cycles < 0.6 * one.cycles
     # a port-bound launch does not speed up: 64 warps x 64 transactions through one port either way
-    m = ev(loads=64, transactions=64 * 64, blocks=8, warps_per_block=8, threads_per_block=256, crit_instrs=1,
-           crit_loads=1)  # fmt: skip
+    m = ev(
+        loads=64,
+        transactions=64 * 64,
+        blocks=8,
+        warps_per_block=8,
+        threads_per_block=256,
+        crit_instrs=1,
+        crit_loads=1,
+    )
     assert perf.predict(m, replace(M8, num_sms=2)).cycles >= 64 * 64

@@ -76,9 +76,15 @@ def run(cfg: GpuConfig, rk: RandomKernel) -> Observed:
     valid = [(b, t // W, t % W) for b in range(img.num_blocks) for t in range(img.threads_per_block)]
     c = res.counters
     return Observed(
-        c.warp_instrs, c.max_stack_depth, c.barrier_releases, partial_exit, merge, c.divergent_branches,
-        [v for v in valid if v not in stored], int(np.count_nonzero(res.gmem)),
-    )  # fmt: skip
+        c.warp_instrs,
+        c.max_stack_depth,
+        c.barrier_releases,
+        partial_exit,
+        merge,
+        c.divergent_branches,
+        [v for v in valid if v not in stored],
+        int(np.count_nonzero(res.gmem)),
+    )
 
 
 def allowed_degrees(cfg: GpuConfig) -> list[int]:
@@ -112,7 +118,9 @@ def check_kernel(cfg: GpuConfig, seed: int) -> tuple[RandomKernel, Observed]:
 
     seen = run(cfg, rk)  # KernelError (any error, any race) fails the kernel
     assert seen.warp_instrs <= rk.warp_instr_bound <= KernelKnobs().max_warp_instrs <= WARP_INSTR_LIMIT, (
-        seen.warp_instrs, rk.warp_instr_bound)  # fmt: skip
+        seen.warp_instrs,
+        rk.warp_instr_bound,
+    )
     assert seen.max_stack_depth <= rk.stack_target, (seen.max_stack_depth, rk.stack_target)
     if "deep_nest" in rk.features:
         assert seen.max_stack_depth == rk.stack_target, (seen.max_stack_depth, rk.stack_target)
@@ -139,8 +147,10 @@ def test_every_kernel_runs_clean_and_the_model_sees_the_constructs(name: str) ->
         try:
             rk, seen = check_kernel(cfg, seed)
         except Exception as exc:  # report every failing seed, not just the first
-            failures.append(f"seed {seed}: {type(exc).__name__}: {exc}  "
-                            f"(python -m tb.sequences.random_kernel --seed {seed} --config {name})")  # fmt: skip
+            failures.append(
+                f"seed {seed}: {type(exc).__name__}: {exc}  "
+                f"(python -m tb.sequences.random_kernel --seed {seed} --config {name})"
+            )
             continue
         sources.add(rk.source.split("\n", 1)[1])  # without the seed line
         sizes.append(seen.warp_instrs)
@@ -164,21 +174,56 @@ def required_features(cfg: GpuConfig) -> list[str]:
     seg = cfg.seg_words
     return [
         # straight-line work, special registers, constants, parameters
-        "alu", "alu_imm", "sreg", "sreg_3d", "const", "param",
+        "alu",
+        "alu_imm",
+        "sreg",
+        "sreg_3d",
+        "const",
+        "param",
         # structured control flow
-        "if", "if_else", "nested_ssy", "loop", "loop_merge", "uniform_loop", "uniform_branch", "deep_nest",
-        "partial_exit", "exit_in_divergence", "barrier",
+        "if",
+        "if_else",
+        "nested_ssy",
+        "loop",
+        "loop_merge",
+        "uniform_loop",
+        "uniform_branch",
+        "deep_nest",
+        "partial_exit",
+        "exit_in_divergence",
+        "barrier",
         # shared memory
-        "shared_store", "shared_load", "shared_broadcast", "shared_exchange", "shared_lane_exchange",
+        "shared_store",
+        "shared_load",
+        "shared_broadcast",
+        "shared_exchange",
+        "shared_lane_exchange",
         *(f"shared_conflict_{d}" for d in allowed_degrees(cfg)),
         # global memory
-        "global_coalesced", "global_strided", "global_scattered", "global_partial", "global_readback",
-        "global_exchange", "gload_gather", "gload_broadcast", "gload_strided", "gload_scattered",
+        "global_coalesced",
+        "global_strided",
+        "global_scattered",
+        "global_partial",
+        "global_readback",
+        "global_exchange",
+        "gload_gather",
+        "gload_broadcast",
+        "gload_strided",
+        "gload_scattered",
         *(f"global_stride_{s}" for s in sorted({2, 4, seg} - {1})),
         # launch shapes
-        "block_1d", "block_2d", "block_3d", "grid_1d", "grid_2d", "grid_3d", "partial_warp",
-        "multi_warp_block", "multi_block_grid", "grid_gt_sms", "grid_gt_resident",
-    ]  # fmt: skip
+        "block_1d",
+        "block_2d",
+        "block_3d",
+        "grid_1d",
+        "grid_2d",
+        "grid_3d",
+        "partial_warp",
+        "multi_warp_block",
+        "multi_block_grid",
+        "grid_gt_sms",
+        "grid_gt_resident",
+    ]
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))

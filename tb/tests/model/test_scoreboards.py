@@ -34,14 +34,29 @@ def as_rtl(rec: Retire, model: Model) -> RtlRetire:
     stack = model.warp(rec.block, rec.warp).stack
     top = stack[-1] if stack else [None, 0, 0]
     return RtlRetire(
-        block=rec.block, warp=rec.warp, pc=rec.pc, instr=rec.word, mask=rec.mask, wr=rec.rd is not None,
-        rd=rec.rd or 0, values=[int(v) for v in rec.values] if rec.values is not None else [0] * 32,
-        next_pc=rec.next_pc, next_mask=rec.next_mask,
-        pushes=sum(e.action == "push" for e in rec.stack), pops=sum(e.action == "pop" for e in rec.stack),
-        merged=sum(e.action == "merge" for e in rec.stack), depth=len(stack),
-        passes=rec.mem.passes if rec.mem else 0, txns=len(rec.mem.transactions) if rec.mem else 0,
-        barrier=rec.barrier, done=rec.done, slot=0, top_pc=top[1], top_mask=top[2], top_kind=int(top[0] == DIV),
-    )  # fmt: skip
+        block=rec.block,
+        warp=rec.warp,
+        pc=rec.pc,
+        instr=rec.word,
+        mask=rec.mask,
+        wr=rec.rd is not None,
+        rd=rec.rd or 0,
+        values=[int(v) for v in rec.values] if rec.values is not None else [0] * 32,
+        next_pc=rec.next_pc,
+        next_mask=rec.next_mask,
+        pushes=sum(e.action == "push" for e in rec.stack),
+        pops=sum(e.action == "pop" for e in rec.stack),
+        merged=sum(e.action == "merge" for e in rec.stack),
+        depth=len(stack),
+        passes=rec.mem.passes if rec.mem else 0,
+        txns=len(rec.mem.transactions) if rec.mem else 0,
+        barrier=rec.barrier,
+        done=rec.done,
+        slot=0,
+        top_pc=top[1],
+        top_mask=top[2],
+        top_kind=int(top[0] == DIV),
+    )
 
 
 def twin(kernel: str, n: int | None = None) -> tuple[Model, list[tuple[Retire, RtlRetire]]]:
@@ -74,7 +89,9 @@ def test_faithful_records_match() -> None:
 def test_retire_board_catches(fault: str) -> None:
     model, pairs = twin("shared_barrier")
     recs = [r for _, r in pairs]
-    target = {"lane": lambda r: r.wr and r.mask & 1, "barrier": lambda r: r.barrier}.get(fault, lambda r: True)
+    target = {"lane": lambda r: r.wr and r.mask & 1, "barrier": lambda r: r.barrier}.get(
+        fault, lambda r: True
+    )
     i = next(k for k, r in enumerate(recs) if target(r))
     planted = {
         "lane": lambda r: replace(r, values=[(r.values[0] or 0) ^ 1, *r.values[1:]]),
@@ -170,7 +187,9 @@ def coalescing_run(plant: str | None) -> list[str]:
                     continue
                 mask = t.mask ^ 1 if plant == "mask" else t.mask
                 plant = None if plant == "mask" else plant
-                txn = MemTxn(t.base, t.store, mask, t.data or (0,) * CFG.seg_words, (rtl.warp << 5) | i, 0, seq=seq)
+                txn = MemTxn(
+                    t.base, t.store, mask, t.data or (0,) * CFG.seg_words, (rtl.warp << 5) | i, 0, seq=seq
+                )
                 board.on_request(txn)
                 board.on_response(txn)
                 seq += 1
@@ -188,7 +207,9 @@ def test_coalescing_board_passes_faithful_traffic() -> None:
     assert coalescing_run(None) == []
 
 
-@pytest.mark.parametrize("fault,words", [("lost", "transactions on the memory port"), ("mask", "transaction 0")])
+@pytest.mark.parametrize(
+    "fault,words", [("lost", "transactions on the memory port"), ("mask", "transaction 0")]
+)
 def test_coalescing_board_catches(fault: str, words: str) -> None:
     diffs = coalescing_run(fault)
     assert any(words in d for d in diffs), diffs
@@ -217,10 +238,16 @@ def test_end_of_kernel_catches_memory_and_counters() -> None:
 
 
 # ---- nothing compared -----------------------------------------------------------------------------
-@pytest.mark.parametrize("make", [
-    lambda m: RetireScoreboard(m), lambda m: DivergenceScoreboard(m), lambda m: EndOfKernelChecker(),
-    lambda m: SharedMemoryScoreboard(CFG, m, 0), lambda m: CoalescingScoreboard(CFG, m.image),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: RetireScoreboard(m),
+        lambda m: DivergenceScoreboard(m),
+        lambda m: EndOfKernelChecker(),
+        lambda m: SharedMemoryScoreboard(CFG, m, 0),
+        lambda m: CoalescingScoreboard(CFG, m.image),
+    ],
+)
 def test_report_fails_when_nothing_was_compared(make: Any) -> None:
     model, _ = twin("vecadd", 0)
     with pytest.raises(AssertionError, match="compared nothing"):

@@ -31,12 +31,23 @@ def expected(block, grid, W, bid, wid, lane, sm) -> dict[str, int]:
     tx, ty, tz = flat_index(block)[t]
     cx, cy, cz = flat_index(grid)[bid]
     return {
-        "tid.x": tx, "tid.y": ty, "tid.z": tz,
-        "ntid.x": block[0], "ntid.y": block[1], "ntid.z": block[2],
-        "ctaid.x": cx, "ctaid.y": cy, "ctaid.z": cz,
-        "nctaid.x": grid[0], "nctaid.y": grid[1], "nctaid.z": grid[2],
-        "tid": t, "laneid": t % W, "warpid": t // W, "smid": sm,
-    }  # fmt: skip
+        "tid.x": tx,
+        "tid.y": ty,
+        "tid.z": tz,
+        "ntid.x": block[0],
+        "ntid.y": block[1],
+        "ntid.z": block[2],
+        "ctaid.x": cx,
+        "ctaid.y": cy,
+        "ctaid.z": cz,
+        "nctaid.x": grid[0],
+        "nctaid.y": grid[1],
+        "nctaid.z": grid[2],
+        "tid": t,
+        "laneid": t % W,
+        "warpid": t // W,
+        "smid": sm,
+    }
 
 
 def check_sregs(m: kit.TracingModel, block, grid, W, sm_of) -> int:

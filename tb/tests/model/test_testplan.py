@@ -18,8 +18,20 @@ def test_testplan_is_consistent_with_the_code() -> None:
 
 def test_every_feature_area_is_planned() -> None:
     ids = {f["id"] for f in load_testplan()["features"]}
-    for area in ("isa-alu", "div-if-else", "div-nested-loop", "shared-banks", "global-coalescing", "global-port",
-                 "barriers", "scheduler", "block-scheduler", "launch", "kernel-errors", "reset-abort"):  # fmt: skip
+    for area in (
+        "isa-alu",
+        "div-if-else",
+        "div-nested-loop",
+        "shared-banks",
+        "global-coalescing",
+        "global-port",
+        "barriers",
+        "scheduler",
+        "block-scheduler",
+        "launch",
+        "kernel-errors",
+        "reset-abort",
+    ):
         assert area in ids
 
 

@@ -51,11 +51,27 @@ def test_reasons_are_attributed(trace: Path) -> None:
     assert [len(x.retires) for x in launches] == [6, 1]
     rows = warp_rows(launches[0], WS, NUM_WARPS)
     w0, w1 = rows[(0, 0)], rows[(0, 1)]
-    assert w0.spans == {"start": [(0, 10)], "own": [(12, 13)], "others": [(10, 12)], "memory": [(13, 40)],
-                        "barrier": [(40, 60)]}  # fmt: skip
-    assert w1.spans == {"start": [(0, 10)], "own": [(10, 12), (40, 50)], "others": [(12, 40)], "memory": [],
-                        "barrier": [(50, 61)]}  # fmt: skip
-    assert breakdown(rows) == {"start": 20, "own": 1 + 2 + 10, "others": 2 + 28, "memory": 27, "barrier": 20 + 11}
+    assert w0.spans == {
+        "start": [(0, 10)],
+        "own": [(12, 13)],
+        "others": [(10, 12)],
+        "memory": [(13, 40)],
+        "barrier": [(40, 60)],
+    }
+    assert w1.spans == {
+        "start": [(0, 10)],
+        "own": [(10, 12), (40, 50)],
+        "others": [(12, 40)],
+        "memory": [],
+        "barrier": [(50, 61)],
+    }
+    assert breakdown(rows) == {
+        "start": 20,
+        "own": 1 + 2 + 10,
+        "others": 2 + 28,
+        "memory": 27,
+        "barrier": 20 + 11,
+    }
 
 
 def test_a_request_of_another_warp_is_not_this_warps_wait(trace: Path) -> None:
@@ -66,12 +82,28 @@ def test_a_request_of_another_warp_is_not_this_warps_wait(trace: Path) -> None:
     assert rows[(0, 0)].spans["memory"] == []
 
 
-def test_the_command_draws_one_launch(trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_draws_one_launch(
+    trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main([str(trace), "--num-warps", str(NUM_WARPS)]) == 0
     assert "launch 1:" in capsys.readouterr().out
     out = tmp_path / "t.png"
-    assert main([str(trace), "--num-warps", str(NUM_WARPS), "--launch", "0", "--out", str(out),
-                 "--stalls", str(tmp_path / "s.svg")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                str(trace),
+                "--num-warps",
+                str(NUM_WARPS),
+                "--launch",
+                "0",
+                "--out",
+                str(out),
+                "--stalls",
+                str(tmp_path / "s.svg"),
+            ]
+        )
+        == 0
+    )
     assert out.stat().st_size > 1000 and (tmp_path / "s.svg").exists()
     with pytest.raises(SystemExit, match="launches 0..1"):
         main([str(trace), "--launch", "5", "--out", str(out)])

@@ -34,7 +34,9 @@ class AxiGpuTest(GpuTest):
     def report_phase(self) -> None:
         super().report_phase()
         err = int(cocotb.top.axi_error.value)
-        assert err == 0, f"simt_gpu_axi raised axi_error=0b{err:02b} (bit 0 error response, bit 1 slave protocol)"
+        assert err == 0, (
+            f"simt_gpu_axi raised axi_error=0b{err:02b} (bit 0 error response, bit 1 slave protocol)"
+        )
 
 
 @pyuvm.test()
@@ -65,16 +67,20 @@ class AxiKernelTest(AxiGpuTest):
         want = c.num_sms << 24 | c.num_lanes << 16 | c.warp_size << 8 | 1
         assert (ident, config) == (MAGIC, want), (
             f"over AXI-Lite ID reads 0x{ident:08x} and CONFIG 0x{config:08x}; docs/gpu.md says 0x{MAGIC:08x} "
-            f"and 0x{want:08x}")
+            f"and 0x{want:08x}"
+        )
         await bfm.write(REG_PERF_SEL, 0x155)
         rsp = await bfm.axil.write(4 * REG_PERF_SEL, b"\xaa\x0a")  # two bytes: WSTRB 0b0011
         back = await bfm.read(REG_PERF_SEL)
         assert rsp.resp == 2 and back == 0x155, (
             f"a partial-word AXI-Lite write must be refused (SLVERR, register unchanged): response "
-            f"{rsp.resp!r}, PERF_SEL 0x{back:x} (was 0x155)")
+            f"{rsp.resp!r}, PERF_SEL 0x{back:x} (was 0x155)"
+        )
         await library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer)
         overtaken = self.env.memory.reader.overtaken
-        assert overtaken > 0, "no read burst overtook an older one: the out-of-order AXI path was not exercised"
+        assert overtaken > 0, (
+            "no read burst overtook an older one: the out-of-order AXI path was not exercised"
+        )
         self.logger.info(f"AXI: {overtaken} read bursts answered before an older one of another ID")
         self.drop_objection()
 
@@ -101,10 +107,14 @@ class AxiFaultTest(AxiGpuTest):
     async def run_phase(self) -> None:
         self.raise_objection()
         await self.env.host.driver.reset()
-        seq = cocotb.start_soon(library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer))
+        seq = cocotb.start_soon(
+            library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer)
+        )
         await First(seq, self.env.checker.fault_event.wait())
         fault, planted = self.env.checker.fault, self.env.memory.planted
-        assert planted > 0, f"AXI_FAULT={os.environ['AXI_FAULT']} changed nothing: the meta-test proves nothing"
+        assert planted > 0, (
+            f"AXI_FAULT={os.environ['AXI_FAULT']} changed nothing: the meta-test proves nothing"
+        )
         if self.expect == "AxiError":  # the bridge's own check: an error response sets axi_error bit 0
             err = int(cocotb.top.axi_error.value)
             assert err & 1, f"a SLVERR read response left axi_error=0b{err:02b}; bit 0 must be set"
@@ -113,6 +123,7 @@ class AxiFaultTest(AxiGpuTest):
             return
         assert fault is not None, f"the planted AXI fault was not caught: expected a {self.expect}"
         assert type(fault).__name__ == self.expect, (
-            f"the planted AXI fault was caught by the wrong check: {type(fault).__name__}, expected {self.expect}:\n{fault}")
+            f"the planted AXI fault was caught by the wrong check: {type(fault).__name__}, expected {self.expect}:\n{fault}"
+        )
         self.logger.info(f"caught as expected by {self.expect}: {str(fault).splitlines()[0]}")
         self.drop_objection()

@@ -72,7 +72,9 @@ class GpuTest(pyuvm.uvm_test):
         self.env = self.env_class("env", self)
         self.wall, self.cpu = time.monotonic(), time.process_time()
         self.profile = None
-        if os.environ.get("SIMT_PROFILE"):  # a cProfile of the harness's Python (tools/bench/check_overhead.py --profile)
+        if os.environ.get(
+            "SIMT_PROFILE"
+        ):  # a cProfile of the harness's Python (tools/bench/check_overhead.py --profile)
             import cProfile
 
             self.profile = cProfile.Profile()
@@ -148,8 +150,10 @@ class SmokeTest(GpuTest):
         c = self.cfg
         want = c.num_sms << 24 | c.num_lanes << 16 | c.warp_size << 8 | 1  # version 1
         assert ident == MAGIC, f"ID register 0x{ident:08x}, docs/gpu.md says 0x{MAGIC:08x}"
-        assert config == want, f"CONFIG register 0x{config:08x}, expected 0x{want:08x} for {c.num_sms} SMs, " \
-                               f"{c.num_lanes} lanes, warp size {c.warp_size}, version 1 (docs/gpu.md)"  # fmt: skip
+        assert config == want, (
+            f"CONFIG register 0x{config:08x}, expected 0x{want:08x} for {c.num_sms} SMs, "
+            f"{c.num_lanes} lanes, warp size {c.warp_size}, version 1 (docs/gpu.md)"
+        )
         await super().run_phase()
         await self.check_after_launch(bfm)
         self.drop_objection()
@@ -172,7 +176,9 @@ class SmokeTest(GpuTest):
             f"then 0x{sel ^ 0x1FFF:x} to the unlisted index 0x{REG_UNLISTED:02x}"
         )
         unlisted = await bfm.read(REG_UNLISTED)
-        assert unlisted == 0, f"register 0x{REG_UNLISTED:02x} (not in docs/gpu.md) reads 0x{unlisted:x}, not 0"
+        assert unlisted == 0, (
+            f"register 0x{REG_UNLISTED:02x} (not in docs/gpu.md) reads 0x{unlisted:x}, not 0"
+        )
 
 
 @pyuvm.test()
@@ -189,7 +195,9 @@ class ErrorSmCheck(pyuvm.uvm_component):
 
     def build_phase(self) -> None:
         self.launch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("launch_export", self, self.write_launch)
-        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("dispatch_export", self, self.write_dispatch)
+        self.dispatch_export = pyuvm.uvm_subscriber.uvm_AnalysisImp(
+            "dispatch_export", self, self.write_dispatch
+        )
         self.reg_export = pyuvm.uvm_subscriber.uvm_AnalysisImp("reg_export", self, self.write_reg)
         self.sm_of: dict[int, int] = {}  # block -> SM, this launch
         self.err_sm: int | None = None
@@ -211,7 +219,9 @@ class ErrorSmCheck(pyuvm.uvm_component):
             self.err_sm = acc.data
         elif acc.addr == REG_ERR_BLOCK and self.err_sm is not None and acc.data in self.sm_of:
             if self.err_sm != self.sm_of[acc.data]:
-                self.wrong.append(f"ERR_SM reads {self.err_sm}, but block {acc.data} ran on SM {self.sm_of[acc.data]}")
+                self.wrong.append(
+                    f"ERR_SM reads {self.err_sm}, but block {acc.data} ran on SM {self.sm_of[acc.data]}"
+                )
             self.checked += 1
             self.err_sm = None
 
@@ -310,7 +320,9 @@ class BenchTest(GpuTest):
 
     def items(self) -> list[LaunchItem]:
         rng = random.Random(7)  # the same data in both modes
-        return library.directed(rng, BENCH_KERNELS) + library.random_kernels(self.cfg, seeds_from_env("100:104"))
+        return library.directed(rng, BENCH_KERNELS) + library.random_kernels(
+            self.cfg, seeds_from_env("100:104")
+        )
 
 
 @pyuvm.test()
@@ -332,33 +344,48 @@ class KernelTest(GpuTest):
         for spec in os.environ["KERNEL_CASES"].split(","):
             name, size, *seed = spec.split(":")  # name:size or name:size:inputs-seed
             try:
-                case = prepare(name, int(size), int(seed[0]) if seed else self.rng.randrange(1 << 31), self.cfg)
+                case = prepare(
+                    name, int(size), int(seed[0]) if seed else self.rng.randrange(1 << 31), self.cfg
+                )
             except (LaunchError, SuiteError) as exc:  # this case cannot run here; the others still do
                 self.refused.append(f"{exc} (machine {os.environ.get('GPU_TAG', '')})")
                 self.logger.error(self.refused[-1])
                 continue
-            self.cases.append(LaunchItem(f"{case.label} (inputs seed {case.seed})", case.image, golden=case,
-                                         max_cycles=1 << 31))  # fmt: skip
+            self.cases.append(
+                LaunchItem(
+                    f"{case.label} (inputs seed {case.seed})", case.image, golden=case, max_cycles=1 << 31
+                )
+            )
         self.no_kernels_ok = bool(self.refused) and not self.cases  # the report below says why
         return self.cases
 
     def report_phase(self) -> None:
         super().report_phase()
         if self.refused:
-            raise AssertionError(f"{len(self.refused)} kernel case(s) refused before launch, "
-                                 f"{len(self.cases)} ran: " + "; ".join(self.refused))  # fmt: skip
+            raise AssertionError(
+                f"{len(self.refused)} kernel case(s) refused before launch, "
+                f"{len(self.cases)} ran: " + "; ".join(self.refused)
+            )
         path = os.environ.get("SIMT_BENCH")
         if path:
             with open(path, "a") as f:
                 for item in self.cases:
-                    row = {"kernel": item.golden.kernel, "size": item.golden.size, "seed": item.golden.seed,
-                           "config": os.environ.get("GPU_TAG", ""), "sim": os.environ.get("SIM", ""),
-                           "lanes": self.cfg.num_lanes, "latency": self.gmem_knobs()["latency"],
-                           "golden_words": sum(len(o.expected) for o in item.golden.outputs), **item.perf,
-                           # the counters sum over SMs: "cycles" is the launch's own length (its
-                           # busiest SM's), "sm_cycles" the sum (what idle_cycles is a share of)
-                           "cycles": max(item.cycles_per_sm), "sm_cycles": item.perf["cycles"],
-                           "cycles_per_sm": item.cycles_per_sm}
+                    row = {
+                        "kernel": item.golden.kernel,
+                        "size": item.golden.size,
+                        "seed": item.golden.seed,
+                        "config": os.environ.get("GPU_TAG", ""),
+                        "sim": os.environ.get("SIM", ""),
+                        "lanes": self.cfg.num_lanes,
+                        "latency": self.gmem_knobs()["latency"],
+                        "golden_words": sum(len(o.expected) for o in item.golden.outputs),
+                        **item.perf,
+                        # the counters sum over SMs: "cycles" is the launch's own length (its
+                        # busiest SM's), "sm_cycles" the sum (what idle_cycles is a share of)
+                        "cycles": max(item.cycles_per_sm),
+                        "sm_cycles": item.perf["cycles"],
+                        "cycles_per_sm": item.cycles_per_sm,
+                    }
                     f.write(json.dumps(row) + "\n")
 
 
@@ -386,19 +413,29 @@ class FaultTest(GpuTest):
             return [LaunchItem("vecadd with a corrupted C answer", case.image, golden=case)]
         if self.expect == "HangMismatch":  # fault 7: the debug view's pc is one too high
             spin = scenario_image("spin_at_barrier")
-            return [LaunchItem("warp 0 spins while warp 1 waits at BAR", spin, max_instrs=3000, stall_cycles=2000,
-                               expect_hang=["ran past its budget of 3000 warp-instructions"])]  # fmt: skip
+            return [
+                LaunchItem(
+                    "warp 0 spins while warp 1 waits at BAR",
+                    spin,
+                    max_instrs=3000,
+                    stall_cycles=2000,
+                    expect_hang=["ran past its budget of 3000 warp-instructions"],
+                )
+            ]
         return library.directed(self.rng, [FAULT_KERNELS[self.expect]])
 
     async def run_phase(self) -> None:
         self.raise_objection()
         await self.env.host.driver.reset()
-        seq = cocotb.start_soon(library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer))
+        seq = cocotb.start_soon(
+            library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer)
+        )
         await First(seq, self.env.checker.fault_event.wait())
         fault = self.env.checker.fault
         assert fault is not None, f"the planted fault was not caught: expected a {self.expect}"
         assert type(fault).__name__ == self.expect, (
-            f"the planted fault was caught by the wrong scoreboard: {type(fault).__name__}, expected {self.expect}:\n{fault}")
+            f"the planted fault was caught by the wrong scoreboard: {type(fault).__name__}, expected {self.expect}:\n{fault}"
+        )
         self.logger.info(f"caught as expected by {self.expect}: {str(fault).splitlines()[0]}")
         self.drop_objection()
 
@@ -429,9 +466,11 @@ class TraceTest(GpuTest):
         from tb.benchutil import rerun_seed
 
         seed = rerun_seed(__name__, type(self).__name__)
-        self.trace.header(f"sim={os.environ.get('SIM', '')} config={os.environ.get('GPU_TAG', '')} "
-                          f"regression_seed={seed} verilator_seed={os.environ.get('SIMT_VERILATOR_SEED', '-')} "
-                          f"kernel_seeds={os.environ.get('KERNEL_SEEDS', '')}")  # fmt: skip
+        self.trace.header(
+            f"sim={os.environ.get('SIM', '')} config={os.environ.get('GPU_TAG', '')} "
+            f"regression_seed={seed} verilator_seed={os.environ.get('SIMT_VERILATOR_SEED', '-')} "
+            f"kernel_seeds={os.environ.get('KERNEL_SEEDS', '')}"
+        )
         self.logger.info(f"regression seed {seed} (rerun with SEED={seed}); trace: {self.trace.path}")
 
     def items(self) -> list[LaunchItem]:

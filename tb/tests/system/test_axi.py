@@ -19,14 +19,27 @@ AXI_SOURCES = [*SOURCES, str(HDL / "simt_tb_trace.v"), str(HDL / "simt_gpu_axi_t
 VISIBILITY = HDL / "simt_gpu_axi_tb.vlt"
 CONFIG = "sm2-l8"
 # planted AXI-slave fault (tb/agents/axi_mem_agent.py) -> the check that must catch it
-AXI_FAULTS = {"corrupt_read": "RetireMismatch", "drop_write": "EndOfKernelMismatch", "slverr_read": "AxiError"}
+AXI_FAULTS = {
+    "corrupt_read": "RetireMismatch",
+    "drop_write": "EndOfKernelMismatch",
+    "slverr_read": "AxiError",
+}
 
 
 def run_axi(tests: list[str], **env: str) -> None:
     cfg = CONFIGS[CONFIG]
     extra = {"GPU_TAG": f"axi-{CONFIG}", **env}
-    rtlsim.run(TOPLEVEL, AXI_SOURCES, MODULE, machine=cfg, extra_env=extra, testcase=tests,
-               tag=f"axi-{CONFIG}", visibility=VISIBILITY, trace=True)  # fmt: skip
+    rtlsim.run(
+        TOPLEVEL,
+        AXI_SOURCES,
+        MODULE,
+        machine=cfg,
+        extra_env=extra,
+        testcase=tests,
+        tag=f"axi-{CONFIG}",
+        visibility=VISIBILITY,
+        trace=True,
+    )
 
 
 def test_axi_kernels() -> None:

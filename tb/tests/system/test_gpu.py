@@ -18,7 +18,9 @@ from tb.reference.config import ConfigError, GpuConfig
 from tb.reference.machines import SYSTEM as CONFIGS
 
 HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace writer around simt_gpu
-SOURCES = sorted(str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v"))
+SOURCES = sorted(
+    str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v")
+)
 BENCH_SOURCES = [*SOURCES, *(str(HDL / f) for f in ("simt_tb_mem.v", "simt_tb_trace.v", "simt_gpu_tb.v"))]
 VISIBILITY = HDL / "simt_gpu_tb.vlt"
 TOPLEVEL = "simt_gpu_tb"
@@ -38,12 +40,19 @@ RANDOM_BATCHES = [
     ("sm1-l8", ["BackToBackTest"], "177:200"),
 ]
 # planted fault (docs/gpu.md "Test-only fault hooks") -> the scoreboard that must catch it
-FAULTS = {1: "RetireMismatch", 2: "DivergenceMismatch", 3: "SharedMismatch", 4: "CoalescingMismatch",
-          7: "HangMismatch"}
+FAULTS = {
+    1: "RetireMismatch",
+    2: "DivergenceMismatch",
+    3: "SharedMismatch",
+    4: "CoalescingMismatch",
+    7: "HangMismatch",
+}
 FAULT_CONFIG = "sm2-l8"
 
 
-def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str) -> Path:
+def run_gpu(
+    tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str
+) -> Path:
     """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
     ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
@@ -56,9 +65,20 @@ def run_gpu(tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str |
     if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
         plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
     defines = {"SIMT_FAULTS": 1} if "SIMT_FAULT" in env else None  # the fault hooks only for a planted fault
-    return rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, machine=cfg, extra_env=extra, testcase=tests,
-               tag=tag + ("-faults" if defines else ""), defines=defines, plusargs=plusargs, sim=sim,
-               visibility=VISIBILITY, trace=True)  # fmt: skip
+    return rtlsim.run(
+        TOPLEVEL,
+        BENCH_SOURCES,
+        MODULE,
+        machine=cfg,
+        extra_env=extra,
+        testcase=tests,
+        tag=tag + ("-faults" if defines else ""),
+        defines=defines,
+        plusargs=plusargs,
+        sim=sim,
+        visibility=VISIBILITY,
+        trace=True,
+    )
 
 
 @pytest.mark.parametrize("tag", list(CONFIGS))
@@ -66,7 +86,9 @@ def test_directed(tag: str) -> None:
     run_gpu(tag, DIRECTED)
 
 
-@pytest.mark.parametrize(("tag", "tests", "seeds"), RANDOM_BATCHES, ids=[f"{t}-{x[0]}-{s}" for t, x, s in RANDOM_BATCHES])
+@pytest.mark.parametrize(
+    ("tag", "tests", "seeds"), RANDOM_BATCHES, ids=[f"{t}-{x[0]}-{s}" for t, x, s in RANDOM_BATCHES]
+)
 def test_random(tag: str, tests: list[str], seeds: str) -> None:
     run_gpu(tag, tests, KERNEL_SEEDS=os.environ.get("KERNEL_SEEDS", seeds))
 
@@ -81,10 +103,14 @@ def test_planted_fault_is_caught(fault: int) -> None:
 def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> None:
     """An illegal parameter is refused before any build, its readable message the first line a user
     sees on either simulator (the RTL's own check may come after the simulator's width errors)."""
-    (name, value), = params.items()
+    ((name, value),) = params.items()
     with pytest.raises(ConfigError) as exc:
         rtlsim.run(TOPLEVEL, BENCH_SOURCES, MODULE, machine=CONFIGS["sm1-l8"], parameters=params)
-    assert str(exc.value).splitlines()[0].startswith(f"illegal parameter {name}={value} for {TOPLEVEL} (must be ")
+    assert (
+        str(exc.value)
+        .splitlines()[0]
+        .startswith(f"illegal parameter {name}={value} for {TOPLEVEL} (must be ")
+    )
 
 
 @pytest.mark.parametrize(
@@ -97,4 +123,6 @@ def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> No
 )
 def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
     """Illegal parameter combinations stop elaboration (Verilator) or time 0 (Icarus) with a message."""
-    rtlsim.expect_fatal("simt_gpu", SOURCES, rtlsim.machine_parameters(CONFIGS["sm1-l8"], "simt_gpu") | params, message)
+    rtlsim.expect_fatal(
+        "simt_gpu", SOURCES, rtlsim.machine_parameters(CONFIGS["sm1-l8"], "simt_gpu") | params, message
+    )

@@ -31,7 +31,9 @@ CORNERS = (0, 1, 2, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF)
 
 
 def _rng(dut, test: str) -> random.Random:
-    dut._log.info("test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, test))
+    dut._log.info(
+        "test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, test)
+    )
     return random.Random(random.getrandbits(64))
 
 

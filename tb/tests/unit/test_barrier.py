@@ -69,7 +69,13 @@ class Ports:
 
 async def _start(dut, test: str) -> Ports:
     nb, nw = len(dut.released), (1 << len(dut.init_warps)) - 1
-    dut._log.info("SEED=%d reruns %s: NUM_BLOCKS=%d (init_warps up to %d)", benchutil.rerun_seed(__name__, test), test, nb, nw)
+    dut._log.info(
+        "SEED=%d reruns %s: NUM_BLOCKS=%d (init_warps up to %d)",
+        benchutil.rerun_seed(__name__, test),
+        test,
+        nb,
+        nw,
+    )
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     dut.rst.value = 1
     for sig in (
@@ -114,8 +120,16 @@ async def random_blocks(dut):
     cycles = int(os.environ.get("BAR_CYCLES", "4000"))
     model = SimpleNamespace(counters=SimpleNamespace(barrier_releases=0))  # `self` of Model._barrier_check
     slots: list[SlotRef | None] = [None] * nb
-    stats = dict(blocks=0, arrivals=0, exits=0, same_slot=0, exit_releases=0, multi=0, pulse_cycle_arrivals=0,
-                 ignored=0)  # fmt: skip
+    stats = dict(
+        blocks=0,
+        arrivals=0,
+        exits=0,
+        same_slot=0,
+        exit_releases=0,
+        multi=0,
+        pulse_cycle_arrivals=0,
+        ignored=0,
+    )
     expect_now = 0
     for cyc in range(cycles):
         # --- choose this cycle's events -------------------------------------------------------
@@ -127,9 +141,13 @@ async def random_blocks(dut):
             init = (s, n)
             slots[s] = SlotRef(s, n, cyc)
             stats["blocks"] += 1
-        ready = [(s, w) for s in range(nb) if slots[s] is not None and (init is None or init[0] != s)
-                 for w, x in enumerate(slots[s].block.warps)
-                 if x.state is WarpState.READY and slots[s].eligible[w] <= cyc]  # fmt: skip
+        ready = [
+            (s, w)
+            for s in range(nb)
+            if slots[s] is not None and (init is None or init[0] != s)
+            for w, x in enumerate(slots[s].block.warps)
+            if x.state is WarpState.READY and slots[s].eligible[w] <= cyc
+        ]
         bar_c = [(s, w) for s, w in ready if slots[s].bars[w] > 0]
         exit_c = [(s, w) for s, w in ready if slots[s].bars[w] == 0]
         # Steer toward interesting cycles: often fire the arrival of one block's last running warp
@@ -289,8 +307,13 @@ async def directed(dut):
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("num_blocks,num_warps", [(1, 1), (3, 5), (4, 16), (16, 32)])
 def test_barrier(num_blocks, num_warps):
-    rtlsim.run("simt_barrier", ["sm/simt_barrier.v"], __name__,
-               parameters={"NUM_BLOCKS": num_blocks, "NUM_WARPS": num_warps}, testcase=TESTS)
+    rtlsim.run(
+        "simt_barrier",
+        ["sm/simt_barrier.v"],
+        __name__,
+        parameters={"NUM_BLOCKS": num_blocks, "NUM_WARPS": num_warps},
+        testcase=TESTS,
+    )
 
 
 @pytest.mark.parametrize(

@@ -95,10 +95,18 @@ class Bench:
         self.dispatched = self.completed = 0
 
     # ------------------------------------------------------------------ one launch
-    async def launch(self, grid: tuple[int, int, int], *, caps: tuple[int, int] = (1, 4),
-                     delay: tuple[int, int] = (1, 30), init_cycles: tuple[int, int] = (0, 3),
-                     stall_prob: float = 0.02, abort_at: int | None = None,
-                     start_while_busy: float = 0.0, abort_with_start: bool = False) -> None:  # fmt: skip
+    async def launch(
+        self,
+        grid: tuple[int, int, int],
+        *,
+        caps: tuple[int, int] = (1, 4),
+        delay: tuple[int, int] = (1, 30),
+        init_cycles: tuple[int, int] = (0, 3),
+        stall_prob: float = 0.02,
+        abort_at: int | None = None,
+        start_while_busy: float = 0.0,
+        abort_with_start: bool = False,
+    ) -> None:
         """Run one launch of ``grid``; ``abort_at`` aborts after that many cycles (then returns)."""
         d, rng = self.dut, self.rng
         n = grid[0] * grid[1] * grid[2]
@@ -269,8 +277,14 @@ def _report(b: Bench, what: str) -> None:
     cocotb.log.info(
         "checked %d dispatches, %d completions, %d cycles (%s; NUM_SMS=%d; %d cycles with several "
         "completions; longest wait of a ready SM %d dispatches)",
-        b.dispatches, b.completions, b.cycles, what, b.n_sms, b.multi_done_cycles, b.max_wait,
-    )  # fmt: skip
+        b.dispatches,
+        b.completions,
+        b.cycles,
+        what,
+        b.n_sms,
+        b.multi_done_cycles,
+        b.max_wait,
+    )
     assert b.dispatches > 0 and b.completions > 0, "checked 0 dispatches"
 
 
@@ -281,9 +295,13 @@ async def random_grids(dut) -> None:
     rng = b.rng
     for k in range(14):
         grid = random_grid(rng, 220)
-        await b.launch(grid, caps=rng.choice([(1, 1), (1, 4), (2, 4)]),
-                       delay=rng.choice([(1, 3), (1, 30), (10, 60)]), init_cycles=rng.choice([(0, 0), (0, 3)]),
-                       start_while_busy=0.05 if k % 3 == 0 else 0.0)  # fmt: skip
+        await b.launch(
+            grid,
+            caps=rng.choice([(1, 1), (1, 4), (2, 4)]),
+            delay=rng.choice([(1, 3), (1, 30), (10, 60)]),
+            init_cycles=rng.choice([(0, 0), (0, 3)]),
+            start_while_busy=0.05 if k % 3 == 0 else 0.0,
+        )
     if b.n_sms > 1:
         assert b.multi_done_cycles > 0, "no cycle with several completions: not exercised"
     _report(b, "random grids")
@@ -327,5 +345,9 @@ def test_block_sched(num_sms: int) -> None:
 
 
 def test_block_sched_illegal_parameter() -> None:
-    rtlsim.expect_fatal("simt_block_sched", SOURCES, {"NUM_SMS": 17},
-                        "simt_block_sched: illegal parameter NUM_SMS=17 (must be in 1..16)")  # fmt: skip
+    rtlsim.expect_fatal(
+        "simt_block_sched",
+        SOURCES,
+        {"NUM_SMS": 17},
+        "simt_block_sched: illegal parameter NUM_SMS=17 (must be in 1..16)",
+    )

@@ -164,9 +164,15 @@ class CoalescerBench:
     def _sample(self) -> tuple:
         d = self.dut
         return (
-            int(d.out_base.value), int(d.out_wmask.value), int(d.out_wdata.value), int(d.out_store.value),
-            int(d.out_last.value), int(d.out_index.value), int(d.out_lanes.value), int(d.out_empty.value),
-        )  # fmt: skip
+            int(d.out_base.value),
+            int(d.out_wmask.value),
+            int(d.out_wdata.value),
+            int(d.out_store.value),
+            int(d.out_last.value),
+            int(d.out_index.value),
+            int(d.out_lanes.value),
+            int(d.out_empty.value),
+        )
 
     def _check(self, beat: tuple) -> None:
         base, wmask, wdata, store, last, index, lanes, empty = beat
@@ -188,8 +194,11 @@ class CoalescerBench:
         assert store == int(t.store), f"{where}: store {store} != model {t.store}"
         assert index == k, f"{where}: index {index} != {k}"
         assert last == int(k == len(txns) - 1), f"{where}: last {last} with {len(txns)} transactions"
-        exp_lanes = sum(1 << i for i in range(self.ws)
-                        if acc.mask >> i & 1 and t.base <= (acc.addrs[i] & M32) < t.base + self.seg)  # fmt: skip
+        exp_lanes = sum(
+            1 << i
+            for i in range(self.ws)
+            if acc.mask >> i & 1 and t.base <= (acc.addrs[i] & M32) < t.base + self.seg
+        )
         assert lanes == exp_lanes, f"{where}: lanes {lanes:#x} != {exp_lanes:#x}"
         words = [(wdata >> (32 * i)) & M32 for i in range(self.seg)]
         exp_words = list(t.data) if t.store else [0] * self.seg
@@ -224,8 +233,13 @@ async def _start(dut, test: str) -> CoalescerBench:
 def _report(tb: CoalescerBench) -> None:
     cocotb.log.info(
         "checked %d accesses, %d transactions, %d words, %d empty markers (WARP_SIZE=%d SEG_WORDS=%d)",
-        tb.accesses, tb.transactions, tb.words, tb.markers, tb.ws, tb.seg,
-    )  # fmt: skip
+        tb.accesses,
+        tb.transactions,
+        tb.words,
+        tb.markers,
+        tb.ws,
+        tb.seg,
+    )
     assert tb.transactions > 0, "checked 0 transactions"
 
 
@@ -264,10 +278,12 @@ async def random_stream(dut) -> None:
 @pytest.mark.parametrize("warp_size,seg_words", CONFIGS, ids=[f"ws{w}-seg{s}" for w, s in CONFIGS])
 def test_coalescer(warp_size: int, seg_words: int) -> None:
     rtlsim.run(
-        "simt_coalescer", ["sm/simt_coalescer.v"], __name__,
+        "simt_coalescer",
+        ["sm/simt_coalescer.v"],
+        __name__,
         parameters={"WARP_SIZE": warp_size, "SEG_WORDS": seg_words},
         testcase=["directed", "random_stream"],
-    )  # fmt: skip
+    )
 
 
 def test_coalescer_illegal_parameter() -> None:

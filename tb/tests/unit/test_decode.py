@@ -143,7 +143,9 @@ class Decoder:
 
 
 def _start(dut, test: str) -> tuple[Decoder, random.Random]:
-    dut._log.info("test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, test))
+    dut._log.info(
+        "test seed %d (rerun with SEED=%d)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, test)
+    )
     return Decoder(dut), random.Random(random.getrandbits(64))
 
 

@@ -63,8 +63,9 @@ class Slot:
                 valid = (1 << rng.randrange(1, self.width)) - 1
             else:
                 valid = rng.getrandbits(self.width) or 1
-        self.warp = Warp(None, self.idx, valid, np.zeros((1, self.width), np.uint32),
-                         np.zeros((32, self.width), np.uint32))  # fmt: skip
+        self.warp = Warp(
+            None, self.idx, valid, np.zeros((1, self.width), np.uint32), np.zeros((32, self.width), np.uint32)
+        )
         self.warp.pc = rng.randrange(0, 50) if pc is None else pc
         self.deep = rng.random() < 0.25
         self.ops = 0
@@ -125,8 +126,11 @@ def choose_op(rng: random.Random, slot: Slot, depth: int) -> tuple:
     if kind == "to_div":  # jump to the loop's branch: pc = top DIV's pc - 1
         return ("next", top[1] - 1)
     if kind == "loop_branch":  # the loop's branch again: its leavers merge into the waiting DIV
-        return ("branch", rng.choice((max(0, pc - rng.randint(1, 10)), fwd(2, 30))),
-                random_subset(rng, mask, width))
+        return (
+            "branch",
+            rng.choice((max(0, pc - rng.randint(1, 10)), fwd(2, 30))),
+            random_subset(rng, mask, width),
+        )
     if kind == "ssy":
         r = rng.random()
         if r < 0.1:
@@ -167,27 +171,74 @@ def directed(width: int, depth: int) -> Iterator[tuple]:
     even = full & ~odd
     low = (1 << (width // 2)) - 1
     # 4.3 if/else: taken path first, DIV popped at join, then the SYNC
-    yield from [("program", full, 10), ("ssy", 20), ("branch", 15, odd), ("next", 16), ("next", 20),
-                ("next", 13), ("next", 20), ("exit",)]  # fmt: skip
+    yield from [
+        ("program", full, 10),
+        ("ssy", 20),
+        ("branch", 15, odd),
+        ("next", 16),
+        ("next", 20),
+        ("next", 13),
+        ("next", 20),
+        ("exit",),
+    ]
     # divergent loop whose exit path is not the rpc: the leavers merge into one DIV each iteration
-    yield from [("program", full, 10), ("ssy", 30), ("next", 12), ("next", 13), ("branch", 11, full & ~1),
-                ("next", 12), ("next", 13), ("branch", 11, full & ~3), ("next", 12), ("next", 13),
-                ("branch", 11, 0), ("next", 30), ("next", 30), ("exit",)]  # fmt: skip
+    yield from [
+        ("program", full, 10),
+        ("ssy", 30),
+        ("next", 12),
+        ("next", 13),
+        ("branch", 11, full & ~1),
+        ("next", 12),
+        ("next", 13),
+        ("branch", 11, full & ~3),
+        ("next", 12),
+        ("next", 13),
+        ("branch", 11, 0),
+        ("next", 30),
+        ("next", 30),
+        ("exit",),
+    ]
     # divergent loop whose exit path is the rpc: the leavers wait there, nothing is pushed
-    yield from [("program", full, 10), ("ssy", 14), ("next", 12), ("next", 13), ("branch", 11, full & ~1),
-                ("next", 12), ("next", 13), ("branch", 11, full & ~7), ("next", 12), ("next", 13),
-                ("branch", 11, 0), ("exit",)]  # fmt: skip
+    yield from [
+        ("program", full, 10),
+        ("ssy", 14),
+        ("next", 12),
+        ("next", 13),
+        ("branch", 11, full & ~1),
+        ("next", 12),
+        ("next", 13),
+        ("branch", 11, full & ~7),
+        ("next", 12),
+        ("next", 13),
+        ("branch", 11, 0),
+        ("exit",),
+    ]
     # the taken path's pc is the rpc: it waits; an SSY with target pc+1 pushes and pops at once
-    yield from [("program", full, 10), ("ssy", 20), ("branch", 20, low), ("ssy", 13), ("next", 20),
-                ("exit",)]  # fmt: skip
+    yield from [("program", full, 10), ("ssy", 20), ("branch", 20, low), ("ssy", 13), ("next", 20), ("exit",)]
     # several SYNCs for one rpc pop in one instruction; a branch to pc+1 is uniform
-    yield from [("program", full, 5), ("ssy", 40), ("ssy", 40), ("branch", 8, odd), ("ssy", 40),
-                ("branch", 9, even), ("next", 40), ("next", 40), ("exit",)]  # fmt: skip
+    yield from [
+        ("program", full, 5),
+        ("ssy", 40),
+        ("ssy", 40),
+        ("branch", 8, odd),
+        ("ssy", 40),
+        ("branch", 9, even),
+        ("next", 40),
+        ("next", 40),
+        ("exit",),
+    ]
     # partial EXIT: SSY ok; BNE inrange, ok; EXIT; ok:
     yield from [("program", full, 0), ("ssy", 3), ("branch", 3, low), ("exit",), ("exit",)]
     # a restored SYNC mask that is empty because all its threads exited is popped again
-    yield from [("program", full, 10), ("ssy", 30), ("branch", 15, odd), ("ssy", 25), ("exit",),
-                ("next", 30), ("exit",)]  # fmt: skip
+    yield from [
+        ("program", full, 10),
+        ("ssy", 30),
+        ("branch", 15, odd),
+        ("ssy", 25),
+        ("exit",),
+        ("next", 30),
+        ("exit",),
+    ]
     # divergent branch without SSY (error) in a warp with invalid lanes; uniform branch to pc+1
     yield from [("program", low, 10), ("branch", 15, 1), ("program", full, 3), ("branch", 4, odd), ("exit",)]
     # stack overflow by SSY
@@ -227,14 +278,28 @@ class Bench:
         taken = op[2] if name == "branch" else 0
         exited = (w.exited | (mask if name == "exit" else 0) | ~valid) & slot.full
         live = valid & ~exited
-        drive = dict(warp=slot.idx, op=OPS[name], pc=pc, npc=npc, target=target, mask=mask, taken=taken,
-                     exited=exited, live=live)  # fmt: skip
+        drive = dict(
+            warp=slot.idx,
+            op=OPS[name],
+            pc=pc,
+            npc=npc,
+            target=target,
+            mask=mask,
+            taken=taken,
+            exited=exited,
+            live=live,
+        )
         # classify before the model changes the warp
         rpc = w.innermost_rpc()
         t, n = taken & mask, mask & ~taken
         if name == "branch" and t and n and target != pc + 1 and rpc is not None:
-            cov["skip taken path (target == rpc)" if target == rpc else
-                "skip not-taken path (pc+1 == rpc)" if pc + 1 == rpc else "divergent, both paths run"] += 1
+            cov[
+                "skip taken path (target == rpc)"
+                if target == rpc
+                else "skip not-taken path (pc+1 == rpc)"
+                if pc + 1 == rpc
+                else "divergent, both paths run"
+            ] += 1
         if name == "ssy" and target == pc + 1:
             cov["SSY with target pc+1"] += 1
         if name == "branch" and target == pc + 1 and t and n:
@@ -249,8 +314,17 @@ class Bench:
             assert err.kind in (ErrorKind.STACK_OVERFLOW, ErrorKind.DIVERGENT_WITHOUT_SSY), err
             cov[f"error {err.kind.name} ({name})"] += 1
             # the RTL (like the model) changes nothing on an error
-            return dict(drive=drive, error=1, err_kind=ERROR_CODES[err.kind], next_pc=pc, next_mask=mask,
-                        depth=old_depth, pops=0, pushes=0, merged=0)  # fmt: skip
+            return dict(
+                drive=drive,
+                error=1,
+                err_kind=ERROR_CODES[err.kind],
+                next_pc=pc,
+                next_mask=mask,
+                depth=old_depth,
+                pops=0,
+                pushes=0,
+                merged=0,
+            )
         acts = Counter(e.action for e in events)
         for e in events:
             cov[f"{e.action} {e.kind}"] += 1
@@ -264,9 +338,19 @@ class Bench:
             cov["divergent branches"] += 1
         if len(w.stack) == self.depth:
             cov["stack full"] += 1
-        return dict(drive=drive, error=0, err_kind=0, next_pc=w.pc, next_mask=w.mask, warp_done=int(wdone),
-                    divergent=int(divergent), pushes=acts["push"], pops=acts["pop"], merged=acts["merge"],
-                    depth=len(w.stack))  # fmt: skip
+        return dict(
+            drive=drive,
+            error=0,
+            err_kind=0,
+            next_pc=w.pc,
+            next_mask=w.mask,
+            warp_done=int(wdone),
+            divergent=int(divergent),
+            pushes=acts["push"],
+            pops=acts["pop"],
+            merged=acts["merge"],
+            depth=len(w.stack),
+        )
 
     def check(self, exp: dict, cycles: int) -> None:
         dut = self.dut
@@ -274,8 +358,10 @@ class Bench:
         want = {k: v for k, v in exp.items() if k != "drive"}
         want["next_pc"] &= self.pc_mask
         if got != want or cycles != 1 + want["pops"]:
-            raise AssertionError(f"slot {exp['drive']['warp']} op {exp['drive']}: RTL {got} after {cycles} "
-                                 f"cycles, model {want} after {1 + want['pops']} cycles")  # fmt: skip
+            raise AssertionError(
+                f"slot {exp['drive']['warp']} op {exp['drive']}: RTL {got} after {cycles} "
+                f"cycles, model {want} after {1 + want['pops']} cycles"
+            )
         self.cov["checked operations"] += 1
 
     # ---- operation source ------------------------------------------------------------------------
@@ -398,9 +484,14 @@ async def div_stack_vs_model(dut) -> None:
     cov = bench.cov
     for key in sorted(cov):
         dut._log.info("  %-48s %d", key, cov[key])
-    dut._log.info("checked %d operations (%d pushes, %d pops, %d merges, %d overflow errors)",
-                  cov["checked operations"], cov["push SYNC"] + cov["push DIV"], cov["pop SYNC"] + cov["pop DIV"],
-                  cov["merge DIV"], cov["error STACK_OVERFLOW (ssy)"] + cov["error STACK_OVERFLOW (branch)"])  # fmt: skip
+    dut._log.info(
+        "checked %d operations (%d pushes, %d pops, %d merges, %d overflow errors)",
+        cov["checked operations"],
+        cov["push SYNC"] + cov["push DIV"],
+        cov["pop SYNC"] + cov["pop DIV"],
+        cov["merge DIV"],
+        cov["error STACK_OVERFLOW (ssy)"] + cov["error STACK_OVERFLOW (branch)"],
+    )
     required = [
         "checked operations", "push SYNC", "push DIV", "pop SYNC", "pop DIV", "merge DIV",
         "error STACK_OVERFLOW (ssy)", "error STACK_OVERFLOW (branch)", "error DIVERGENT_WITHOUT_SSY (branch)",
@@ -427,8 +518,9 @@ CONFIGS = [  # (WARP_SIZE, NUM_WARPS, STACK_DEPTH, PC_W)
 @pytest.mark.parametrize("ws,nw,sd,pcw", CONFIGS, ids=[f"w{c[0]}-n{c[1]}-d{c[2]}" for c in CONFIGS])
 def test_div_stack(ws: int, nw: int, sd: int, pcw: int) -> None:
     params = {"WARP_SIZE": ws, "NUM_WARPS": nw, "STACK_DEPTH": sd, "PC_W": pcw}
-    rtlsim.run("simt_div_stack", ["sm/simt_div_stack.v"], __name__, parameters=params,
-               testcase="div_stack_vs_model")
+    rtlsim.run(
+        "simt_div_stack", ["sm/simt_div_stack.v"], __name__, parameters=params, testcase="div_stack_vs_model"
+    )
 
 
 @pytest.mark.parametrize("param,value", [("STACK_DEPTH", 1)])

@@ -149,9 +149,16 @@ class GmemBench:
         self.last_cpl = self.nw - 1  # round-robin: slot 0 is first after reset
         self.contested = 0  # completions chosen among several settled warps
         self.responder = GmemResponder(
-            dut, dut.clk, self.mem, reset=dut.rst, req_ready_prob=knobs.req_ready_prob,
-            latency=knobs.latency, out_of_order=knobs.out_of_order, rsp_valid_prob=knobs.rsp_valid_prob, rng=rng,
-        )  # fmt: skip
+            dut,
+            dut.clk,
+            self.mem,
+            reset=dut.rst,
+            req_ready_prob=knobs.req_ready_prob,
+            latency=knobs.latency,
+            out_of_order=knobs.out_of_order,
+            rsp_valid_prob=knobs.rsp_valid_prob,
+            rng=rng,
+        )
         self.responder.on_request.append(self._on_request)
         self.responder.on_response.append(self._on_response)
 
@@ -233,8 +240,12 @@ class GmemBench:
             d.acc_addr.value = sum(a << (32 * i) for i, a in enumerate(acc.addrs))
             d.acc_store.value = int(acc.store)
             d.acc_wdata.value = sum(v << (32 * i) for i, v in enumerate(acc.data))
-            await wait_high(d.clk, d.acc_ready, what=f"gmem driver: access '{acc.name}' of warp {w}",
-                            bound=self.handshake_bound)  # fmt: skip
+            await wait_high(
+                d.clk,
+                d.acc_ready,
+                what=f"gmem driver: access '{acc.name}' of warp {w}",
+                bound=self.handshake_bound,
+            )
             self._accept(acc)
             await RisingEdge(d.clk)
             self.todo[w] -= 1
@@ -249,8 +260,10 @@ class GmemBench:
             self.cycle += 1
             idle_cycles = idle_cycles + 1 if self.inflight else 0
             if idle_cycles > WATCHDOG:
-                raise AssertionError(f"hang: no completion for {WATCHDOG} cycles, warps {sorted(self.inflight)} "
-                                     f"in flight, {self.responder.outstanding} responses outstanding")  # fmt: skip
+                raise AssertionError(
+                    f"hang: no completion for {WATCHDOG} cycles, warps {sorted(self.inflight)} "
+                    f"in flight, {self.responder.outstanding} responses outstanding"
+                )
             if stall:
                 stall -= 1
                 ready = False
@@ -302,13 +315,16 @@ class GmemBench:
 
     def _check_round_robin(self, warp: int) -> None:
         """No settled warp lies between the last delivered slot and ``warp`` going round."""
+
         def rank(w: int) -> int:
             return (w - self.last_cpl - 1) % self.nw
 
         settled = [w for w, c in self.answered_at.items() if w != warp and self.cycle - c >= SETTLED]
         skipped = [w for w in settled if rank(w) < rank(warp)]
-        assert not skipped, (f"completion of warp {warp} after warp {self.last_cpl}: warp(s) {sorted(skipped)}, "
-                             f"finished earlier, come first in round-robin order (the unit must not starve them)")  # fmt: skip
+        assert not skipped, (
+            f"completion of warp {warp} after warp {self.last_cpl}: warp(s) {sorted(skipped)}, "
+            f"finished earlier, come first in round-robin order (the unit must not starve them)"
+        )
         self.contested += bool(settled)
         self.answered_at.pop(warp, None)
         self.last_cpl = warp
@@ -323,8 +339,10 @@ class GmemBench:
                 break
             await RisingEdge(self.dut.clk)
         else:
-            raise AssertionError(f"not drained: warps {sorted(self.inflight)} in flight, "
-                                 f"{self.responder.outstanding} responses outstanding")  # fmt: skip
+            raise AssertionError(
+                f"not drained: warps {sorted(self.inflight)} in flight, "
+                f"{self.responder.outstanding} responses outstanding"
+            )
         for _ in range(5):  # nothing may follow: no stray request or completion
             await RisingEdge(self.dut.clk)
         await ReadOnly()
@@ -362,10 +380,20 @@ class GmemBench:
             "checked %d accesses (%d empty), %d transactions, %d words, %d load lanes, %d memory words; "
             "%d responses overtaken; %d completions in round-robin competition; max %d warps / %d transactions "
             "in flight (WARP_SIZE=%d NUM_WARPS=%d SEG_WORDS=%d)",
-            self.accesses, self.empties, self.transactions, self.words, self.lanes, self.mem.size,
-            self.overtaken, self.contested,
-            self.max_inflight, self.max_outstanding_txns, self.ws, self.nw, self.seg,
-        )  # fmt: skip
+            self.accesses,
+            self.empties,
+            self.transactions,
+            self.words,
+            self.lanes,
+            self.mem.size,
+            self.overtaken,
+            self.contested,
+            self.max_inflight,
+            self.max_outstanding_txns,
+            self.ws,
+            self.nw,
+            self.seg,
+        )
         assert self.transactions > 0, "checked 0 transactions"
 
 
@@ -383,19 +411,39 @@ def _per_warp(total: int) -> int:
 @cocotb.test()
 async def reordered(dut) -> None:
     """Random latency, out-of-order responses, request and completion back-pressure."""
-    await _run(dut, "reordered", Knobs(
-        accesses_per_warp=_per_warp(160), req_ready_prob=0.7, latency=(1, 40), out_of_order=True,
-        rsp_valid_prob=0.8, cpl_ready_prob=0.8, cpl_stall_prob=0.03, cpl_stall_len=(5, 30), acc_gap_prob=0.1,
-    ))  # fmt: skip
+    await _run(
+        dut,
+        "reordered",
+        Knobs(
+            accesses_per_warp=_per_warp(160),
+            req_ready_prob=0.7,
+            latency=(1, 40),
+            out_of_order=True,
+            rsp_valid_prob=0.8,
+            cpl_ready_prob=0.8,
+            cpl_stall_prob=0.03,
+            cpl_stall_len=(5, 30),
+            acc_gap_prob=0.1,
+        ),
+    )
 
 
 @cocotb.test()
 async def completion_stalls(dut) -> None:
     """Completions held back for long stretches while responses of every warp keep arriving."""
-    await _run(dut, "completion_stalls", Knobs(
-        accesses_per_warp=_per_warp(80), req_ready_prob=0.9, latency=(1, 8), out_of_order=True,
-        cpl_ready_prob=0.5, cpl_stall_prob=0.05, cpl_stall_len=(40, 150),
-    ))  # fmt: skip
+    await _run(
+        dut,
+        "completion_stalls",
+        Knobs(
+            accesses_per_warp=_per_warp(80),
+            req_ready_prob=0.9,
+            latency=(1, 8),
+            out_of_order=True,
+            cpl_ready_prob=0.5,
+            cpl_stall_prob=0.05,
+            cpl_stall_len=(40, 150),
+        ),
+    )
 
 
 @cocotb.test()
@@ -426,24 +474,33 @@ async def never_ready(dut) -> None:
 
 
 # ---------------------------------------------------------------------------------------- launchers
-@pytest.mark.parametrize("warp_size,num_warps,seg_words", CONFIGS,
-                         ids=[f"ws{w}-nw{n}-seg{s}" for w, n, s in CONFIGS])  # fmt: skip
+@pytest.mark.parametrize(
+    "warp_size,num_warps,seg_words", CONFIGS, ids=[f"ws{w}-nw{n}-seg{s}" for w, n, s in CONFIGS]
+)
 def test_gmem_unit(warp_size: int, num_warps: int, seg_words: int) -> None:
     rtlsim.run(
-        "simt_gmem_unit", SOURCES, __name__,
-        parameters={"WARP_SIZE": warp_size, "NUM_WARPS": num_warps, "SEG_WORDS": seg_words,
-                    "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length()},
+        "simt_gmem_unit",
+        SOURCES,
+        __name__,
+        parameters={
+            "WARP_SIZE": warp_size,
+            "NUM_WARPS": num_warps,
+            "SEG_WORDS": seg_words,
+            "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length(),
+        },
         testcase=["reordered", "completion_stalls", "in_order_full_speed"],
-    )  # fmt: skip
+    )
 
 
 def test_gmem_unit_never_ready() -> None:
     """A DUT that never answers: the bounded handshake wait reports it (issue 20)."""
     rtlsim.run(
-        "simt_gmem_unit_deaf", [rtlsim.ROOT / "tb" / "hdl" / "simt_gmem_unit_deaf.v", *SOURCES], __name__,
+        "simt_gmem_unit_deaf",
+        [rtlsim.ROOT / "tb" / "hdl" / "simt_gmem_unit_deaf.v", *SOURCES],
+        __name__,
         parameters={"WARP_SIZE": 8, "NUM_WARPS": 4, "SEG_WORDS": 4, "TAG_W": 5},
         testcase=["never_ready"],
-    )  # fmt: skip
+    )
 
 
 def test_gmem_unit_illegal_parameter() -> None:

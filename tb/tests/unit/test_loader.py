@@ -84,8 +84,10 @@ def factor3(n: int, rng: random.Random) -> tuple[int, int, int]:
 
 def rand_grid(rng: random.Random) -> tuple[int, int, int]:
     while True:
-        g = tuple(rng.choice([1, 1, rng.randint(1, 9), rng.randint(1, 300), rng.randint(1, 65535), 65535])
-                  for _ in range(3))  # fmt: skip
+        g = tuple(
+            rng.choice([1, 1, rng.randint(1, 9), rng.randint(1, 300), rng.randint(1, 65535), 65535])
+            for _ in range(3)
+        )
         if g[0] * g[1] * g[2] < 1 << 32:
             return g  # type: ignore[return-value]
 
@@ -288,9 +290,17 @@ def make_illegal_images(cfg: GpuConfig, rng: random.Random) -> list[Bad]:
     # a block that cannot fit one SM
     ws, rows = cfg.warp_size, cfg.warp_rows
     # (2049, 1, 1), (64, 64, 1), (1, 2048, 2): thread counts whose low 11 bits look small
-    for block in ((cfg.num_warps * ws + 1, 1, 1), (ws, cfg.num_warps + 1, 1), (65535, 65535, 65535),
-                  (1, 1025, 1), (33, 32, 1), (1, 1, cfg.num_warps * ws + rng.randint(1, ws)),
-                  (2049, 1, 1), (64, 64, 1), (1, 2048, 2)):  # fmt: skip
+    for block in (
+        (cfg.num_warps * ws + 1, 1, 1),
+        (ws, cfg.num_warps + 1, 1),
+        (65535, 65535, 65535),
+        (1, 1025, 1),
+        (33, 32, 1),
+        (1, 1, cfg.num_warps * ws + rng.randint(1, ws)),
+        (2049, 1, 1),
+        (64, 64, 1),
+        (1, 2048, 2),
+    ):
         img = base()
         img.block = block
         add(f"warps_{block}", recs_of(img), 2, 3, E_FIT, img)
@@ -485,11 +495,18 @@ class LoaderBench:
         # NUM_BLOCKS cycles after the SHARED record, simt_loader.v "Timing") has long ended
         if complete and not loaded and self.n_reqs == item.req_end and self.responder.outstanding == 0:
             self.quiet_since = self.cycle if self.quiet_since is None else self.quiet_since
-            searched = item.shared_cycle is not None and self.quiet_since - item.shared_cycle > self.cfg.num_blocks + 2
+            searched = (
+                item.shared_cycle is not None
+                and self.quiet_since - item.shared_cycle > self.cfg.num_blocks + 2
+            )
             limit = QUICK_LOADED if searched else 24
             assert self.cycle - self.quiet_since < limit, (
                 f"{where}: loaded not raised {limit} cycles after every store was acknowledged"
-                + (f" (the slot search began {self.quiet_since - item.shared_cycle} cycles before)" if searched else "")
+                + (
+                    f" (the slot search began {self.quiet_since - item.shared_cycle} cycles before)"
+                    if searched
+                    else ""
+                )
             )
         else:
             self.quiet_since = None
@@ -617,9 +634,21 @@ class LoaderBench:
             "checked %d loaded images (%d cfg values), %d refused (%d also by the model, %d same rule and word as "
             "check_words; %d from the bad-input corpus), %d restarted, %d words, "
             "%d imem writes, %d cmem writes, %d store requests, %d img_ready stalls; cfg_slots set by %s (%s)",
-            self.images, self.cfg_checks, self.refused, self.model_refused, self.agreed, self.corpus, self.restarted, self.words, self.imem_writes,
-            self.cmem_writes, self.stores, self.ready_stalls, self.slot_limits, what,
-        )  # fmt: skip
+            self.images,
+            self.cfg_checks,
+            self.refused,
+            self.model_refused,
+            self.agreed,
+            self.corpus,
+            self.restarted,
+            self.words,
+            self.imem_writes,
+            self.cmem_writes,
+            self.stores,
+            self.ready_stalls,
+            self.slot_limits,
+            what,
+        )
         assert self.images > 0 and self.cfg_checks > 0, "checked 0 images"
 
 
@@ -671,8 +700,11 @@ async def illegal_images(dut) -> None:
             f"word {bad.index} code {bad.code:#x}"
         )
         b.agreed += 1
-        await b.send(Item(bad.name, bad.words, bad=bad.index, code=bad.code, rule=verdict.rule or 0,
-                          index=verdict.index))  # fmt: skip
+        await b.send(
+            Item(
+                bad.name, bad.words, bad=bad.index, code=bad.code, rule=verdict.rule or 0, index=verdict.index
+            )
+        )
         b.refused += 1
         await b.send(b.legal(f"after_{bad.name}", rand_image(b.cfg, rng), wait=True))
         if k % 6 == 0:  # a word that is not a magic word after a loaded image, or right after END
@@ -681,8 +713,9 @@ async def illegal_images(dut) -> None:
             stray = rng.choice([0, 1, MAGIC ^ 0x80, img.to_words()[-1]])
             verdict = check_words([*img.to_words(), stray], b.cfg)
             assert verdict.rule is Rule.AFTER_END, verdict.message
-            await b.send(Item(f"stray{k}", [stray], bad=0, code=E_IMAGE, rule=verdict.rule,
-                              index=verdict.index))  # fmt: skip
+            await b.send(
+                Item(f"stray{k}", [stray], bad=0, code=E_IMAGE, rule=verdict.rule, index=verdict.index)
+            )
             b.refused += 1
     # The bad-input corpus's image streams (tb/tests/model/corpus/images.toml), back to back: each must
     # get, on this configuration, the rule and word check_words gives. Left out: streams the loader
@@ -694,8 +727,16 @@ async def illegal_images(dut) -> None:
         if verdict.rule is None or verdict.code is None or verdict.rule in (Rule.MAGIC, Rule.AFTER_END):
             continue
         b.knobs(fast=rng.random() < 0.5)
-        await b.send(Item(f"corpus_{case['name']}", list(words), bad=verdict.index, code=verdict.code,
-                          rule=verdict.rule, index=verdict.index))  # fmt: skip
+        await b.send(
+            Item(
+                f"corpus_{case['name']}",
+                list(words),
+                bad=verdict.index,
+                code=verdict.code,
+                rule=verdict.rule,
+                index=verdict.index,
+            )
+        )
         b.refused += 1
         b.corpus += 1
     await b.send(b.legal("last", rand_image(b.cfg, rng), wait=True))
@@ -746,5 +787,9 @@ def test_loader(name: str) -> None:
 
 def test_loader_illegal_parameter() -> None:
     params = rtlsim.machine_parameters(CONFIGS["default"], "simt_loader") | {"TAG_W": TAG_W, "SEG_WORDS": 3}
-    rtlsim.expect_fatal("simt_loader", SOURCES, params,
-                        "simt_loader: illegal parameter SEG_WORDS=3 (must be a power of two in 1..32)")  # fmt: skip
+    rtlsim.expect_fatal(
+        "simt_loader",
+        SOURCES,
+        params,
+        "simt_loader: illegal parameter SEG_WORDS=3 (must be a power of two in 1..32)",
+    )

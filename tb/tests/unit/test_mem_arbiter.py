@@ -122,9 +122,17 @@ class ArbBench:
         self.x_checked = self.rsp_checked = self.loads_checked = self.held_checks = 0
         self.rr_checks = 0
         self.responder = GmemResponder(
-            dut, dut.clk, self.mem, prefix="x_", reset=dut.rst, req_ready_prob=knobs.req_ready_prob,
-            latency=knobs.latency, out_of_order=knobs.out_of_order, rsp_valid_prob=knobs.rsp_valid_prob, rng=rng,
-        )  # fmt: skip
+            dut,
+            dut.clk,
+            self.mem,
+            prefix="x_",
+            reset=dut.rst,
+            req_ready_prob=knobs.req_ready_prob,
+            latency=knobs.latency,
+            out_of_order=knobs.out_of_order,
+            rsp_valid_prob=knobs.rsp_valid_prob,
+            rng=rng,
+        )
 
     # ------------------------------------------------------------------ stimulus
     def _new_req(self, sm: Sm) -> Req:
@@ -132,8 +140,14 @@ class ArbBench:
         tag = sm.free_tags.pop(rng.randrange(len(sm.free_tags)))
         full = (1 << seg) - 1
         mask = rng.choice([full, full, rng.randrange(1, full + 1), 1 << rng.randrange(seg), 0])
-        return Req(sm.idx, tag, rng.randrange(NUM_SEGS) * seg, rng.random() < self.k.write_prob, mask,
-                   [rng.randrange(1 << 32) for _ in range(seg)])  # fmt: skip
+        return Req(
+            sm.idx,
+            tag,
+            rng.randrange(NUM_SEGS) * seg,
+            rng.random() < self.k.write_prob,
+            mask,
+            [rng.randrange(1 << 32) for _ in range(seg)],
+        )
 
     async def reset(self) -> None:
         d = self.dut
@@ -164,8 +178,13 @@ class ArbBench:
                 valid |= 1 << i
                 fields = (r.addr, int(r.write), r.mask, r.wdata, r.tag)
             else:  # payload while valid is low must be ignored
-                fields = (rng.randrange(1 << 32), rng.randrange(2), rng.randrange(1 << seg),
-                          rng.randrange(1 << (32 * seg)), rng.randrange(1 << tw))  # fmt: skip
+                fields = (
+                    rng.randrange(1 << 32),
+                    rng.randrange(2),
+                    rng.randrange(1 << seg),
+                    rng.randrange(1 << (32 * seg)),
+                    rng.randrange(1 << tw),
+                )
             addr |= fields[0] << (32 * i)
             write |= fields[1] << i
             mask |= fields[2] << (seg * i)
@@ -263,8 +282,14 @@ class ArbBench:
         if not int(d.x_mreq_ready.value):
             return True
         xtag = int(d.x_mreq_tag.value)
-        got = (int(d.x_mreq_addr.value), bool(int(d.x_mreq_write.value)), int(d.x_mreq_mask.value),
-               int(d.x_mreq_wdata.value), xtag >> self.tag_w, xtag & ((1 << self.tag_w) - 1))  # fmt: skip
+        got = (
+            int(d.x_mreq_addr.value),
+            bool(int(d.x_mreq_write.value)),
+            int(d.x_mreq_mask.value),
+            int(d.x_mreq_wdata.value),
+            xtag >> self.tag_w,
+            xtag & ((1 << self.tag_w) - 1),
+        )
         assert self.grant_fifo, f"cycle {self.cycle}: external request {got} was never granted"
         r = self.grant_fifo.popleft()
         exp = (r.addr, r.write, r.mask, r.wdata, r.sm, r.tag)
@@ -304,10 +329,15 @@ class ArbBench:
             held = self._sample_external(held)
             self._sample_responses()
             if self.cycle - self.progress > WATCHDOG or self.cycle > limit:
-                state = {sm.idx: (sm.todo, sm.cur is not None, len(sm.granted), len(sm.outstanding))
-                         for sm in self.sms if sm.busy}  # fmt: skip
-                raise AssertionError(f"hang at cycle {self.cycle}: (todo, offering, granted, outstanding) "
-                                     f"per SM {state}, responder outstanding {self.responder.outstanding}")  # fmt: skip
+                state = {
+                    sm.idx: (sm.todo, sm.cur is not None, len(sm.granted), len(sm.outstanding))
+                    for sm in self.sms
+                    if sm.busy
+                }
+                raise AssertionError(
+                    f"hang at cycle {self.cycle}: (todo, offering, granted, outstanding) "
+                    f"per SM {state}, responder outstanding {self.responder.outstanding}"
+                )
         for _ in range(5):  # nothing may follow: no stray request or response
             await RisingEdge(d.clk)
             await ReadOnly()
@@ -329,9 +359,16 @@ class ArbBench:
         cocotb.log.info(
             "checked %d requests on the external port, %d responses (%d loads), %d held-response cycles, "
             "%d round-robin waits, over %d cycles (NUM_SMS=%d SEG_WORDS=%d TAG_W=%d)",
-            self.x_checked, self.rsp_checked, self.loads_checked, self.held_checks, self.rr_checks,
-            self.cycle, self.n, self.seg, self.tag_w,
-        )  # fmt: skip
+            self.x_checked,
+            self.rsp_checked,
+            self.loads_checked,
+            self.held_checks,
+            self.rr_checks,
+            self.cycle,
+            self.n,
+            self.seg,
+            self.tag_w,
+        )
         assert self.x_checked > 0 and self.rsp_checked > 0, "checked 0 requests"
 
     def check_windows(self) -> int:
@@ -364,20 +401,39 @@ def _per_sm(dut, total: int, least: int) -> int:
 async def random_traffic(dut) -> None:
     """Random gaps, back-pressure on both sides, random latency and out-of-order responses."""
     await _start(dut, "random_traffic")
-    await ArbBench(dut, Knobs(
-        per_sm=_per_sm(dut, 600, 25), valid_prob=0.4, req_ready_prob=0.6, latency=(1, 30), out_of_order=True,
-        rsp_valid_prob=0.8, rsp_ready_range=(0.4, 1.0), stall_prob=0.005, stall_len=(5, 40),
-    )).run()  # fmt: skip
+    await ArbBench(
+        dut,
+        Knobs(
+            per_sm=_per_sm(dut, 600, 25),
+            valid_prob=0.4,
+            req_ready_prob=0.6,
+            latency=(1, 30),
+            out_of_order=True,
+            rsp_valid_prob=0.8,
+            rsp_ready_range=(0.4, 1.0),
+            stall_prob=0.005,
+            stall_len=(5, 40),
+        ),
+    ).run()
 
 
 @cocotb.test()
 async def response_stalls(dut) -> None:
     """SMs hold mrsp_ready low for long stretches: head-of-line blocking must not lose or deadlock."""
     await _start(dut, "response_stalls")
-    await ArbBench(dut, Knobs(
-        per_sm=_per_sm(dut, 250, 12), valid_prob=0.7, req_ready_prob=0.9, latency=(1, 10), out_of_order=True,
-        rsp_ready_range=(0.6, 1.0), stall_prob=0.02, stall_len=(30, 120),
-    )).run()  # fmt: skip
+    await ArbBench(
+        dut,
+        Knobs(
+            per_sm=_per_sm(dut, 250, 12),
+            valid_prob=0.7,
+            req_ready_prob=0.9,
+            latency=(1, 10),
+            out_of_order=True,
+            rsp_ready_range=(0.6, 1.0),
+            stall_prob=0.02,
+            stall_len=(30, 120),
+        ),
+    ).run()
 
 
 @cocotb.test()
@@ -400,8 +456,9 @@ async def saturation(dut) -> None:
     assert bench.grants[0][1] == 0, f"first grant after reset went to SM {bench.grants[0][1]}, not SM 0"
     windows = bench.check_windows()
     assert windows >= n * per_sm // 3 or n == 1, f"only {windows} all-requesting windows"
-    cocotb.log.info("checked %d round-robin windows of %d grants, %d full-speed cycles",
-                    windows, n, full_speed[0])  # fmt: skip
+    cocotb.log.info(
+        "checked %d round-robin windows of %d grants, %d full-speed cycles", windows, n, full_speed[0]
+    )
 
 
 @cocotb.test()
@@ -457,14 +514,23 @@ async def response_routing(dut) -> None:
 
 
 # ---------------------------------------------------------------------------------------- launchers
-@pytest.mark.parametrize("num_sms,seg_words,tag_w", CONFIGS,
-                         ids=[f"sms{n}-seg{s}-tag{t}" for n, s, t in CONFIGS])  # fmt: skip
+@pytest.mark.parametrize(
+    "num_sms,seg_words,tag_w", CONFIGS, ids=[f"sms{n}-seg{s}-tag{t}" for n, s, t in CONFIGS]
+)
 def test_mem_arbiter(num_sms: int, seg_words: int, tag_w: int) -> None:
-    rtlsim.run("simt_mem_arbiter", SOURCES, __name__,
-               parameters={"NUM_SMS": num_sms, "SEG_WORDS": seg_words, "TAG_W": tag_w})  # fmt: skip
+    rtlsim.run(
+        "simt_mem_arbiter",
+        SOURCES,
+        __name__,
+        parameters={"NUM_SMS": num_sms, "SEG_WORDS": seg_words, "TAG_W": tag_w},
+    )
 
 
 def test_mem_arbiter_illegal_parameter() -> None:
     """One illegal value is enough to prove the checks stop the simulator (each build costs time)."""
-    rtlsim.expect_fatal("simt_mem_arbiter", SOURCES, {"NUM_SMS": 33, "SEG_WORDS": 8, "TAG_W": 6},
-                        "simt_mem_arbiter: illegal parameter NUM_SMS=33 (must be in 1..32)")  # fmt: skip
+    rtlsim.expect_fatal(
+        "simt_mem_arbiter",
+        SOURCES,
+        {"NUM_SMS": 33, "SEG_WORDS": 8, "TAG_W": 6},
+        "simt_mem_arbiter: illegal parameter NUM_SMS=33 (must be in 1..32)",
+    )

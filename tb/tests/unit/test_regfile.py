@@ -59,7 +59,13 @@ def _lanes_str(v: int, lanes: int) -> str:
 async def _start(dut, test: str) -> tuple[RegfileModel, int, int]:
     """Start the clock, idle the ports, and write every row (so Icarus reads no X) with random data."""
     lanes, depth = _params(dut)
-    dut._log.info("SEED=%d reruns %s: NUM_LANES=%d RF_DEPTH=%d", benchutil.rerun_seed(__name__, test), test, lanes, depth)
+    dut._log.info(
+        "SEED=%d reruns %s: NUM_LANES=%d RF_DEPTH=%d",
+        benchutil.rerun_seed(__name__, test),
+        test,
+        lanes,
+        depth,
+    )
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
     model = RegfileModel(lanes, depth)
     full = (1 << lanes) - 1
@@ -241,8 +247,13 @@ async def warp_tiling(dut):
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lanes,depth", [(4, 64), (8, 128), (32, 64)])
 def test_regfile(lanes, depth):
-    rtlsim.run("simt_regfile", ["sm/simt_regfile.v"], __name__,
-               parameters={"NUM_LANES": lanes, "RF_DEPTH": depth}, testcase=TESTS)  # fmt: skip
+    rtlsim.run(
+        "simt_regfile",
+        ["sm/simt_regfile.v"],
+        __name__,
+        parameters={"NUM_LANES": lanes, "RF_DEPTH": depth},
+        testcase=TESTS,
+    )
 
 
 @pytest.mark.parametrize(

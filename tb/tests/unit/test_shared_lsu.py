@@ -310,7 +310,9 @@ class Bench:
 @cocotb.test()
 async def random_rows(dut):
     """Random conflict patterns, masks, loads/stores, clears and back-pressure; full read-back."""
-    dut._log.info("seed %d (SEED=%d reruns this)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, "random_rows"))
+    dut._log.info(
+        "seed %d (SEED=%d reruns this)", cocotb.RANDOM_SEED, benchutil.rerun_seed(__name__, "random_rows")
+    )
     tb = Bench(dut)
     await tb.reset()
     n_rows = max(400, 6000 // tb.nl)

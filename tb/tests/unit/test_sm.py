@@ -51,7 +51,8 @@ class PortChecks:
     def __init__(self, dut, cfg: GpuConfig, model: Model, slots: int, sh_stride: int, wpb: int) -> None:
         self.dut, self.cfg, self.model = dut, cfg, model
         self.slots, self.stride, self.wpb = slots, sh_stride, wpb
-        self.written: dict[int, set[int]] = {}  # warp slot -> words its store rows wrote since its last retire
+        # warp slot -> words its store rows wrote since its last retire
+        self.written: dict[int, set[int]] = {}
         self.aw = (cfg.shared_words - 1).bit_length()
         self.mirror: list[int | None] = [None] * cfg.shared_words  # None: never written
         self.slot_of: dict[int, int] = {}  # resident block -> slot
@@ -88,7 +89,9 @@ class PortChecks:
         assert held == rec.slot, f"block {rec.block} moved from slot {held} to {rec.slot}"
         mem = exp.mem
         if mem is not None and mem.space == "shared":
-            assert rec.passes == mem.passes, f"pc {rec.pc}: shared passes RTL {rec.passes}, model {mem.passes}"
+            assert rec.passes == mem.passes, (
+                f"pc {rec.pc}: shared passes RTL {rec.passes}, model {mem.passes}"
+            )
         if mem is not None and mem.space == "global":
             want_t = len(mem.transactions)
             assert rec.txns == want_t, f"pc {rec.pc}: global transactions RTL {rec.txns}, model {want_t}"
@@ -96,8 +99,10 @@ class PortChecks:
         stack = self.model.warp(rec.block, rec.warp).stack
         want = (1 if stack[-1][0] is DIV else 0, stack[-1][1], stack[-1][2]) if stack else (0, 0, 0)
         got = (rec.top_kind, rec.top_pc, rec.top_mask)
-        assert got == want, (f"block {rec.block} warp {rec.warp} pc {rec.pc}: stack top (kind, pc, mask) "
-                             f"RTL {got}, model {want} (stack {stack})")  # fmt: skip
+        assert got == want, (
+            f"block {rec.block} warp {rec.warp} pc {rec.pc}: stack top (kind, pc, mask) "
+            f"RTL {got}, model {want} (stack {stack})"
+        )
         self.tops += bool(stack)
         # Shared store: the words it wrote, seen through the bank-write ports, equal the model's and
         # were written by this warp's slot; any other instruction wrote nothing.
@@ -109,12 +114,18 @@ class PortChecks:
                     a = int(mem.addrs[lane])
                     p = rec.slot * self.stride + a
                     got_w, want_w = self.mirror[p], int(shared[a])
-                    assert got_w == want_w, (f"block {rec.block} pc {rec.pc} lane {lane}: shared word {a} "
-                                             f"(slot {rec.slot}) seen on sh_obs_* as {got_w}, model 0x{want_w:x}")  # fmt: skip
-                    assert p in written, f"block {rec.block} pc {rec.pc}: word {p} not written by this warp's slot"
+                    assert got_w == want_w, (
+                        f"block {rec.block} pc {rec.pc} lane {lane}: shared word {a} "
+                        f"(slot {rec.slot}) seen on sh_obs_* as {got_w}, model 0x{want_w:x}"
+                    )
+                    assert p in written, (
+                        f"block {rec.block} pc {rec.pc}: word {p} not written by this warp's slot"
+                    )
             self.stores += 1
         else:
-            assert not written, f"block {rec.block} pc {rec.pc} retired, but its warp slot wrote shared words {sorted(written)}"
+            assert not written, (
+                f"block {rec.block} pc {rec.pc} retired, but its warp slot wrote shared words {sorted(written)}"
+            )
         if self.model.blocks[rec.block].done:
             self.slot_of.pop(rec.block, None)
 
@@ -139,17 +150,31 @@ async def sm_warps(dut, cfg: GpuConfig) -> list[WarpView]:
         await FallingEdge(dut.clk)
         await ReadOnly()
         retired = int(dut.dbg_retired.value)
-        v = WarpView(0, slot, int(dut.dbg_state.value), int(dut.dbg_block.value), int(dut.dbg_wib.value),
-                     int(dut.dbg_pc.value), int(dut.dbg_last_pc.value) if retired else None)  # fmt: skip
+        v = WarpView(
+            0,
+            slot,
+            int(dut.dbg_state.value),
+            int(dut.dbg_block.value),
+            int(dut.dbg_wib.value),
+            int(dut.dbg_pc.value),
+            int(dut.dbg_last_pc.value) if retired else None,
+        )
         if v.resident:
             views.append(v)
         await RisingEdge(dut.clk)  # out of the read-only phase before the next write
     return views
 
 
-async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None = None,
-                     retire_log: list[tuple[int, Any]] | None = None, stall: int = 20_000,
-                     max_instrs: int | None = None, deaf: bool = False) -> None:  # fmt: skip
+async def run_kernel(
+    dut,
+    name: str,
+    cfg: GpuConfig,
+    image: LaunchImage | None = None,
+    retire_log: list[tuple[int, Any]] | None = None,
+    stall: int = 20_000,
+    max_instrs: int | None = None,
+    deaf: bool = False,
+) -> None:
     """Run kernel ``name`` (or ``image``) to completion, checked in lock-step; ``retire_log`` gets
     (cycle, record) of every retire (the pipeline bench, tb/tests/unit/test_sm_pipeline.py). The
     watchdog raises :class:`SmHang` after ``stall`` cycles without progress (no retire, no memory
@@ -167,14 +192,25 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
     drv = SmDriver(dut, cfg, image)
     drv.idle_inputs()
     dut.rst.value = 1
-    gmem = GmemResponder(dut, dut.clk, mem, reset=dut.rst, req_ready_prob=0.7, latency=(2, 30),
-                         out_of_order=True, rsp_valid_prob=0.0 if deaf else 0.8, rng=rng)  # fmt: skip
+    gmem = GmemResponder(
+        dut,
+        dut.clk,
+        mem,
+        reset=dut.rst,
+        req_ready_prob=0.7,
+        latency=(2, 30),
+        out_of_order=True,
+        rsp_valid_prob=0.0 if deaf else 0.8,
+        rng=rng,
+    )
     gmem.start()
     await ClockCycles(dut.clk, 3)
     await FallingEdge(dut.clk)
     dut.rst.value = 0
     await drv.load()
-    assert int(dut.idle.value) == 1, "idle is low before any block was dispatched (docs/sm.md: no block resident)"
+    assert int(dut.idle.value) == 1, (
+        "idle is low before any block was dispatched (docs/sm.md: no block resident)"
+    )
 
     board = RetireScoreboard(model)
     divergence = DivergenceScoreboard(model)
@@ -196,8 +232,12 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
             retire_log.append((edges[0], rec))
         # An older instruction may retire on the edge that raises the error, none on a later one.
         if 0 <= edges[1] < edges[0]:
-            failures.append(AssertionError(f"retire of block {rec.block} warp {rec.warp} pc {rec.pc} after the "
-                                           "error was raised (docs/isa.md §7: nothing retires after it)"))  # fmt: skip
+            failures.append(
+                AssertionError(
+                    f"retire of block {rec.block} warp {rec.warp} pc {rec.pc} after the "
+                    "error was raised (docs/isa.md §7: nothing retires after it)"
+                )
+            )
         if failures:
             return
         try:
@@ -236,9 +276,13 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
         verdict = ("DISAGREE: " + "; ".join(problems)) if problems else "the RTL and the golden model agree"
         rtl = "\n    ".join(rtl_lines(views, image.code)) or "none resident"
         warps = "\n    ".join(warp_report(model, last, limit=64)) or "none resident"
-        return SmHang(f"watchdog: {name}: {what} ({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} "
-                      f"retires)\n  RTL debug view (dbg_* ports):\n    {rtl}\n  warps as the RTL's retires left "
-                      f"them:\n    {warps}\n  {text}\n  {verdict}", views, problems)  # fmt: skip
+        return SmHang(
+            f"watchdog: {name}: {what} ({len(done_blocks)}/{image.num_blocks} blocks done, {board.compared} "
+            f"retires)\n  RTL debug view (dbg_* ports):\n    {rtl}\n  warps as the RTL's retires left "
+            f"them:\n    {warps}\n  {text}\n  {verdict}",
+            views,
+            problems,
+        )
 
     def progress() -> tuple[int, int]:
         """Retires and memory responses so far (answered = accepted - still pending)."""
@@ -252,8 +296,10 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
         elif cycle - progress_at >= stall:
             raise await hang(f"no retire and no memory response in {stall} cycles (stopped at cycle {cycle})")
         if max_instrs is not None and board.compared > max_instrs:
-            raise await hang(f"ran past its budget of {max_instrs} warp-instructions ({board.compared} after "
-                             f"{cycle} cycles)")  # fmt: skip
+            raise await hang(
+                f"ran past its budget of {max_instrs} warp-instructions ({board.compared} after "
+                f"{cycle} cycles)"
+            )
         busy_cycles += not int(dut.idle.value)
         if int(dut.blk_done.value):
             done_blocks.append(int(dut.blk_done_id.value))
@@ -274,19 +320,26 @@ async def run_kernel(dut, name: str, cfg: GpuConfig, image: LaunchImage | None =
         dut._log.info(f"{name}: {board.compared} retires matched, then the expected error")
         return
     if int(dut.err_valid.value):
-        raise AssertionError(f"SM reported {error_kind_name(int(dut.err_kind.value))} at pc {int(dut.err_pc.value)}")
+        raise AssertionError(
+            f"SM reported {error_kind_name(int(dut.err_kind.value))} at pc {int(dut.err_pc.value)}"
+        )
     assert sorted(done_blocks) == list(range(image.num_blocks))
     assert all(b.done for b in model.blocks.values()), "RTL finished blocks the model has not finished"
     await ClockCycles(dut.clk, 5)
     bad = np.flatnonzero(mem != model.gmem)
-    assert len(bad) == 0, f"global memory differs at {len(bad)} words, first {bad[0]}: RTL 0x{int(mem[bad[0]]):x} model 0x{int(model.gmem[bad[0]]):x}"
+    assert len(bad) == 0, (
+        f"global memory differs at {len(bad)} words, first {bad[0]}: RTL 0x{int(mem[bad[0]]):x} model 0x{int(model.gmem[bad[0]]):x}"
+    )
     checked = await check_counters(drv, model)
     assert int(dut.idle.value) == 1 and busy_cycles > 0, (
         f"idle must be low while blocks are resident and high once all are done: low for {busy_cycles} cycles, "
-        f"now {int(dut.idle.value)}")  # fmt: skip
+        f"now {int(dut.idle.value)}"
+    )
     cycles = await check_timing_counters(dut, drv)
-    dut._log.info(f"{name}: {board.report()}; {divergence.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
-                  f"words match; {cycles} cycles")  # fmt: skip
+    dut._log.info(
+        f"{name}: {board.report()}; {divergence.report()}; {ports.report()}; {checked} counters and {len(mem)} global "
+        f"words match; {cycles} cycles"
+    )
 
 
 async def check_counters(drv: SmDriver, model: Model) -> int:
@@ -345,7 +398,9 @@ async def check_error(dut, model: Model, name: str) -> None:
     except KernelError as exc:
         expected = exc
     else:
-        raise AssertionError(f"{name}: SM reports an error at block {block} warp {warp}; the model steps it fine")
+        raise AssertionError(
+            f"{name}: SM reports an error at block {block} warp {warp}; the model steps it fine"
+        )
     got = (int(dut.err_kind.value), int(dut.err_pc.value), int(dut.err_lane.value))
     want = (ERROR_CODES[expected.kind], expected.pc, 63 if expected.lane is None else expected.lane)
     assert expected.kind.name == name, f"kernel {name} raised {expected.kind.name} in the model"
@@ -395,21 +450,42 @@ CONFIGS = SM_UNIT
 @pytest.mark.parametrize("kernel", list(KERNELS))
 def test_sm(kernel: str, cfg_name: str) -> None:
     cfg = CONFIGS[cfg_name]
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_KERNEL": kernel},
-               testcase="sm_kernel", tag=cfg_name)  # fmt: skip
+    rtlsim.run(
+        "simt_sm",
+        SM_SOURCES,
+        __name__,
+        machine=cfg,
+        extra_env={"SM_KERNEL": kernel},
+        testcase="sm_kernel",
+        tag=cfg_name,
+    )
 
 
 @pytest.mark.parametrize("hang", list(SM_HANGS))
 def test_sm_hang(hang: str) -> None:
     """A spinning warp, a spinning warp with another at a barrier, a warp waiting on a deaf memory."""
     cfg = CONFIGS["w32l8"]
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_HANG": hang},
-               testcase="sm_hang", tag="w32l8")  # fmt: skip
+    rtlsim.run(
+        "simt_sm",
+        SM_SOURCES,
+        __name__,
+        machine=cfg,
+        extra_env={"SM_HANG": hang},
+        testcase="sm_hang",
+        tag="w32l8",
+    )
 
 
 @pytest.mark.parametrize("kind", list(ERROR_KERNELS))
 def test_sm_error(kind: str) -> None:
     """Every kernel error kind stops the SM with the model's kind, block, warp, pc and lane."""
     cfg = CONFIGS["w32l8"]
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=cfg, extra_env={"SM_KERNEL": kind},
-               testcase="sm_kernel", tag="w32l8")  # fmt: skip
+    rtlsim.run(
+        "simt_sm",
+        SM_SOURCES,
+        __name__,
+        machine=cfg,
+        extra_env={"SM_KERNEL": kind},
+        testcase="sm_kernel",
+        tag="w32l8",
+    )

@@ -36,7 +36,7 @@ from tb.tests.unit.test_sm import CONFIGS, SM_SOURCES, run_kernel
 
 MACHINES = {"l8": CONFIGS["w32l8"], "l32": CONFIGS["w32l32"]}
 SLACK = 0.25  # cycles per warp-instruction over ROWS allowed in steady state
-QUIET = 40    # cycles checked after a reset
+QUIET = 40  # cycles checked after a reset
 
 
 def _case(cfg: GpuConfig) -> suite.Case:
@@ -60,8 +60,10 @@ async def sm_cadence(dut) -> None:
     await run_kernel(dut, "alustream", cfg, image=_case(cfg).image, retire_log=log)
     mean = steady_cadence(log)
     ok = mean <= rows + SLACK
-    dut._log.info(f"{len(log)} retires: {mean:.3f} cycles per warp-instruction in steady state, "
-                  f"target <= ROWS + {SLACK} = {rows + SLACK}")  # fmt: skip
+    dut._log.info(
+        f"{len(log)} retires: {mean:.3f} cycles per warp-instruction in steady state, "
+        f"target <= ROWS + {SLACK} = {rows + SLACK}"
+    )
     if os.environ.get("PIPE_FAULT") == "5":
         assert not ok, f"planted serial issue not caught: {mean:.3f} cycles per warp-instruction"
     else:
@@ -118,10 +120,17 @@ async def sm_reset_flush(dut) -> None:
 
 
 def _run(testcase: str, machine: str, fault: int) -> None:
-    rtlsim.run("simt_sm", SM_SOURCES, __name__, machine=MACHINES[machine], extra_env={"PIPE_FAULT": str(fault)},
-               testcase=testcase,
-               tag=f"w32{machine}" + ("-faults" if fault else ""), defines={"SIMT_FAULTS": 1} if fault else None,
-               plusargs=[f"+SIMT_FAULT={fault}"] if fault else ())  # fmt: skip
+    rtlsim.run(
+        "simt_sm",
+        SM_SOURCES,
+        __name__,
+        machine=MACHINES[machine],
+        extra_env={"PIPE_FAULT": str(fault)},
+        testcase=testcase,
+        tag=f"w32{machine}" + ("-faults" if fault else ""),
+        defines={"SIMT_FAULTS": 1} if fault else None,
+        plusargs=[f"+SIMT_FAULT={fault}"] if fault else (),
+    )
 
 
 @pytest.mark.parametrize("fault", [0, 5], ids=["pipelined", "planted-serial-issue"])

@@ -34,8 +34,13 @@ SOURCES = [str(HDL / "simt_tb_mem.v")]
 SEG, TAG_W, WORDS, PEND = 4, 6, 1024, 8
 M32 = 0xFFFF_FFFF
 # (ready /256, lat min, lat max, out of order, rsp /256)
-PROFILES = {"ideal": (256, 1, 1, 0, 256), "fixed20": (256, 20, 20, 0, 256), "default": (179, 2, 40, 1, 205),
-            "stress": (77, 1, 200, 1, 102), "in_order_random": (200, 1, 30, 0, 256)}  # fmt: skip
+PROFILES = {
+    "ideal": (256, 1, 1, 0, 256),
+    "fixed20": (256, 20, 20, 0, 256),
+    "default": (179, 2, 40, 1, 205),
+    "stress": (77, 1, 200, 1, 102),
+    "in_order_random": (200, 1, 30, 0, 256),
+}
 
 
 async def reset(dut, profile: tuple[int, int, int, int, int], seed: int) -> None:
@@ -71,8 +76,13 @@ async def traffic(dut, name: str, rng: random.Random, n: int = 300, take_prob: f
         if cur is None and sent < n and free_tags and rng.random() < 0.6:
             write = rng.random() < 0.4
             seg = rng.randrange(6)
-            cur = (seg * SEG, write, rng.randrange(1, 1 << SEG), [rng.getrandbits(32) for _ in range(SEG)],
-                   free_tags.pop())  # fmt: skip
+            cur = (
+                seg * SEG,
+                write,
+                rng.randrange(1, 1 << SEG),
+                [rng.getrandbits(32) for _ in range(SEG)],
+                free_tags.pop(),
+            )
         if cur is not None:
             addr, write, mask, words, tag = cur
             dut.mreq_valid.value, dut.mreq_addr.value, dut.mreq_write.value = 1, addr, int(write)
@@ -104,7 +114,9 @@ async def traffic(dut, name: str, rng: random.Random, n: int = 300, take_prob: f
             tag = int(dut.mrsp_tag.value)
             rdata = int(dut.mrsp_rdata.value)
             if shown is not None:
-                assert (tag, rdata) == shown, f"presented response changed before taken: {shown} -> {(tag, rdata)}"
+                assert (tag, rdata) == shown, (
+                    f"presented response changed before taken: {shown} -> {(tag, rdata)}"
+                )
             assert tag in owed, f"response with tag {tag} answers nothing owed"
             if take:
                 t0, data = owed.pop(tag)
@@ -116,7 +128,8 @@ async def traffic(dut, name: str, rng: random.Random, n: int = 300, take_prob: f
                     assert latency == lo, f"tag {tag}: latency {latency}, the memory's fixed latency is {lo}"
                 elif take_prob == 1.0 and rsp == 256 and not ooo:  # late only behind an older response
                     assert cycle <= max(t0 + hi, last_answer + 1), (
-                        f"tag {tag}: latency {latency} above the maximum {hi}, not explained by queueing")
+                        f"tag {tag}: latency {latency} above the maximum {hi}, not explained by queueing"
+                    )
                 last_answer = cycle
                 if not ooo:
                     assert order[0] == tag, f"in-order memory answered tag {tag} before {order[0]}"
@@ -131,10 +144,14 @@ async def traffic(dut, name: str, rng: random.Random, n: int = 300, take_prob: f
             assert shown is None, "a presented response was withdrawn before it was taken"
         await RisingEdge(dut.clk)
         cycle += 1
-    assert sent == n and answered == n and not owed, f"{name}: sent {sent}, answered {answered}, owed {len(owed)}"
+    assert sent == n and answered == n and not owed, (
+        f"{name}: sent {sent}, answered {answered}, owed {len(owed)}"
+    )
     await ReadOnly()
     assert int(dut.pending.value) == 0, f"{name}: pending {int(dut.pending.value)} after every response"
-    assert int(dut.proto_err.value) == 0, f"{name}: protocol error {int(dut.proto_err.value)} on legal traffic"
+    assert int(dut.proto_err.value) == 0, (
+        f"{name}: protocol error {int(dut.proto_err.value)} on legal traffic"
+    )
     await RisingEdge(dut.clk)
     return {"overtook": overtook, "ready_high": ready_high, "ready_seen": ready_seen}
 
@@ -151,7 +168,9 @@ async def contract(dut) -> None:
         stats = await traffic(dut, name, rng)
         ready = PROFILES[name][0]
         if ready == 256:
-            assert stats["ready_high"] == stats["ready_seen"], f"{name}: mreq_ready low with probability 256/256"
+            assert stats["ready_high"] == stats["ready_seen"], (
+                f"{name}: mreq_ready low with probability 256/256"
+            )
         if name in ("default", "stress") and PEND_ENV() > 1:
             assert stats["overtook"] > 0, f"{name}: out-of-order memory never reordered a response"
         if name == "in_order_random":
@@ -176,23 +195,42 @@ async def protocol_faults(dut) -> None:
     await RisingEdge(dut.clk)
     await RisingEdge(dut.clk)
     await ReadOnly()
-    assert int(dut.proto_err.value) == 2, f"changed held request: proto_err {int(dut.proto_err.value)}, expected 2"
+    assert int(dut.proto_err.value) == 2, (
+        f"changed held request: proto_err {int(dut.proto_err.value)}, expected 2"
+    )
     await RisingEdge(dut.clk)
     await reset(dut, PROFILES["ideal"], 3)
-    dut.mreq_valid.value, dut.mreq_addr.value, dut.mreq_mask.value, dut.mreq_tag.value = 1, 6, 1, 2  # unaligned
+    dut.mreq_valid.value, dut.mreq_addr.value, dut.mreq_mask.value, dut.mreq_tag.value = (
+        1,
+        6,
+        1,
+        2,
+    )  # unaligned
     await RisingEdge(dut.clk)
     dut.mreq_valid.value = 0
     await RisingEdge(dut.clk)
     await ReadOnly()
-    assert int(dut.proto_err.value) == 3, f"unaligned address: proto_err {int(dut.proto_err.value)}, expected 3"
+    assert int(dut.proto_err.value) == 3, (
+        f"unaligned address: proto_err {int(dut.proto_err.value)}, expected 3"
+    )
 
 
 def test_tb_mem() -> None:
-    rtlsim.run("simt_tb_mem", SOURCES, __name__,
-               parameters={"SEG_WORDS": SEG, "XTAG_W": TAG_W, "GLOBAL_WORDS": WORDS, "PEND": PEND})  # fmt: skip
+    rtlsim.run(
+        "simt_tb_mem",
+        SOURCES,
+        __name__,
+        parameters={"SEG_WORDS": SEG, "XTAG_W": TAG_W, "GLOBAL_WORDS": WORDS, "PEND": PEND},
+    )
 
 
 def test_tb_mem_single_entry() -> None:
     """PEND=1: one response in flight at a time, so the memory back-pressures while one is owed."""
-    rtlsim.run("simt_tb_mem", SOURCES, __name__, testcase="contract", extra_env={"TB_MEM_PEND": "1"},
-               parameters={"SEG_WORDS": SEG, "XTAG_W": TAG_W, "GLOBAL_WORDS": WORDS, "PEND": 1})  # fmt: skip
+    rtlsim.run(
+        "simt_tb_mem",
+        SOURCES,
+        __name__,
+        testcase="contract",
+        extra_env={"TB_MEM_PEND": "1"},
+        parameters={"SEG_WORDS": SEG, "XTAG_W": TAG_W, "GLOBAL_WORDS": WORDS, "PEND": 1},
+    )

@@ -178,15 +178,27 @@ async def pipeline(dut):
         assert all(skipped.values()), f"the bench did not skip warps of every kind: {skipped}"
     dut._log.info(
         "checked %d grants (%d taken; skipped %d busy, %d waiting, %d done warps; fairness: every warp "
-        "taken within %d takes, bound %d)", checked, takes, skipped[BUSY], skipped[WAITING], skipped[DONE],
-        worst, n)  # fmt: skip
+        "taken within %d takes, bound %d)",
+        checked,
+        takes,
+        skipped[BUSY],
+        skipped[WAITING],
+        skipped[DONE],
+        worst,
+        n,
+    )
     assert checked > 0 and takes > 0
 
 
 @pytest.mark.parametrize("num_warps", [1, 4, 12, 16, 32])
 def test_warp_sched(num_warps):
-    rtlsim.run("simt_warp_sched", ["sm/simt_warp_sched.v"], __name__,
-               parameters={"NUM_WARPS": num_warps}, testcase=TESTS)  # fmt: skip
+    rtlsim.run(
+        "simt_warp_sched",
+        ["sm/simt_warp_sched.v"],
+        __name__,
+        parameters={"NUM_WARPS": num_warps},
+        testcase=TESTS,
+    )
 
 
 def test_warp_sched_illegal_parameter():
