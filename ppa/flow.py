@@ -57,6 +57,22 @@ def _elaborate(top: str, params: dict[str, int]) -> str:
     ).lstrip()
 
 
+# Steps every mapping script shares: the arrays selected as @flopmem become flip-flops, then generic gates.
+_MAP_FLOP_ARRAYS = ["opt -fast -full", "memory_map @flopmem", "opt -full", "techmap", "opt -fast"]
+
+
+def _to_cells(liberty: Path) -> list[str]:
+    """Generic gates -> the liberty's cells, with the generic and the cell statistics written on the way."""
+    return [
+        "tee -q -o generic.json stat -json",
+        f"abc -liberty {liberty}",
+        "opt_clean",
+        f"dfflibmap -liberty {liberty}",
+        "opt_clean",
+        f"tee -q -o cells.json stat -liberty {liberty} -json",
+    ]
+
+
 def coarse_script(params: dict[str, int], top: str = "simt_sm") -> str:
     return (
         "\n".join(
@@ -80,17 +96,8 @@ def map_script(liberty: Path) -> str:
                 f"read_liberty -lib {liberty}",
                 f"select -set flopmem {FLOP_ARRAYS}",
                 "tee -q -o flop_arrays.txt select -list @flopmem",
-                "opt -fast -full",
-                "memory_map @flopmem",
-                "opt -full",
-                "techmap",
-                "opt -fast",
-                "tee -q -o generic.json stat -json",
-                f"abc -liberty {liberty}",
-                "opt_clean",
-                f"dfflibmap -liberty {liberty}",
-                "opt_clean",
-                f"tee -q -o cells.json stat -liberty {liberty} -json",
+                *_MAP_FLOP_ARRAYS,
+                *_to_cells(liberty),
             ]
         )
         + "\n"
@@ -135,11 +142,7 @@ def depth_script(top: str, params: dict[str, int]) -> str:
                 _elaborate(top, params),
                 f"synth -top {top} -flatten -run begin:fine",
                 f"select -set flopmem {FLOP_ARRAYS}",
-                "opt -fast -full",
-                "memory_map @flopmem",
-                "opt -full",
-                "techmap",
-                "opt -fast",
+                *_MAP_FLOP_ARRAYS,
                 "abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX",
                 "opt_clean",
                 "tee -q -o ltp.txt ltp -noff",
@@ -181,17 +184,8 @@ def gpu_script(params: dict[str, int], liberty: Path) -> str:
                 "synth -top simt_gpu -run begin:fine",
                 "write_json coarse.json",
                 f"select -set flopmem {FLOP_ARRAYS}",
-                "opt -fast -full",
-                "memory_map @flopmem",
-                "opt -full",
-                "techmap",
-                "opt -fast",
-                "tee -q -o generic.json stat -json",
-                f"abc -liberty {liberty}",
-                "opt_clean",
-                f"dfflibmap -liberty {liberty}",
-                "opt_clean",
-                f"tee -q -o cells.json stat -liberty {liberty} -json",
+                *_MAP_FLOP_ARRAYS,
+                *_to_cells(liberty),
             ]
         )
         + "\n"
