@@ -446,46 +446,32 @@ async def sm_hang(dut) -> None:
 CONFIGS = SM_UNIT
 
 
-@pytest.mark.parametrize("cfg_name", list(CONFIGS))
-@pytest.mark.parametrize("kernel", list(KERNELS))
-def test_sm(kernel: str, cfg_name: str) -> None:
-    cfg = CONFIGS[cfg_name]
+def run_sm(cfg_name: str, testcase: str, **env: str) -> None:
+    """Build simt_sm for machine ``cfg_name`` (one build per machine) and run cocotb test ``testcase``."""
     rtlsim.run(
         "simt_sm",
         SM_SOURCES,
         __name__,
-        machine=cfg,
-        extra_env={"SM_KERNEL": kernel},
-        testcase="sm_kernel",
+        machine=CONFIGS[cfg_name],
+        extra_env=env,
+        testcase=testcase,
         tag=cfg_name,
     )
+
+
+@pytest.mark.parametrize("cfg_name", list(CONFIGS))
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_sm(kernel: str, cfg_name: str) -> None:
+    run_sm(cfg_name, "sm_kernel", SM_KERNEL=kernel)
 
 
 @pytest.mark.parametrize("hang", list(SM_HANGS))
 def test_sm_hang(hang: str) -> None:
     """A spinning warp, a spinning warp with another at a barrier, a warp waiting on a deaf memory."""
-    cfg = CONFIGS["w32l8"]
-    rtlsim.run(
-        "simt_sm",
-        SM_SOURCES,
-        __name__,
-        machine=cfg,
-        extra_env={"SM_HANG": hang},
-        testcase="sm_hang",
-        tag="w32l8",
-    )
+    run_sm("w32l8", "sm_hang", SM_HANG=hang)
 
 
 @pytest.mark.parametrize("kind", list(ERROR_KERNELS))
 def test_sm_error(kind: str) -> None:
     """Every kernel error kind stops the SM with the model's kind, block, warp, pc and lane."""
-    cfg = CONFIGS["w32l8"]
-    rtlsim.run(
-        "simt_sm",
-        SM_SOURCES,
-        __name__,
-        machine=cfg,
-        extra_env={"SM_KERNEL": kind},
-        testcase="sm_kernel",
-        tag="w32l8",
-    )
+    run_sm("w32l8", "sm_kernel", SM_KERNEL=kind)
