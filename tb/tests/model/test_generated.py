@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tb.reference import gen, isa
+from tb.reference import config, gen, isa
 
 
 def test_committed_generated_files_are_current() -> None:
@@ -89,8 +89,6 @@ def test_params_header_and_doc_follow_the_table(monkeypatch: pytest.MonkeyPatch)
     """Change a range in PARAMS and the header, the docs table and GpuConfig.check all follow it."""
     from dataclasses import replace
 
-    from tb.reference import config
-
     wider = replace(config.PARAMS["num_warps"], hi=48)
     monkeypatch.setitem(config.PARAMS, "num_warps", wider)
     assert "(VAL) <= 48" in gen.render_params_header()
@@ -100,7 +98,7 @@ def test_params_header_and_doc_follow_the_table(monkeypatch: pytest.MonkeyPatch)
         config.GpuConfig(num_warps=49).check()
 
 
-MACHINE_PARAMS = {p.verilog for p in __import__("tb.reference.config", fromlist=["PARAMS"]).PARAMS.values()}
+MACHINE_PARAMS = {p.verilog for p in config.PARAMS.values()}
 # simt_mem_arbiter's NUM_SMS counts the loader's port as well as the SMs: not the machine parameter
 NOT_MACHINE = {("simt_mem_arbiter", "NUM_SMS")}
 
