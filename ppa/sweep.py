@@ -103,7 +103,7 @@ def cycles(c: Config, rtl: bool) -> tuple[list[dict], list[str]]:
     )
     measured = {}
     if rtl:
-        measured = {(r["kernel"], r["size"]): r["launch_cycles"] for r in rtlcycles.collect(cfg, cases)}
+        measured = {(r["kernel"], r["size"]): r["cycles"] for r in rtlcycles.collect(cfg, cases)}
         cycles.rtl_seconds = json.loads(rtlcycles.cache_path(cfg, cases).read_text())["seconds"]
     rows = []
     for k, sizes in cases.items():
