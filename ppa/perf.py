@@ -47,8 +47,6 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -253,11 +251,13 @@ def count_events(cfg, image) -> Events:
 
 def count_all(cfg, image) -> tuple[Events, dict]:
     """:func:`count_events` and the golden model's Counters.as_dict() of the same run."""
+    from ppa.activity import Activity
     from tb.reference.model import Model
 
     class Counting(Model):
-        stacked = loads = stores = data_bits = 0
+        stacked = loads = stores = 0
         per_warp: dict = {}
+        activity = Activity(cfg.warp_size, cfg.num_lanes)
 
         def step(self, bid: int, wid: int):
             w = self.warp(bid, wid)
@@ -275,19 +275,14 @@ def count_all(cfg, image) -> tuple[Events, dict]:
                         self.stores += 1
                 if under and ins.unit != "branch":
                     self.stacked += 1
-                # data activity (for the energy model): 1 bits of the values written or stored, active lanes
-                vals = (
-                    rec.values if rec.values is not None else (rec.mem.data if rec.mem is not None else None)
-                )
-                if vals is not None:
-                    active = np.asarray(vals, dtype=np.uint32)[self._mask_bits(rec.mask).astype(bool)]
-                    self.data_bits += int(np.unpackbits(active.view(np.uint8)).sum())
+                # switching activity (for the energy model, ppa/activity.py)
+                self.activity.observe(rec.word, rec.mask, rec.values, rec.mem)
             return rec
 
     mdl = Counting(cfg, image)
     c = mdl.run().counters.as_dict()
     crit = max(mdl.per_warp.values())
-    c["data_bits"] = mdl.data_bits
+    c.update(mdl.activity.counts)
     ev = Events(
         alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"],
         shared=c["warp_shared"],
@@ -327,6 +322,7 @@ def counts_cached(cfg, kernel: str, size: int, seed: int) -> tuple[Events, dict]
         + (ROOT / "kernels" / kernel / "kernel.s").read_bytes()
         + (ROOT / "kernels" / kernel / "gen.py").read_bytes()
         + Path(__file__).read_bytes()
+        + (ROOT / "ppa" / "activity.py").read_bytes()
     ).hexdigest()[:12]
     path = CACHE / "events" / f"{config_name(cfg)}-{kernel}-{size}-{key}.json"
     d = json.loads(path.read_text()) if path.exists() else {}

@@ -10,6 +10,16 @@ its instrumented bits: the mean area (capacitance proxy) behind one toggling bit
 its HDL memory) are not counted. Not counted either, by Verilator: memories (unpacked arrays: their
 ports' signals are counted instead) and signals wider than MAX_WIDTH.
 
+Verilator 5.048's runtime miscounts toggles of signals wider than 64 bits: ``VL_COV_TOGGLE_CHG_ST_W``
+(include/verilated_cov.h) walks ``width - 32 i`` bits of 32-bit word i instead of at most 32, so the
+changes of word i are also added to every later word's bits (word k of a signal counts k + 1 times
+what it toggled; measured: simt_sm's 1,024-bit result buffer reported 16x its real toggles). Every
+toggle build here compiles against a corrected copy of that header (``_corrected_cov_header``, placed
+in the build folder, which the generated C++ includes first); before any energy run uses it, a
+128-bit signal whose four words toggle equally is built the same way and ``check_counting`` refuses
+the counts unless the four words agree (tb/tests/model/test_ppa_toggles.py shows it refusing the
+uncorrected build).
+
 Cached in build/ppa/toggles/<config>-<key>/<image hash>.json.
 """
 
@@ -19,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -43,6 +54,78 @@ def _sources() -> list[str]:
     return raw_sources()
 
 
+_COV_BUG = "for (int j = 0; j < width - i * VL_EDATASIZE; ++j)"
+_COV_FIX = "for (int j = 0; j < VL_EDATASIZE && j < width - i * VL_EDATASIZE; ++j)"
+_CHECK_V = """module toggle_count_check;
+  reg clk = 1'b0;
+  reg [127:0] w = 128'd0;
+  reg [1:0] row = 2'd0;
+  integer cyc = 0;
+  always #5 clk = ~clk;
+  always @(posedge clk) begin  // one 32-bit word of w inverted per cycle, in turn: all four toggle alike
+    cyc <= cyc + 1;
+    row <= row + 1'b1;
+    w[row*32 +: 32] <= ~w[row*32 +: 32];
+    if (cyc == 99) $finish;
+  end
+endmodule
+"""
+
+
+def _corrected_cov_header(folder: Path) -> None:
+    """Write verilated_cov.h with the wide-signal toggle loop bounded to one word into *folder* (the
+    Verilator build folder: the generated C++ includes it from there before Verilator's own)."""
+    out = subprocess.run(
+        ["verilator", "--getenv", "VERILATOR_ROOT"], capture_output=True, text=True, check=True
+    )
+    text = (Path(out.stdout.strip()) / "include" / "verilated_cov.h").read_text()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "verilated_cov.h").write_text(text.replace(_COV_BUG, _COV_FIX))
+
+
+def count_check_words(work: Path, corrected: bool = True) -> list[int]:
+    """Toggles per 32-bit word of a 128-bit signal whose four words toggle equally (``_CHECK_V``), built
+    in *work* with (or, to show the miscount, without) the corrected header."""
+    simenv.apply(["verilator"])
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "obj").mkdir(parents=True)
+    if corrected:
+        _corrected_cov_header(work / "obj")
+    (work / "check.v").write_text(_CHECK_V)
+    subprocess.run(["verilator", "--binary", "--timing", "--coverage-toggle", "-Wno-fatal", "-Wno-lint",
+                    "--top-module", "toggle_count_check", "-Mdir", "obj", "-MAKEFLAGS", "OPT_FAST=-O0 OPT_GLOBAL=-O0",
+                    "check.v"],
+                   cwd=work, check=True, capture_output=True, text=True)  # fmt: skip
+    subprocess.run(["obj/Vtoggle_count_check", "+verilator+coverage+file+check.dat"], cwd=work, check=True,
+                   capture_output=True, text=True)  # fmt: skip
+    words = [0, 0, 0, 0]
+    for line in (work / "check.dat").read_text(encoding="latin-1").splitlines():
+        m = re.search(r"\x02w\[(\d+)\]:.*' (\d+)$", line)
+        if m:
+            words[int(m.group(1)) // 32] += int(m.group(2))
+    return words
+
+
+def check_counting(words: list[int]) -> None:
+    """Refuse toggle counts of the check design unless its four words counted the same, non-zero toggles
+    (the uncorrected Verilator 5.048 counts 1x, 2x, 3x, 4x)."""
+    if min(words) == 0 or len(set(words)) != 1:
+        raise RuntimeError(
+            f"Verilator toggle coverage miscounts a 128-bit signal (per 32-bit word: {words}, expected four "
+            "equal counts): the energy reference would be wrong; check ppa/toggles.py's header correction "
+            "against this Verilator's include/verilated_cov.h"
+        )
+
+
+def _checked() -> None:
+    """:func:`check_counting` on the corrected build, once per build folder (a stamp records it)."""
+    stamp = BUILD / "check" / "ok"
+    if not stamp.exists():
+        words = count_check_words(BUILD / "check")
+        check_counting(words)
+        stamp.write_text(json.dumps(words))
+
+
 def build(cfg: GpuConfig) -> Path:
     """The raw bench of ``cfg`` with toggle coverage (cached by parameters and source contents)."""
     from tb.rtlsim import machine_parameters
@@ -50,13 +133,14 @@ def build(cfg: GpuConfig) -> Path:
 
     simenv.apply(["verilator"])
     params = machine_parameters(cfg, TOP)
-    h = hashlib.sha1(json.dumps([params, MAX_WIDTH]).encode())
+    _checked()
+    h = hashlib.sha1(json.dumps([params, MAX_WIDTH, _COV_FIX]).encode())
     for s in _sources():
         h.update(Path(s).read_bytes())
     out = BUILD / "bin" / h.hexdigest()[:12]
     exe = out / f"V{TOP}"
     if not exe.exists():
-        out.mkdir(parents=True, exist_ok=True)
+        _corrected_cov_header(out)
         cmd = ["verilator", "--binary", "--timing", "-O3", "-Wno-fatal", "-Wno-lint", "-Wno-style",
                f"-I{ROOT / 'rtl' / 'include'}", "--coverage-toggle", "--coverage-max-width", str(MAX_WIDTH),
                "--top-module", TOP, "-Mdir", str(out), "-j", "2", "-CFLAGS", "-O2",
