@@ -18,6 +18,9 @@ model):
   differ between consecutive values written to that slot;
 - ``gaddr_hd`` (per thread slot: the global unit captures a whole warp's addresses) and ``saddr_hd``
   (per lane: the shared unit's bank selection): the same for memory addresses;
+- ``operand_hd``: per physical lane and register-file read port (a, b, c), bits that differ between
+  consecutive operands read (the read ports, operand latches and ALU inputs). The register file reads
+  whole rows: every lane of a row with an active thread reads, active or not;
 - ``data_bits``: 1 bits of the values written or stored (the older, order-free data measure).
 
 Used by ppa/perf.py ``count_all`` (every retire passes through :meth:`Activity.observe`) for the energy
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_NAMES = ("instr_hd", "lane_hd", "slot_hd", "gaddr_hd", "saddr_hd", "data_bits")
+_NAMES = ("instr_hd", "lane_hd", "slot_hd", "gaddr_hd", "saddr_hd", "operand_hd", "data_bits")
 
 
 def popcount(words: np.ndarray) -> int:
@@ -45,11 +48,12 @@ class Activity:
         self.warp_size, self.lanes = warp_size, num_lanes
         self.counts = dict.fromkeys(_NAMES, 0)
         self._word = 0
-        self._bus = {k: np.zeros(num_lanes, dtype=np.uint32) for k in ("lane", "shared")}
+        self._bus = {k: np.zeros(num_lanes, dtype=np.uint32) for k in ("lane", "shared", "a", "b", "c")}
         self._bus.update({k: np.zeros(warp_size, dtype=np.uint32) for k in ("slot", "global")})
 
-    def _lanes(self, bus: str, values, active: np.ndarray) -> int:
-        """Flips on a per-lane bus that carries ``values`` (one per thread) row by row."""
+    def _lanes(self, bus: str, values, active: np.ndarray, whole_rows: bool = False) -> int:
+        """Flips on a per-lane bus that carries ``values`` (one per thread) row by row: the active
+        lanes' values, or with ``whole_rows`` every lane of a row that has an active thread."""
         last = self._bus[bus]
         vals = np.asarray(values, dtype=np.int64).astype(np.uint32)
         flips = 0
@@ -58,7 +62,7 @@ class Activity:
             on = active[row]
             if not on.any():
                 continue
-            new = np.where(on, vals[row], last)
+            new = vals[row] if whole_rows else np.where(on, vals[row], last)
             flips += popcount(new ^ last)
             last = new
         self._bus[bus] = last
@@ -71,13 +75,17 @@ class Activity:
         self._bus[bus] = new
         return popcount(new ^ last)
 
-    def observe(self, word: int, mask: int, values=None, mem=None) -> None:
-        """One retired warp-instruction: its word, active mask, written values (or None) and memory
-        access (a records.MemAccess or None)."""
+    def observe(self, word: int, mask: int, values=None, mem=None, operands=()) -> None:
+        """One retired warp-instruction: its word, active mask, written values (or None), memory access
+        (a records.MemAccess or None) and the register operands it read (per read port a, b, c: the
+        source register of every thread before the instruction, or None for a port it does not use)."""
         c = self.counts
         c["instr_hd"] += (word ^ self._word).bit_count()
         self._word = word
         active = ((mask >> np.arange(self.warp_size)) & 1).astype(bool)
+        for port, vals in zip("abc", operands):
+            if vals is not None:
+                c["operand_hd"] += self._lanes(port, vals, active, whole_rows=True)
         data = values if values is not None else (mem.data if mem is not None else None)
         if data is not None:
             c["lane_hd"] += self._lanes("lane", data, active)

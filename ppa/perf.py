@@ -263,6 +263,13 @@ def count_all(cfg, image) -> tuple[Events, dict]:
             w = self.warp(bid, wid)
             ins = self.code[w.pc] if w.pc < len(self.code) else None
             under = bool(w.stack)
+            # register operands (read ports a, b, c) before the step; SREG's field names no register
+            reads = ins is not None and ins.op is not None and ins.op.fmt.name != "SREG"
+            ops = (
+                [w.regs[r].copy() if isinstance(r, int) else None for r in (ins.a, ins.b, ins.c)]
+                if reads
+                else ()
+            )
             rec = super().step(bid, wid)
             if ins is not None:
                 mine = self.per_warp.setdefault((bid, wid), [0, 0])
@@ -276,7 +283,7 @@ def count_all(cfg, image) -> tuple[Events, dict]:
                 if under and ins.unit != "branch":
                     self.stacked += 1
                 # switching activity (for the energy model, ppa/activity.py)
-                self.activity.observe(rec.word, rec.mask, rec.values, rec.mem)
+                self.activity.observe(rec.word, rec.mask, rec.values, rec.mem, ops)
             return rec
 
     mdl = Counting(cfg, image)

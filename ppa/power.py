@@ -30,7 +30,7 @@ from ppa import energy  # noqa: E402
 
 OUT = ROOT / "build" / "ppa" / "power"
 EVENTS = ("cycles", "warp_instr", "alu_thread", "data_bit", "shared_pass", "gmem_access", "gmem_txn",
-          "stack_visit", "barrier", "instr_hd", "lane_hd", "slot_hd", "gaddr_hd", "saddr_hd")  # fmt: skip
+          "stack_visit", "barrier", "instr_hd", "lane_hd", "slot_hd", "gaddr_hd", "saddr_hd", "operand_hd")  # fmt: skip
 
 
 def events_of(counters: dict, ev, cycles: int) -> dict[str, float]:
@@ -50,7 +50,7 @@ def events_of(counters: dict, ev, cycles: int) -> dict[str, float]:
         "gmem_txn": float(c["global_transactions"]),
         "stack_visit": float(c["warp_branch"] + ev.stacked),
         "barrier": float(c["barrier_releases"]),
-        **{k: float(c[k]) for k in ("instr_hd", "lane_hd", "slot_hd", "gaddr_hd", "saddr_hd")},
+        **{k: float(c[k]) for k in ("instr_hd", "lane_hd", "slot_hd", "gaddr_hd", "saddr_hd", "operand_hd")},
     }
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -142,6 +143,72 @@ def launch_energy(fit: dict, c: Config, row: dict) -> float:
     return sum(fit["energy"][e] * v for e, v in events.items())
 
 
+def _synth_sm(c: Config) -> None:
+    from ppa import synth
+    from ppa.yosys import find
+
+    synth.synth_sm(find(), c)
+
+
+def _synth_gpu(c: Config) -> None:
+    from ppa import synth
+    from ppa.yosys import find
+
+    synth.synth_gpu(find(), c)
+
+
+def _micro(lanes: int) -> None:
+    from ppa import micro
+
+    micro.measure(lanes)
+
+
+def _rtl(c: Config) -> None:
+    from ppa import rtlcycles
+
+    cfg = machine_of(c)
+    rtlcycles.collect(cfg, rtlcycles.runnable(cfg)[0])
+
+
+def _energy(lanes: int) -> None:
+    energies(lanes)
+
+
+def _pool(kind: str, fn, items: list, jobs: int) -> float:
+    """Run ``fn`` over ``items``, ``jobs`` at a time in worker processes (each job is a Yosys or
+    Verilator run driven by Python: processes, not threads); returns the wall seconds."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    start = time.monotonic()
+    if items:
+        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(items)))) as ex:
+            list(ex.map(fn, items))
+    seconds = time.monotonic() - start
+    print(f"sweep: {kind}: {len(items)} jobs, {jobs} at a time, {seconds:.0f} s", flush=True)
+    return seconds
+
+
+def warm(configs: list[Config], jobs: int, rtl: bool, energy: bool) -> dict[str, float]:
+    """Fill every cache the sweep reads, ``jobs`` runs at a time, in an order that keeps two runs from
+    building the same thing: SM syntheses (largest first: the longest run starts first), GPU tops, the
+    micro-benchmarks per lane count (their raw benches), then the RTL cycles per configuration and the
+    energy fits per lane count (each builds its own bench). Wall seconds per phase."""
+    sms = sorted(dict.fromkeys(c.sm_only() for c in configs), key=lambda c: -(c.lanes * 64 + c.warps))
+    lanes = sorted({c.lanes for c in configs}, reverse=True)
+    wall = {
+        "synthesis (SMs)": _pool("synthesis of the SMs", _synth_sm, sms, jobs),
+        "synthesis (GPU tops)": _pool(
+            "synthesis of the GPU tops", _synth_gpu, [c for c in configs if c.sms > 1], jobs
+        ),
+        "micro-benchmarks": _pool("micro-benchmarks", _micro, lanes, jobs),
+    }
+    if energy:
+        wall["energy fits"] = _pool("energy fits", _energy, lanes, jobs)
+    if rtl:
+        wall["RTL cycles"] = _pool("RTL cycles", _rtl, configs, jobs)
+    return wall
+
+
 def geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -151,9 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-rtl", action="store_true")
     ap.add_argument("--no-energy", action="store_true")
     ap.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
+    ap.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: the cores)"
+    )
     args = ap.parse_args(argv)
     start = time.monotonic()
     OUT.mkdir(parents=True, exist_ok=True)
+    wall = {} if args.only_cached else warm(CONFIGS, args.jobs, not args.no_rtl, not args.no_energy)
     results = []
     for c in CONFIGS:
         t0 = time.monotonic()
@@ -206,11 +277,11 @@ def main(argv: list[str] | None = None) -> int:
         "energy fits": cold_power,
         "micro-benchmarks": sum(micro.measure(n).get("seconds", 0.0) for n in lanes),
     }
-    (OUT / "cold.json").write_text(json.dumps(results_cold, indent=1))
+    (OUT / "cold.json").write_text(json.dumps({**results_cold, "wall": wall, "jobs": args.jobs}, indent=1))
     (OUT / "sweep.json").write_text(json.dumps({"seconds": total, "configs": results}, indent=1))
     from ppa import sweep_report
 
-    path = sweep_report.write(results, total, results_cold)
+    path = sweep_report.write(results, total, results_cold, wall, args.jobs)
     print(f"sweep: {len(results)} configurations in {total:.0f} s; report {path}")
     return 0
 

@@ -106,7 +106,9 @@ def plots(results: list[dict], summary: list[dict]) -> list[str]:
     return made
 
 
-def write(results: list[dict], seconds: float, cold: dict | None = None) -> Path:
+def write(
+    results: list[dict], seconds: float, cold: dict | None = None, wall: dict | None = None, jobs: int = 1
+) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     summary = summary_rows(results)
     common = common_cases(results)
@@ -174,7 +176,14 @@ def write(results: list[dict], seconds: float, cold: dict | None = None) -> Path
             "Cold cost (each step's own recorded wall time when it ran uncached; synthesis of an SM "
             "shared by several configurations counted once): "
             + ", ".join(f"{k} {v / 60:.1f} min" for k, v in cold.items())
-            + f"; total **{sum(cold.values()) / 60:.1f} min**. This run: {seconds:.0f} s.",
+            + f"; total **{sum(cold.values()) / 60:.1f} min** of runs. This run: {seconds:.0f} s.",
+        ]
+    if wall:
+        lines += [
+            "",
+            f"This run filled the caches {jobs} jobs at a time (wall time per phase): "
+            + ", ".join(f"{k} {v / 60:.1f} min" for k, v in wall.items())
+            + f"; the whole run **{seconds / 60:.1f} min** of wall time.",
         ]
     for fig in plots(results, summary):
         lines += ["", f"![{fig}]({fig})"]

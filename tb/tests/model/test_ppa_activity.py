@@ -64,3 +64,12 @@ def test_the_lane_order_matters():
 def test_lanes_must_divide_the_warp():
     with pytest.raises(ValueError, match="not a multiple"):
         Activity(warp_size=32, num_lanes=12)
+
+
+def test_operands_read_whole_rows_per_port():
+    # 4 threads on 2 lanes; only thread 0 is active, so only row 0 is read, both of its lanes
+    a = Activity(warp_size=4, num_lanes=2)
+    a.observe(0, mask=0b0001, operands=[np.array([1, 3, 0xFF, 0xFF]), None, np.array([0, 0, 7, 7])])
+    assert a.counts["operand_hd"] == (1 + 2) + 0  # port a: lanes 0 -> 1 and 0 -> 3; port c: zeros
+    a.observe(0, mask=0b0001, operands=[np.array([1, 3, 0, 0]), None, None])
+    assert a.counts["operand_hd"] == 3  # the same row again on port a: nothing flips
