@@ -7,13 +7,37 @@ report  write the report from the cached results only (no synthesis)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 from ppa import synth
 from ppa.config import SWEEPS, sweep
 from ppa.yosys import YosysError, find
+
+
+def _size(c) -> int:
+    """Sort key: the largest SM (its Yosys run the longest) first."""
+    return -(c.lanes * 64 + c.warps)
+
+
+def _synthesise(job: tuple) -> str:
+    """One cached synthesis (a worker process of --jobs): an SM with its add-ons, or a GPU top; the
+    error text if Yosys failed."""
+    kind, cfg, ice40, depth, force = job
+    try:
+        y = find()
+        if kind == "gpu":
+            synth.synth_gpu(y, cfg, force=force)
+        else:
+            synth.synth_sm(y, cfg, ice40=ice40, force=force)
+            if depth:
+                synth.unit_depths(y, cfg, force=force)
+    except YosysError as err:
+        return str(err)
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,6 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="ignore the cache")
     parser.add_argument("--docs", action="store_true", help="also copy the figures and report to docs/ppa/")
     parser.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="Yosys runs at a time (default: the cores)"
+    )
     args = parser.parse_args(argv)
     sm_cfgs, gpu_cfgs = sweep(args.sweep)
     start = time.monotonic()
@@ -45,6 +72,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ice = {s for s in args.ice40.split(",") if s}
     depth = {s for s in args.depth.split(",") if s}
     cached = args.only_cached or args.action == "report"
+    if not cached and args.jobs > 1:  # fill the cache in parallel, largest SM first; the loop below reads it
+        jobs = [("sm", c, c.name in ice, c.name in depth, args.force) for c in sorted(sm_cfgs, key=_size)]
+        jobs += [("gpu", c, False, False, args.force) for c in gpu_cfgs]
+        with ProcessPoolExecutor(max_workers=args.jobs) as ex:
+            for err in ex.map(_synthesise, jobs):
+                if err:
+                    print(f"error: {err}", file=sys.stderr)
+                    return 1
+        args.force = False  # done above: the loop below only reads the cache
     sms: list[dict] = []
     gpus: list[dict] = []
     try:

@@ -104,7 +104,15 @@ def collect(lanes: int) -> list[dict]:
         ev, counters = count_all(cfg, img)
         r = toggles.run(cfg, img.to_words(), LATENCY)
         assert r["warp_instrs"] == counters["warp_instrs"], name
-        rows.append({"name": name, "kind": kind, "events": events_of(counters, ev, r["cycles"]), **r})
+        rows.append(
+            {
+                "name": name,
+                "kind": kind,
+                "events": events_of(counters, ev, r["cycles"]),
+                "thread_instrs": counters["thread_instrs"],
+                **r,
+            }
+        )
         print(f"  toggles {name}: {r['cycles']} cycles, {sum(r['toggles'].values()):,} toggles", flush=True)
     return rows
 
@@ -149,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             "geomean_abs": val.geomean_abs,
             "mape": val.mape,
             "worst": val.worst,
+            # the reference itself (measured toggles x areas, not the model) per thread-instruction of
+            # each held-out kernel: what one thread-instruction costs at this lane count
+            "per_thread_instr": {
+                r["name"]: reference(r, w, macros) / r["thread_instrs"] for r in rows if r["kind"] == "kernel"
+            },
         }
         print(f"{label}: per event " + ", ".join(f"{e} {v:,.1f}" for e, v in model.energy.items()))
         print(

@@ -203,6 +203,9 @@ def warm(configs: list[Config], jobs: int, rtl: bool, energy: bool) -> dict[str,
         "micro-benchmarks": _pool("micro-benchmarks", _micro, lanes, jobs),
     }
     if energy:
+        from ppa import toggles
+
+        toggles.checked()  # once, before the energy runs that rely on it
         wall["energy fits"] = _pool("energy fits", _energy, lanes, jobs)
     if rtl:
         wall["RTL cycles"] = _pool("RTL cycles", _rtl, configs, jobs)
@@ -281,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     (OUT / "sweep.json").write_text(json.dumps({"seconds": total, "configs": results}, indent=1))
     from ppa import sweep_report
 
-    path = sweep_report.write(results, total, results_cold, wall, args.jobs)
+    fitted = {int(f.stem[1:]): json.loads(f.read_text())["fits"] for f in sorted(fits) if f.exists()}
+    path = sweep_report.write(results, total, results_cold, wall, args.jobs, fitted)
     print(f"sweep: {len(results)} configurations in {total:.0f} s; report {path}")
     return 0
 

@@ -106,8 +106,63 @@ def plots(results: list[dict], summary: list[dict]) -> list[str]:
     return made
 
 
+def energy_lines(fits: dict[int, dict]) -> list[str]:
+    """The energy model's held-out errors per lane count and weighting, and the reference energy per
+    thread-instruction per lane doubling beside Lies 2019 Table 5.3's power column. ``fits``: lanes ->
+    the "fits" of build/ppa/power/L<n>.json (ppa/power.py)."""
+    from ppa import trend
+
+    if not fits:
+        return []
+    lanes = sorted(fits)
+    labels = list(fits[lanes[0]])
+    lines = [
+        "",
+        "## Energy model (ppa/power.py): held-out kernels, modelled vs RTL toggle proxy",
+        "",
+        "| weighting | " + " | ".join(f"{n} lanes geomean abs(error) | {n} lanes MAPE" for n in lanes) + " |",
+        "|---|" + "---:|---:|" * len(lanes),
+    ]
+    for label in labels:
+        cells = [f"{fits[n][label]['geomean_abs']:.1%} | {fits[n][label]['mape']:.1%}" for n in lanes]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    per_ti = {
+        label: {n: _geo(list(fits[n][label]["per_thread_instr"].values())) for n in lanes}
+        for label in labels
+        if all("per_thread_instr" in fits[n][label] for n in lanes)
+    }
+    if per_ti and len(lanes) > 1:
+        lines += [
+            "",
+            "Reference energy per thread-instruction (geomean over the held-out kernels; measured toggles x "
+            "synthesised areas, µm²·toggles) per lane doubling, beside [Lies 2019] Table 5.3's change of the "
+            "total power per processor (published, 65 nm, 300 MHz; a different quantity, the trend compared):",
+            "",
+            "| lanes | "
+            + " | ".join(f"{label}: per thread-instr (n → 2n) | change" for label in per_ti)
+            + " | Table 5.3 power per processor |",
+            "|---|" + "---:|---:|" * len(per_ti) + "---:|",
+        ]
+        tables = {label: trend.energy_doubling_table(v) for label, v in per_ti.items()}
+        first = next(iter(tables.values()))
+        for i, row in enumerate(first):
+            a, b = row["from"], row["to"]
+            cells = [
+                f"{per_ti[label][a]:,.0f} → {per_ti[label][b]:,.0f} | {tables[label][i]['change']:+.0%}"
+                for label in per_ti
+            ]
+            seed = "" if row["seed000"] is None else f"{row['seed000']:+.0%}"
+            lines.append(f"| {a}→{b} | " + " | ".join(cells) + f" | {seed} |")
+    return lines
+
+
 def write(
-    results: list[dict], seconds: float, cold: dict | None = None, wall: dict | None = None, jobs: int = 1
+    results: list[dict],
+    seconds: float,
+    cold: dict | None = None,
+    wall: dict | None = None,
+    jobs: int = 1,
+    fits: dict[int, dict] | None = None,
 ) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     summary = summary_rows(results)
@@ -185,6 +240,7 @@ def write(
             + ", ".join(f"{k} {v / 60:.1f} min" for k, v in wall.items())
             + f"; the whole run **{seconds / 60:.1f} min** of wall time.",
         ]
+    lines += energy_lines(fits or {})
     for fig in plots(results, summary):
         lines += ["", f"![{fig}]({fig})"]
     path = OUT / "report.md"

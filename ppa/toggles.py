@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -117,12 +118,16 @@ def check_counting(words: list[int]) -> None:
         )
 
 
-def _checked() -> None:
-    """:func:`check_counting` on the corrected build, once per build folder (a stamp records it)."""
-    stamp = BUILD / "check" / "ok"
+def checked() -> None:
+    """:func:`check_counting` on the corrected build, once (a stamp records it). Each process checks in
+    a folder of its own, so parallel energy runs (make ppa-sweep --jobs) cannot delete each other's."""
+    stamp = BUILD / "check-ok.json"
     if not stamp.exists():
-        words = count_check_words(BUILD / "check")
+        BUILD.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="check-", dir=BUILD))
+        words = count_check_words(work)
         check_counting(words)
+        shutil.rmtree(work, ignore_errors=True)
         stamp.write_text(json.dumps(words))
 
 
@@ -133,7 +138,7 @@ def build(cfg: GpuConfig) -> Path:
 
     simenv.apply(["verilator"])
     params = machine_parameters(cfg, TOP)
-    _checked()
+    checked()
     h = hashlib.sha1(json.dumps([params, MAX_WIDTH, _COV_FIX]).encode())
     for s in _sources():
         h.update(Path(s).read_bytes())

@@ -50,3 +50,32 @@ def doubling_table(areas: Mapping[int, float]) -> list[dict[str, float | int | N
             }
         )
     return rows
+
+
+def energy_doubling_table(per_thread_instr: Mapping[int, float]) -> list[dict[str, float | int | None]]:
+    """Rows (n, 2n, change of the energy per thread-instruction, Lies 2019 Table 5.3's change of the
+    total power per processor) for consecutive lane counts.
+
+    Not the same quantity: Table 5.3's is the power of one processor of a synthesised 65 nm SM at
+    300 MHz, ours the toggle-proxy energy (µm²·toggles, ppa/power.py) of one thread-instruction of the
+    benchmark kernels; both fall when a larger SM spreads its fixed control over more lanes, which is the
+    trend compared."""
+    rows: list[dict[str, float | int | None]] = []
+    lanes = sorted(per_thread_instr)
+    for a, b in zip(lanes, lanes[1:]):
+        if b != 2 * a:
+            raise ValueError(f"lane counts must double: {a} then {b}")
+        if per_thread_instr[a] <= 0 or per_thread_instr[b] <= 0:
+            raise ValueError(f"energies must be positive (got {per_thread_instr[a]}, {per_thread_instr[b]})")
+        ours = per_thread_instr[b] / per_thread_instr[a] - 1.0
+        seed = SEED000_TABLE_5_3.get((a, b), (None, None))[1]
+        rows.append(
+            {
+                "from": a,
+                "to": b,
+                "change": ours,
+                "seed000": seed,
+                "diff_pp": None if seed is None else 100.0 * (ours - seed),
+            }
+        )
+    return rows

@@ -57,6 +57,18 @@ def test_trend_table_rows_and_errors() -> None:
         trend.per_area_gain(0.0, 1.0)
 
 
+def test_energy_doubling_rows_follow_the_definition() -> None:
+    # energy per thread-instruction that halves with each doubling: -50 % against Table 5.3's power column
+    rows = trend.energy_doubling_table({4: 8.0, 8: 4.0, 16: 2.0})
+    assert [r["change"] for r in rows] == [pytest.approx(-0.5), pytest.approx(-0.5)]
+    assert rows[0]["seed000"] == trend.SEED000_TABLE_5_3[(4, 8)][1]
+    assert rows[0]["diff_pp"] == pytest.approx(100 * (-0.5 - trend.SEED000_TABLE_5_3[(4, 8)][1]))
+    with pytest.raises(ValueError, match="must double"):
+        trend.energy_doubling_table({4: 1.0, 16: 2.0})
+    with pytest.raises(ValueError, match="positive"):
+        trend.energy_doubling_table({4: 0.0, 8: 1.0})
+
+
 # --------------------------------------------------------------------------- memory costing
 def _arr(**kw: int) -> memory.Array:
     base = dict(unit="u", name="m", words=512, width=32, read_ports=1, write_ports=1, sync_read_ports=1)
