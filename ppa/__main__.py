@@ -46,8 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sweep", default="full", choices=SWEEPS)
     parser.add_argument(
         "--ice40",
-        default="L8-W16-R512-B8",
-        help="comma-separated SM names that also get synth_ice40 ('' for none)",
+        default="",
+        help="comma-separated SM names that also get a whole-SM synth_ice40 (default none: on the 8-lane SM "
+        "it ran over 20 minutes in ABC9; per-unit counts and Fmax are python -m ppa.ice40)",
     )
     parser.add_argument(
         "--depth",
