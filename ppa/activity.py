@@ -12,15 +12,19 @@ model):
 - ``lane_hd``: per physical lane, bits that differ between consecutive values the lane writes to a
   register or stores (the ALU result, writeback and store-data path). With fewer lanes than threads
   per warp a lane carries one thread of each row in turn (rows of ``num_lanes`` threads, docs/sm.md),
-  so the sequence is row by row; a lane with no active thread in a row keeps its last value;
+  so the sequence is row by row. An ALU instruction's lanes compute every thread of a row with an
+  active thread (the model applies the operation to the inactive threads' operands too); for other
+  writes a lane with no active thread keeps its last value;
 - ``slot_hd``: per thread slot of the warp-wide buffers (simt_sm's per-instruction result buffer and
   the global unit's completion data: one 32-bit word per thread of a warp, whichever warp), bits that
   differ between consecutive values written to that slot;
 - ``gaddr_hd`` (per thread slot: the global unit captures a whole warp's addresses) and ``saddr_hd``
   (per lane: the shared unit's bank selection): the same for memory addresses;
-- ``operand_hd``: per physical lane and register-file read port (a, b, c), bits that differ between
-  consecutive operands read (the read ports, operand latches and ALU inputs). The register file reads
-  whole rows: every lane of a row with an active thread reads, active or not;
+- ``operand_hd``: per physical lane and ALU input (a, b, c), bits that differ between consecutive
+  operands (the register read or, for a and b, the immediate): the lanes' ALU, multiplier and address
+  adder see their inputs change whatever the operation (simt_alu computes every function, the product
+  included, and the SM selects one). The register file reads whole rows: every lane of a row with an
+  active thread reads, active or not;
 - ``data_bits``: 1 bits of the values written or stored (the older, order-free data measure).
 
 Used by ppa/perf.py ``count_all`` (every retire passes through :meth:`Activity.observe`) for the energy
@@ -75,10 +79,12 @@ class Activity:
         self._bus[bus] = new
         return popcount(new ^ last)
 
-    def observe(self, word: int, mask: int, values=None, mem=None, operands=()) -> None:
+    def observe(self, word: int, mask: int, values=None, mem=None, operands=(), row_values=None) -> None:
         """One retired warp-instruction: its word, active mask, written values (or None), memory access
         (a records.MemAccess or None) and the register operands it read (per read port a, b, c: the
-        source register of every thread before the instruction, or None for a port it does not use)."""
+        source register of every thread before the instruction, or None for a port it does not use).
+        ``row_values``: an ALU instruction's result for every thread, active or not: the lanes compute
+        whole rows and the SM writes whole rows into its result buffer, so the data paths carry it."""
         c = self.counts
         c["instr_hd"] += (word ^ self._word).bit_count()
         self._word = word
@@ -87,7 +93,11 @@ class Activity:
             if vals is not None:
                 c["operand_hd"] += self._lanes(port, vals, active, whole_rows=True)
         data = values if values is not None else (mem.data if mem is not None else None)
-        if data is not None:
+        if row_values is not None:
+            rows = active.reshape(-1, self.lanes).any(axis=1).repeat(self.lanes)
+            c["lane_hd"] += self._lanes("lane", row_values, active, whole_rows=True)
+            c["slot_hd"] += self._slots("slot", row_values, rows)
+        elif data is not None:
             c["lane_hd"] += self._lanes("lane", data, active)
             c["slot_hd"] += self._slots("slot", data, active)
             on = np.asarray(data, dtype=np.int64).astype(np.uint32)[active]

@@ -118,8 +118,12 @@ def _matrix(samples: Sequence[Sample], events: Sequence[str]) -> tuple[np.ndarra
     return a, b
 
 
-def fit(samples: Sequence[Sample], events: Sequence[str]) -> EventFit:
-    """Fit per-event energies (≥ 0) on the training kernels by NNLS."""
+def fit(samples: Sequence[Sample], events: Sequence[str], relative: bool = False) -> EventFit:
+    """Fit per-event energies (≥ 0) on the training kernels by NNLS.
+
+    ``relative``: minimise the relative residuals (each kernel's row divided by its reference energy)
+    instead of the absolute ones, so that a kernel with a hundred times the energy of another does not
+    decide the fit alone; the validation measures relative errors, and so does this fit."""
     events = tuple(events)
     if len(set(events)) != len(events):
         raise FitError(f"duplicate events in {events}")
@@ -137,7 +141,12 @@ def fit(samples: Sequence[Sample], events: Sequence[str]) -> EventFit:
             f"the event counts are linearly dependent (rank {rank} < {len(events)} events): "
             "some events always occur together in these kernels; add a kernel that separates them"
         )
-    x = nnls(a, b)
+    if relative:
+        if not (b > 0).all():
+            raise FitError("a relative fit needs every training kernel's reference energy above 0")
+        x = nnls(a / b[:, None], np.ones_like(b))
+    else:
+        x = nnls(a, b)
     resid = float(np.sqrt(np.mean((a @ x - b) ** 2)))
     return EventFit(events, dict(zip(events, (float(v) for v in x))), resid)
 

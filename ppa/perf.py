@@ -249,6 +249,14 @@ def count_events(cfg, image) -> Events:
     return count_all(cfg, image)[0]
 
 
+def _operand(w, ins, field):
+    """What a lane's ALU input carries for one operand of ``ins`` (docs/sm.md: a and b are the immediate
+    or the register read, c the register read): every thread's value, or None (the port is not used)."""
+    if isinstance(field, int):
+        return w.regs[field].copy()
+    return ins.immv if field == "imm" else None
+
+
 def count_all(cfg, image) -> tuple[Events, dict]:
     """:func:`count_events` and the golden model's Counters.as_dict() of the same run."""
     from ppa.activity import Activity
@@ -263,13 +271,9 @@ def count_all(cfg, image) -> tuple[Events, dict]:
             w = self.warp(bid, wid)
             ins = self.code[w.pc] if w.pc < len(self.code) else None
             under = bool(w.stack)
-            # register operands (read ports a, b, c) before the step; SREG's field names no register
+            # the ALU inputs a, b, c (operands before the step); SREG's field names no register
             reads = ins is not None and ins.op is not None and ins.op.fmt.name != "SREG"
-            ops = (
-                [w.regs[r].copy() if isinstance(r, int) else None for r in (ins.a, ins.b, ins.c)]
-                if reads
-                else ()
-            )
+            ops = [_operand(w, ins, r) for r in (ins.a, ins.b, ins.c)] if reads else ()
             rec = super().step(bid, wid)
             if ins is not None:
                 mine = self.per_warp.setdefault((bid, wid), [0, 0])
@@ -283,7 +287,10 @@ def count_all(cfg, image) -> tuple[Events, dict]:
                 if under and ins.unit != "branch":
                     self.stacked += 1
                 # switching activity (for the energy model, ppa/activity.py)
-                self.activity.observe(rec.word, rec.mask, rec.values, rec.mem, ops)
+                full = None
+                if ins.kind == "alu" and ins.fn is not None and ops:  # every thread's result (activity.py)
+                    full = ins.fn(*ops)
+                self.activity.observe(rec.word, rec.mask, rec.values, rec.mem, ops, full)
             return rec
 
     mdl = Counting(cfg, image)

@@ -11,9 +11,10 @@
    banks=n, rf_depth=4096/n)`` (make ppa's cache), the closest synthesised machine to the simulated one
    (ppa.rtlcycles.machine: 2,048 shared words, 1,024 register rows; weights only).
 2. Events per launch: the golden model's counters (``EVENTS``) plus the launch's RTL cycles.
-3. Fit (ppa/energy.py NNLS) on the micro-kernels of ppa/micro.py (each stresses one event) and the
-   empty launches; validate on the benchmark kernels (kernels/, never in the fit): per-kernel error,
-   geomean |error|, MAPE.
+3. Fit (ppa/energy.py NNLS on relative residuals: the validation's errors are relative too) on the
+   micro-kernels of ppa/micro.py (each stresses one event) and the empty launches; validate on the
+   benchmark kernels (kernels/, never in the fit): per-kernel error, geomean |error|, MAPE. An event
+   whose count equals another's on every run (lane_hd and slot_hd at 32 lanes) is fitted as that one.
 """
 
 from __future__ import annotations
@@ -117,18 +118,35 @@ def collect(lanes: int) -> list[dict]:
     return rows
 
 
+def distinct_events(rows: list[dict]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """``EVENTS`` without those whose count equals an earlier event's on every run, and which event each
+    dropped one equals (with as many lanes as threads per warp a lane carries one thread: lane_hd and
+    slot_hd count the same flips, and two equal columns have no separate energies)."""
+    keep: list[str] = []
+    same: dict[str, str] = {}
+    for e in EVENTS:
+        twin = next((k for k in keep if all(r["events"][k] == r["events"][e] for r in rows)), None)
+        if twin is None:
+            keep.append(e)
+        else:
+            same[e] = twin
+    return tuple(keep), same
+
+
 def fit_and_validate(
     rows: list[dict], w: dict, with_macros: bool
 ) -> tuple[energy.EventFit, energy.Validation]:
+    """Relative NNLS (energy.fit(relative=True)) on the micro-kernels, validated on the benchmark kernels."""
+    events, _ = distinct_events(rows)
     samples = {
         k: [
-            energy.Sample(r["name"], r["events"], reference(r, w, with_macros))
+            energy.Sample(r["name"], {e: r["events"][e] for e in events}, reference(r, w, with_macros))
             for r in rows
             if r["kind"] == k
         ]
         for k in ("micro", "kernel")
     }
-    model = energy.fit(samples["micro"], EVENTS)
+    model = energy.fit(samples["micro"], events, relative=True)
     return model, energy.validate(model, samples["kernel"])
 
 
@@ -141,8 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     rows = collect(args.lanes)
     w = weights(args.lanes)
+    events, same = distinct_events(rows)
+    for e, twin in same.items():
+        print(
+            f"{e} counts the same as {twin} on every run at {args.lanes} lanes: fitted as one event ({twin})"
+        )
     result = {
         "lanes": args.lanes,
+        "events": events,
+        "same": same,
         "weights": w,
         "runs": rows,
         "fits": {},

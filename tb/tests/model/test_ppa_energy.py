@@ -53,6 +53,26 @@ def test_fit_recovers_planted_energies_and_validates_on_held_out() -> None:
     assert val.geomean_abs < 1e-6 and val.mape < 1e-6
 
 
+def test_relative_fit_recovers_planted_energies() -> None:
+    model = energy.fit(_samples(12, seed=2), EVENTS, relative=True)
+    for e in EVENTS:
+        assert model.energy[e] == pytest.approx(TRUE[e], rel=1e-6)
+
+
+def test_relative_fit_is_not_decided_by_the_largest_kernel() -> None:
+    """Planted: one training kernel 1000x larger than the others with a 20 % error in its reference.
+    The absolute fit bends to it and misses the small kernels; the relative fit keeps them right."""
+    s = _samples(12, seed=9)
+    big = energy.Sample("big", {e: 1000 * v for e, v in s[0].counts.items()}, 1000 * s[0].energy * 1.2)
+    train = [*s[1:], big]
+    held = _samples(6, seed=10)
+    absolute = energy.validate(energy.fit(train, EVENTS), held)
+    relative = energy.validate(energy.fit(train, EVENTS, relative=True), held)
+    assert relative.mape < absolute.mape
+    with pytest.raises(energy.FitError, match="above 0"):
+        energy.fit([*s, energy.Sample("zero", s[0].counts, 0.0)], EVENTS, relative=True)
+
+
 def test_fit_with_noise_stays_within_ten_percent() -> None:
     model = energy.fit(_samples(40, seed=4, noise=0.03), EVENTS)
     val = energy.validate(model, _samples(10, seed=5, noise=0.03))
