@@ -257,8 +257,11 @@ def _operand(w, ins, field):
     return ins.immv if field == "imm" else None
 
 
-def count_all(cfg, image) -> tuple[Events, dict]:
-    """:func:`count_events` and the golden model's Counters.as_dict() of the same run."""
+def count_all(cfg, image, order: list[list[int]] | None = None) -> tuple[Events, dict]:
+    """:func:`count_events` and the golden model's Counters.as_dict() of the same run. ``order``: the
+    RTL's retire order ([[sm, block, warp], ...], ppa/toggles.py), in which the model then steps (as the
+    lockstep checker does) so that the switching activity (ppa/activity.py) follows the RTL's
+    interleaving; without it the model runs its own round-robin."""
     from ppa.activity import Activity
     from tb.reference.model import Model
 
@@ -294,7 +297,14 @@ def count_all(cfg, image) -> tuple[Events, dict]:
             return rec
 
     mdl = Counting(cfg, image)
-    c = mdl.run().counters.as_dict()
+    if order is None:
+        c = mdl.run().counters.as_dict()
+    else:
+        for sm, bid, wid in order:
+            if bid not in mdl.blocks:
+                mdl.start_block(bid, sm=sm)
+            mdl.step(bid, wid)
+        c = mdl.counters.as_dict()
     crit = max(mdl.per_warp.values())
     c.update(mdl.activity.counts)
     ev = Events(

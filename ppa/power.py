@@ -10,7 +10,11 @@
    unit's arrays, ppa/memory.py). Areas: the synthesised SM of ppa/config.py ``Config(lanes=n,
    banks=n, rf_depth=4096/n)`` (make ppa's cache), the closest synthesised machine to the simulated one
    (ppa.rtlcycles.machine: 2,048 shared words, 1,024 register rows; weights only).
-2. Events per launch: the golden model's counters (``EVENTS``) plus the launch's RTL cycles.
+2. Events per launch: the golden model's counters (``EVENTS``) plus the launch's RTL cycles, the
+   model stepped in the RTL's retire order (the raw bench's trace), as the lockstep checker steps it,
+   so that the switching activity follows the RTL's interleaving. A second fit counts the activity in
+   the model's own round-robin (``fits_model_order``): what make ppa-sweep applies to configurations
+   it has no retire order for.
 3. Fit (ppa/energy.py NNLS on relative residuals: the validation's errors are relative too) on the
    micro-kernels of ppa/micro.py (each stresses one event) and the empty launches; validate on the
    benchmark kernels (kernels/, never in the fit): per-kernel error, geomean |error|, MAPE. An event
@@ -86,7 +90,9 @@ def reference(run: dict, w: dict[str, dict[str, float]], with_macros: bool) -> f
 
 
 def collect(lanes: int) -> list[dict]:
-    """Toggle runs of every micro-kernel and every benchmark kernel (first size of ppa.rtlcycles.CASES)."""
+    """Toggle runs of every micro-kernel and every benchmark kernel (first size of ppa.rtlcycles.CASES),
+    with the golden model's events counted in the RTL's retire order (``events``) and in the model's own
+    round-robin (``events_model``: what a configuration without an RTL run has)."""
     from kernels.suite import prepare
     from ppa import micro, toggles
     from ppa.perf import count_all
@@ -102,30 +108,32 @@ def collect(lanes: int) -> list[dict]:
         (f"{k}/{sizes[0]}", "kernel", prepare(k, sizes[0], SEED, cfg).image) for k, sizes in CASES.items()
     ]
     for name, kind, img in images:
-        ev, counters = count_all(cfg, img)
         r = toggles.run(cfg, img.to_words(), LATENCY)
-        assert r["warp_instrs"] == counters["warp_instrs"], name
+        ev, counters = count_all(cfg, img, r["order"])
+        ev_m, counters_m = count_all(cfg, img)
+        assert r["warp_instrs"] == counters["warp_instrs"] == counters_m["warp_instrs"], name
         rows.append(
             {
                 "name": name,
                 "kind": kind,
                 "events": events_of(counters, ev, r["cycles"]),
+                "events_model": events_of(counters_m, ev_m, r["cycles"]),
                 "thread_instrs": counters["thread_instrs"],
-                **r,
+                **{k: v for k, v in r.items() if k != "order"},
             }
         )
         print(f"  toggles {name}: {r['cycles']} cycles, {sum(r['toggles'].values()):,} toggles", flush=True)
     return rows
 
 
-def distinct_events(rows: list[dict]) -> tuple[tuple[str, ...], dict[str, str]]:
+def distinct_events(rows: list[dict], key: str = "events") -> tuple[tuple[str, ...], dict[str, str]]:
     """``EVENTS`` without those whose count equals an earlier event's on every run, and which event each
     dropped one equals (with as many lanes as threads per warp a lane carries one thread: lane_hd and
     slot_hd count the same flips, and two equal columns have no separate energies)."""
     keep: list[str] = []
     same: dict[str, str] = {}
     for e in EVENTS:
-        twin = next((k for k in keep if all(r["events"][k] == r["events"][e] for r in rows)), None)
+        twin = next((k for k in keep if all(r[key][k] == r[key][e] for r in rows)), None)
         if twin is None:
             keep.append(e)
         else:
@@ -134,13 +142,14 @@ def distinct_events(rows: list[dict]) -> tuple[tuple[str, ...], dict[str, str]]:
 
 
 def fit_and_validate(
-    rows: list[dict], w: dict, with_macros: bool
+    rows: list[dict], w: dict, with_macros: bool, key: str = "events"
 ) -> tuple[energy.EventFit, energy.Validation]:
-    """Relative NNLS (energy.fit(relative=True)) on the micro-kernels, validated on the benchmark kernels."""
-    events, _ = distinct_events(rows)
+    """Relative NNLS (energy.fit(relative=True)) on the micro-kernels, validated on the benchmark kernels;
+    ``key``: the events counted in the RTL's order ("events") or the model's ("events_model")."""
+    events, _ = distinct_events(rows, key)
     samples = {
         k: [
-            energy.Sample(r["name"], {e: r["events"][e] for e in events}, reference(r, w, with_macros))
+            energy.Sample(r["name"], {e: r[key][e] for e in events}, reference(r, w, with_macros))
             for r in rows
             if r["kind"] == k
         ]
@@ -170,31 +179,35 @@ def main(argv: list[str] | None = None) -> int:
         "same": same,
         "weights": w,
         "runs": rows,
-        "fits": {},
         "seconds": time.monotonic() - start,
     }
-    for label, macros in (("logic", False), ("logic+macros", True)):
-        model, val = fit_and_validate(rows, w, macros)
-        result["fits"][label] = {
-            "energy": dict(model.energy),
-            "residual_rms": model.residual_rms,
-            "errors": dict(val.errors),
-            "geomean_abs": val.geomean_abs,
-            "mape": val.mape,
-            "worst": val.worst,
-            # the reference itself (measured toggles x areas, not the model) per thread-instruction of
-            # each held-out kernel: what one thread-instruction costs at this lane count
-            "per_thread_instr": {
-                r["name"]: reference(r, w, macros) / r["thread_instrs"] for r in rows if r["kind"] == "kernel"
-            },
-        }
-        print(f"{label}: per event " + ", ".join(f"{e} {v:,.1f}" for e, v in model.energy.items()))
-        print(
-            f"  held-out kernels: geomean |error| {val.geomean_abs:.1%}, MAPE {val.mape:.1%}, worst {val.worst} "
-            f"{val.errors[val.worst]:+.1%}"
-        )
-        for k, e in val.errors.items():
-            print(f"    {k:<16} {e:+.1%}")
+    for fits, key in (("fits", "events"), ("fits_model_order", "events_model")):
+        result[fits] = {}
+        print(f"activity counted in the {'RTL' if key == 'events' else 'model'}'s order:")
+        for label, macros in (("logic", False), ("logic+macros", True)):
+            model, val = fit_and_validate(rows, w, macros, key)
+            result[fits][label] = {
+                "energy": dict(model.energy),
+                "residual_rms": model.residual_rms,
+                "errors": dict(val.errors),
+                "geomean_abs": val.geomean_abs,
+                "mape": val.mape,
+                "worst": val.worst,
+                # the reference itself (measured toggles x areas, not the model) per thread-instruction of
+                # each held-out kernel: what one thread-instruction costs at this lane count
+                "per_thread_instr": {
+                    r["name"]: reference(r, w, macros) / r["thread_instrs"]
+                    for r in rows
+                    if r["kind"] == "kernel"
+                },
+            }
+            print(f"{label}: per event " + ", ".join(f"{e} {v:,.1f}" for e, v in model.energy.items()))
+            print(
+                f"  held-out kernels: geomean |error| {val.geomean_abs:.1%}, MAPE {val.mape:.1%}, worst "
+                f"{val.worst} {val.errors[val.worst]:+.1%}"
+            )
+            for k, e in val.errors.items():
+                print(f"    {k:<16} {e:+.1%}")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"L{args.lanes}.json").write_text(json.dumps(result, indent=1))
     return 0

@@ -178,16 +178,33 @@ def unit_toggles(dat: Path) -> tuple[dict[str, int], dict[str, int]]:
     return dict(toggles), {k: len(v) for k, v in bits.items()}
 
 
+def issue_order(trace: Path, warp_size: int) -> list[list[int]]:
+    """[[sm, block, warp], ...] of every retire in the order the RTL retired them, from the test
+    wrapper's trace (tb/hdl/simt_tb_trace.v, ``+SIMT_TRACE``: one ``R <cycle> <sm> <record>`` line per
+    retire; decoded by the retire record's own table)."""
+    from tb.reference.retire_record import decode
+
+    order = []
+    for line in trace.read_text().splitlines():
+        t = line.split()
+        if t and t[0] == "R":
+            r = decode(t[3:], warp_size)
+            order.append([int(t[2]), r.block, r.warp])
+    return order
+
+
 def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
-    """One launch on the toggle-coverage raw bench: {cycles, warp_instrs, toggles{module}, bits{module}}."""
+    """One launch on the toggle-coverage raw bench: {cycles, warp_instrs, toggles{module}, bits{module},
+    order: the RTL's retire order (``issue_order``)}."""
     exe = build(cfg)
-    key = hashlib.sha1(json.dumps([str(exe), words, latency]).encode()).hexdigest()[:16]
+    key = hashlib.sha1(json.dumps([str(exe), words, latency, "order"]).encode()).hexdigest()[:16]
     cache = exe.parent / "runs" / f"{key}.json"
     if cache.exists():
         return json.loads(cache.read_text())
     cache.parent.mkdir(parents=True, exist_ok=True)
     image = cache.with_suffix(".hex")
     dat = cache.with_suffix(".dat")
+    trace = cache.with_suffix(".trace")
     image.write_text("".join(f"{w & 0xFFFF_FFFF:08x}\n" for w in words))
     proc = subprocess.run(
         [
@@ -200,6 +217,7 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
             f"+LAT_MIN={latency}",
             f"+LAT_MAX={latency}",
             f"+verilator+coverage+file+{dat}",
+            f"+SIMT_TRACE={trace}",
         ],
         capture_output=True,
         text=True,
@@ -212,12 +230,15 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
         raise RuntimeError(f"toggle run failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     toggles, bits = unit_toggles(dat)
     dat.unlink()
+    order = issue_order(trace, cfg.warp_size)
+    trace.unlink(missing_ok=True)
     out = {
         "status": int(m.group(1), 16),
         "cycles": int(m.group(2)),
         "warp_instrs": int(m.group(3)),
         "toggles": toggles,
         "bits": bits,
+        "order": order,
     }
     cache.write_text(json.dumps(out))
     return out
