@@ -131,18 +131,9 @@ def ports_script(unit: str, params: dict[str, int]) -> str:
 
 
 def unit_script(unit: str, params: dict[str, int]) -> str:
-    """Step 1: the unit alone through ``synth_ice40``; its cell statistics to ``ice40.json``."""
-    return (
-        "\n".join(
-            [
-                flow._read(flow.SM_FILES),
-                flow._elaborate(unit, params),
-                f"synth_ice40 -top {unit}",
-                "tee -q -o ice40.json stat -json",
-            ]
-        )
-        + "\n"
-    )
+    """Step 1: the unit alone through ``synth_ice40``; its cell statistics to ``ice40.json`` (the same
+    script as the whole-SM add-on, flow.ice40_script, with the unit as the top)."""
+    return flow.ice40_script(params, top=unit)
 
 
 def wrapper_script(unit: str, params: dict[str, int]) -> str:
