@@ -684,9 +684,19 @@ module simt_sm #(
     end
 
 `ifdef SIMT_FAULTS
-    reg f_retired;  // fault 6: some instruction has retired since power-on
-    initial f_retired = 1'b0;
-    always @(posedge clk) if (rt_valid) f_retired <= 1'b1;
+    reg f_retired;  // fault 6: some instruction has retired since the first reset
+    reg f_reset_seen;
+    initial begin
+        f_retired    = 1'b0;
+        f_reset_seen = 1'b0;
+    end
+    // Counted only after a reset has been seen and while out of reset: under Verilator's random initial
+    // state rt_valid (and rst itself) may read 1 at the first edges, before the bench asserts reset, and
+    // must not arm the fault before anything has really retired (seed 505048349 did).
+    always @(posedge clk) begin
+        if (rst) f_reset_seen <= 1'b1;
+        if (rt_valid && !rst && f_reset_seen) f_retired <= 1'b1;
+    end
 `endif
 
     // ---- the stage registers, the warp table and the retire port ----------------------------------
