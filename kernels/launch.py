@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tb.reference.asm import Program, assemble, read_source
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchError, LaunchImage
+from spec.asm import Program, assemble, read_source
+from spec.config import GpuConfig
+from spec.image import LaunchError, LaunchImage
 
 Dim3 = tuple[int, int, int]
 

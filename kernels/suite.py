@@ -41,8 +41,8 @@ from types import ModuleType
 import numpy as np
 
 from kernels import launch
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchImage
+from spec.config import GpuConfig
+from spec.image import LaunchImage
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent
@@ -244,7 +244,7 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
 
 def run_on_model(case: Case, cfg: GpuConfig) -> tuple[np.ndarray, dict[str, int]]:
     """Run ``case`` on the golden model alone: (final global memory, event counts)."""
-    from tb.reference.model import Model
+    from spec.model import Model
 
     result = Model(cfg, case.image).run()
     return result.gmem, result.counters.as_dict()
@@ -259,7 +259,7 @@ def run_on_rtl(
     import os
     import tempfile
 
-    from tb.tests.system.test_gpu import run_gpu
+    from tb.gpurun import run_gpu
 
     cases = ",".join(f"{name}:{n}" + (f":{seed}" if seed is not None else "") for n in sizes)
     fd, path = tempfile.mkstemp(prefix=f"{name}-", suffix=".jsonl")
@@ -281,9 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, action="append", help="size (repeatable; default: every size)")
     ap.add_argument("--seed", type=int, help="inputs seed (default: 1 on the model; a new one per RTL run)")
     ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the bench machine (default 8)")
-    ap.add_argument(
-        "--machine", help="a named machine of tb/reference/machines.py instead, e.g. system/sm2-l8"
-    )
+    ap.add_argument("--machine", help="a named machine of spec/machines.py instead, e.g. system/sm2-l8")
     ap.add_argument(
         "--rtl",
         metavar="SIM",
@@ -296,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             mod = generator(n)
             print(f"{n:<12} sizes {mod.SIZES} unusual {mod.ODD_SIZES} make test {mod.CI_SIZES}")
         return 0
-    from tb.reference import machines
+    from spec import machines
 
     if args.machine:
         table = machines.named()

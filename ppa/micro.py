@@ -41,8 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ppa.rtlcycles import LATENCY, config_name, machine  # noqa: E402
-from tb.reference.asm import assemble  # noqa: E402
-from tb.reference.config import GpuConfig  # noqa: E402
+from spec.asm import assemble  # noqa: E402
+from spec.config import GpuConfig  # noqa: E402
 
 CACHE = ROOT / "build" / "ppa" / "micro"
 R = 16  # loop iterations
@@ -147,7 +147,7 @@ def _rtl_hash() -> bytes:
 
 def _run(cfg: GpuConfig, img) -> dict:
     """One launch on the raw bench (cached by image, machine, latency and RTL sources)."""
-    from tb.reference.model import Model
+    from spec.model import Model
     from tools.bench.raw_bench import run
 
     words = img.to_words()

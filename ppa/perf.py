@@ -263,7 +263,7 @@ def count_all(cfg, image, order: list[list[int]] | None = None) -> tuple[Events,
     lockstep checker does) so that the switching activity (ppa/activity.py) follows the RTL's
     interleaving; without it the model runs its own round-robin."""
     from ppa.activity import Activity
-    from tb.reference.model import Model
+    from spec.model import Model
 
     class Counting(Model):
         stacked = loads = stores = 0

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tb.reference.config import GpuConfig  # noqa: E402
+from spec.config import GpuConfig  # noqa: E402
 
 CACHE = ROOT / "build" / "ppa" / "cycles"
 LATENCY = 20
@@ -46,10 +46,10 @@ CASES: dict[str, list[int]] = {
 def machine(
     lanes: int, warps: int = 16, rf_depth: int = 1024, num_sms: int = 1, shared_words: int = 2048
 ) -> GpuConfig:
-    """tb/reference/machines.py's bench machine with ``lanes`` lanes (= banks) and ``warps`` resident warps."""
+    """spec/machines.py's bench machine with ``lanes`` lanes (= banks) and ``warps`` resident warps."""
     from dataclasses import replace
 
-    from tb.reference.machines import bench
+    from spec.machines import bench
 
     return replace(
         bench(lanes, num_sms), num_warps=warps, rf_depth=rf_depth, shared_words=shared_words
@@ -83,7 +83,7 @@ def runnable(
     """The cases that can launch on ``cfg`` (registers, shared memory, threads per block), and why the
     others cannot (the loader's own verdict, via kernels.suite.prepare)."""
     from kernels.suite import SuiteError, prepare
-    from tb.reference.image import LaunchError
+    from spec.image import LaunchError
 
     ok: dict[str, list[int]] = {}
     skipped = []
@@ -103,7 +103,7 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
     path = cache_path(cfg, cases)
     if path.exists() and not force:
         return json.loads(path.read_text())["rows"]
-    from tb.tests.system.test_gpu import run_gpu
+    from tb.gpurun import run_gpu
 
     out = path.with_suffix(".jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tb.reference.config import GpuConfig  # noqa: E402
+from spec.config import GpuConfig  # noqa: E402
 from tools import simenv  # noqa: E402
 
 BUILD = ROOT / "build" / "ppa" / "toggles"
@@ -182,7 +182,7 @@ def issue_order(trace: Path, warp_size: int) -> list[list[int]]:
     """[[sm, block, warp], ...] of every retire in the order the RTL retired them, from the test
     wrapper's trace (tb/hdl/simt_tb_trace.v, ``+SIMT_TRACE``: one ``R <cycle> <sm> <record>`` line per
     retire; decoded by the retire record's own table)."""
-    from tb.reference.retire_record import decode
+    from spec.retire_record import decode
 
     order = []
     for line in trace.read_text().splitlines():
@@ -246,7 +246,7 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
 
 if __name__ == "__main__":
     from ppa.rtlcycles import machine
-    from tb.reference.asm import assemble
+    from spec.asm import assemble
 
     cfg = machine(int(os.environ.get("LANES", "8")))
     img = assemble("        EXIT\n", "<t>", cfg).image

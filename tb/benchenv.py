@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 PARAMETERS_ENV = "SIMT_PARAMETERS"
 

@@ -30,9 +30,9 @@ from pathlib import Path
 
 from cocotb_tools.runner import Verilator, get_runner
 
+from spec.config import GpuConfig, check_parameters
+from tb import illegal_probe
 from tb.benchenv import PARAMETERS_ENV
-from tb.reference.config import GpuConfig, check_parameters
-from tb.tests import illegal_probe
 from tools import simenv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +42,7 @@ RTL = Path(os.environ.get("SIMT_RTL_ROOT") or ROOT / "rtl")
 BUILD = Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim")
 
 
-# Designs whose parameters are the machine parameters of tb/reference/config.py (same names, same
+# Designs whose parameters are the machine parameters of spec/config.py (same names, same
 # ranges): rtlsim refuses an out-of-range one before building. A block whose parameter of the same name
 # means something else (simt_mem_arbiter's NUM_SMS counts the loader's port too) is left to the RTL.
 MACHINE_DESIGNS = frozenset({"simt_gpu", "simt_gpu_tb", "simt_gpu_raw", "simt_sm", "simt_loader"})
@@ -67,7 +67,7 @@ def module_parameters(module: str) -> tuple[str, ...]:
 
 def machine_parameters(cfg: GpuConfig, module: str) -> dict[str, int]:
     """The Verilog parameters that hand machine ``cfg`` to ``module``: every machine parameter
-    (tb/reference/config.py PARAMS) that the module's header declares, so no bench keeps its own map."""
+    (spec/config.py PARAMS) that the module's header declares, so no bench keeps its own map."""
     declared = set(module_parameters(module))
     return {name: value for name, value in cfg.verilog_parameters().items() if name in declared}
 
@@ -317,7 +317,7 @@ def expect_fatal(
     """Assert that ``toplevel`` refuses ``parameters`` with ``message`` (rtl/include/simt_check.vh).
 
     Verilator stops at elaboration, so ``verilator --lint-only`` proves it without compiling C++;
-    Icarus stops at time 0, so the design is built and the probe ``tb.tests.illegal_probe`` (which fails if
+    Icarus stops at time 0, so the design is built and the probe ``tb.illegal_probe`` (which fails if
     the simulation survives 1 us) is run.
     """
     sim = simenv.sim_from_env()
@@ -349,7 +349,7 @@ def expect_fatal(
         results = _build_and_test(
             toplevel,
             sources,
-            "tb.tests.illegal_probe",
+            "tb.illegal_probe",
             parameters=parameters,
             testcase="illegal_probe",
             extra_env=None,

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import lint_rtl, lint_workflows, simenv
+from tools import lint_imports, lint_rtl, lint_workflows, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tb" / "tests"
@@ -35,7 +35,7 @@ BENCH = ROOT / "tools" / "bench"
 REPORTS = ROOT / "build" / "reports"
 FCOV = ROOT / "build" / "coverage" / "functional"  # functional-coverage files of the system runs
 # Python that ruff checks.
-LINT_PY = ["tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
+LINT_PY = ["spec", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
 
 PYTEST_EXIT_NO_TESTS = 5
 
@@ -126,12 +126,14 @@ def task_lint(sim: str, extra: Sequence[str]) -> Outcome:
     rc_py |= _run([sys.executable, "-m", "ruff", "format", "--check", *targets])
     rc_rtl = lint_rtl.lint()
     rc_wf = lint_workflows.lint()
-    ok = rc_py == 0 and rc_rtl == 0 and rc_wf == 0
+    rc_imp = lint_imports.lint()
+    ok = rc_py == 0 and rc_rtl == 0 and rc_wf == 0 and rc_imp == 0
     detail = ", ".join(
         [
             ("python ok" if rc_py == 0 else "ruff failed"),
             ("rtl ok" if rc_rtl == 0 else f"{rc_rtl} rtl file(s) failed"),
             ("workflows ok" if rc_wf == 0 else "actionlint failed"),
+            ("imports ok" if rc_imp == 0 else "layering failed (tools/lint_imports.py)"),
         ]
     )
     return Outcome("lint", "passed" if ok else "failed", detail, time.monotonic() - start)

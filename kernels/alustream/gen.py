@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.suite import Setup
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 SIZES = [256, 1024]
 ODD_SIZES = [96]  # not a multiple of the block: a last block of 3 warps

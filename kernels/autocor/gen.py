@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.suite import Setup, SuiteError
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 SIZES = [16, 32, 64, 128, 256]
 ODD_SIZES = [100, 33]  # partial last warp; 33 is one lag into a second warp

@@ -21,8 +21,8 @@ import random
 from pathlib import Path
 
 from kernels import launch
-from tb.reference import isa
-from tb.reference.image import LaunchImage
+from spec import isa
+from spec.image import LaunchImage
 
 HERE = Path(__file__).resolve().parent
 ORDER = ["vecadd", "alu", "divergence", "shared_barrier", "shared_resident", "full_stack", "barrier_exit",

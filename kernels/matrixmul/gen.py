@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.suite import Setup, SuiteError
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 SIZES = [16, 32, 64, 128, 256]
 ODD_SIZES = [100, 37, 5]  # partial last k-tile and edge blocks (37, 5: odd rows, unaligned segments)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.suite import Setup, SuiteError
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 SIZES = [16, 32, 64, 128, 256]
 ODD_SIZES = [45, 200]  # vectors not aligned to segments; 200 = a whole tile + a partial one

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from kernels.suite import Setup
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 SIZES = [16, 32, 64, 128, 256]
 ODD_SIZES = [100, 37]  # 100 x 10 x 10, 37 x 7 x 7: no dimension a multiple of the block's

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.suite import Setup
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 
 SIZES = [16, 32, 64, 128, 256]
 ODD_SIZES = [100, 1000]  # not a multiple of the warp size; several uneven blocks

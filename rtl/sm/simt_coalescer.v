@@ -4,7 +4,7 @@
 // in_valid/in_ready handshake and held in registers. Every cycle the unit presents one transaction:
 // the segment of the lowest lane not yet served, every pending lane in that segment (`out_lanes`),
 // the segment's word mask and, for stores, per masked word the data of the HIGHEST lane writing it
-// (the same rule as tb.reference.model.coalesce). When the consumer takes it (out_valid & out_ready)
+// (the same rule as spec.model.coalesce). When the consumer takes it (out_valid & out_ready)
 // those lanes are retired; the transaction that retires the last pending lanes carries `out_last`.
 // Transactions are therefore emitted in the order of their lowest lane, numbered by `out_index`.
 //

@@ -20,7 +20,7 @@
 // 0x11 a block does not fit one SM (warps, register rows or shared words: exactly the cases where
 // SmLaunch.of would find 0 slots), 0x12 INSTR or CONST longer than its memory. Each error is
 // reported at the word that makes the image illegal, so the first offending word decides the code;
-// err_rule names the rule it broke (SIMT_RULE_*, the numbers of tb/reference/image_rules.py Rule,
+// err_rule names the rule it broke (SIMT_RULE_*, the numbers of spec/image_rules.py Rule,
 // docs/gpu.md ERR_RULE) and img_words holds its index (word 0 = the magic word). While an image is
 // being received img_words is the index of the next word expected, so a host that stops sending
 // (a truncated image) can read how far the loader got.
@@ -209,7 +209,7 @@ module simt_loader #(
             default:    exp_tag = `SIMT_TAG_DATA;
         endcase
     end
-    // The rule a word breaks (docs/gpu.md ERR_RULE; tb/reference/image_rules.py check_words walks a
+    // The rule a word breaks (docs/gpu.md ERR_RULE; spec/image_rules.py check_words walks a
     // stream the same way); the launch error code follows from the rule.
     reg       bad;       // the word makes the image illegal
     reg [7:0] bad_rule;

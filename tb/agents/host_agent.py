@@ -16,10 +16,10 @@ import cocotb
 import pyuvm
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
+from spec.model import PERF_COUNTERS
 from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, HostBfm, HostMonitor, Watchdog
 from tb.agents.trace_monitor import sync
 from tb.env.items import LaunchItem
-from tb.reference.model import PERF_COUNTERS
 
 
 class PerfReader:

@@ -17,13 +17,13 @@ from cocotb.utils import get_sim_time
 from cocotb_bus.drivers import BusDriver
 from cocotb_bus.monitors import BusMonitor
 
+from spec.error_names import LAUNCH_ERRORS, error_kind_name
+from spec.hang import WarpView, rtl_lines
+from spec.image import LaunchImage
+from spec.image_rules import Rule
+from spec.model import PERF_COUNTERS
 from tb.agents.handshake import edge_when_high, next_handshake, wait_high
 from tb.agents.observers import reset_applied
-from tb.reference.error_names import LAUNCH_ERRORS, error_kind_name
-from tb.reference.hang import WarpView, rtl_lines
-from tb.reference.image import LaunchImage
-from tb.reference.image_rules import Rule
-from tb.reference.model import PERF_COUNTERS
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)

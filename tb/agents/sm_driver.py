@@ -13,10 +13,10 @@ from typing import Any
 import cocotb
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
+from spec.config import GpuConfig
+from spec.image import LaunchImage
+from spec.retire_record import FIELDS, RtlRetire
 from tb.agents.handshake import edge_when_high
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchImage
-from tb.reference.retire_record import FIELDS, RtlRetire
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def sample_retire(dut: Any, warp_size: int, sm: int = 0, depth_w: int | None = N
     """
     dw = depth_w if depth_w is not None else len(dut.rt_pops) // len(dut.rt_valid)
     vals: list[Any] = []
-    for f in FIELDS:  # tb/reference/retire_record.py: the one definition of the record
+    for f in FIELDS:  # spec/retire_record.py: the one definition of the record
         bits = _field(dut, f.port, sm, f.bits(warp_size, dw))
         if f.kind is list:
             chunks = [bits[len(bits) - 32 * (i + 1) : len(bits) - 32 * i] for i in range(warp_size)]

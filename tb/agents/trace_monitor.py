@@ -26,8 +26,8 @@ from typing import Any
 import pyuvm
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge, ValueChange
 
+from spec import retire_record
 from tb.agents.gmem_responder import M32, MemTxn, ProtocolError
-from tb.reference import retire_record
 
 PROTOCOL_ERRORS = {
     1: "mreq_valid is X/Z out of reset",

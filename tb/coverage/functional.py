@@ -34,9 +34,9 @@ from typing import Any
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db
 
-from tb.reference import isa
-from tb.reference.config import GpuConfig
-from tb.reference.model import row_passes
+from spec import isa
+from spec.config import GpuConfig
+from spec.model import row_passes
 
 MNEMONICS = [op.mnemonic for op in isa.OPS]
 MASK_CLASSES = ["all", "partial", "single", "none"]
@@ -251,7 +251,7 @@ class GpuCoverage:
 
     # ---- checked retires (the launch checker, after every scoreboard agreed) -------------------
     def retire(self, exp: Any, sm: int, warp: Any) -> None:
-        """``exp``: the model's :class:`~tb.reference.model.Retire`; ``warp``: the model's warp after it."""
+        """``exp``: the model's :class:`~spec.model.Retire`; ``warp``: the model's warp after it."""
         self.samples += 1
         self.instr(exp.mnemonic, mask_class(exp.mask, warp.valid))
         self.depth(len(warp.stack))

@@ -13,8 +13,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from spec.config import GpuConfig
 from tb.coverage.functional import point_names
-from tb.reference.config import GpuConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -164,6 +164,28 @@ def _imports(path: Path, root: Path) -> frozenset[Path]:
     return frozenset(p for n in names if n and (p := _path_of(n, root)) is not None)
 
 
+def _functions(path: Path) -> set[str]:
+    """Names of the functions ``path`` defines at module level."""
+    tree = ast.parse(path.read_text(), str(path))
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def _called_functions(path: Path, root: Path) -> dict[Path, set[str]]:
+    """For each harness module under tb/ (not a test) that ``path`` imports names from, the names it calls."""
+    tree = ast.parse(path.read_text(), str(path))
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    out: dict[Path, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            dep = _path_of(node.module, root)
+            if dep is None or dep.parent != root / "tb":
+                continue
+            names = {a.asname or a.name for a in node.names} & called
+            if names:
+                out.setdefault(dep, set()).update(names)
+    return out
+
+
 def _launcher_calls(path: Path, root: Path) -> tuple[set[str], set[Path]]:
     """Toplevels built by ``rtlsim.run`` / ``rtlsim.expect_fatal`` in ``path`` and the cocotb modules run."""
     tree = ast.parse(path.read_text(), str(path))
@@ -255,7 +277,13 @@ class Tree:
         benches = []
         for path in launchers:
             tops, mods = calls[path]
-            if not tops:  # builds through another launcher's helper (run_gpu): inherit its toplevels
+            # builds through a harness launcher (tb/gpurun.py's run_gpu): inherit the toplevels it builds
+            for dep, names in _called_functions(path, root).items():
+                if dep not in calls:
+                    calls[dep] = _launcher_calls(dep, root)
+                if calls[dep][0] and names & _functions(dep):
+                    tops, mods = tops | calls[dep][0], mods | calls[dep][1]
+            if not tops:  # builds through another launcher's helper: inherit its toplevels
                 for dep in _imports(path, root):
                     if dep in calls and calls[dep][0]:
                         tops, mods = tops | calls[dep][0], mods | calls[dep][1]

@@ -24,11 +24,11 @@ import numpy as np
 import pyuvm
 from cocotb.triggers import Event
 
+from spec.hang import ST_DONE, WarpView, compare_hang, golden_run, rtl_lines, warp_report
+from spec.model import ERROR_CODES, KernelError, Model
 from tb.agents.sm_driver import SmLaunch
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
-from tb.reference.hang import ST_DONE, WarpView, compare_hang, golden_run, rtl_lines, warp_report
-from tb.reference.model import ERROR_CODES, KernelError, Model
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
 from tb.scoreboards.divergence import DivergenceScoreboard
@@ -145,8 +145,8 @@ class LaunchChecker(pyuvm.uvm_component):
 
     def hang_report(self, instrs: int, views: list[WarpView]) -> str:
         """The hung launch as the RTL's debug view shows it (``views``) next to the golden model's view
-        (tb/reference/hang.py), for the host watchdog; with the full checking mode the two must agree
-        (:func:`~tb.reference.hang.compare_hang`), else a :class:`HangMismatch`. Call it with the
+        (spec/hang.py), for the host watchdog; with the full checking mode the two must agree
+        (:func:`~spec.hang.compare_hang`), else a :class:`HangMismatch`. Call it with the
         trace synchronised (the lock-step model has every retire up to now)."""
         item = self.item
         code = item.image.code if item is not None and item.image is not None else None

@@ -6,7 +6,7 @@ from typing import Any
 
 import pyuvm
 
-from tb.reference.image import LaunchImage
+from spec.image import LaunchImage
 
 
 class LaunchItem(pyuvm.uvm_sequence_item):

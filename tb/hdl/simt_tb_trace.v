@@ -13,7 +13,7 @@
 //                                                             the load's data as read at acceptance)
 //   P <cycle> <tag> <rdata>                                   a response taken
 //   S <cycle> <sm, decimal> <clear> <warp slot> <addr>:<data> ...  one SM's shared-memory bank writes
-//   R <cycle> <sm, decimal> <retire record fields>            tb/reference/retire_record.py order
+//   R <cycle> <sm, decimal> <retire record fields>            spec/retire_record.py order
 //   E <code>                                                  memory-port protocol error (simt_tb_mem)
 //   Z                                                         reset rose (responses in flight dropped)
 // <cycle> is the memory's cycle count since the last reset (simt_tb_mem).

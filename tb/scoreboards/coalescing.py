@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchImage
-from tb.reference.model import Retire
+from spec.config import GpuConfig
+from spec.image import LaunchImage
+from spec.model import Retire
 from tb.scoreboards.base import Mismatch, Scoreboard
 
 

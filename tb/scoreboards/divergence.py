@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tb.reference.model import DIV, Model, Retire
+from spec.model import DIV, Model, Retire
 from tb.scoreboards.base import Mismatch, Scoreboard
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tb.reference.model import PERF_COUNTERS, TIMING_COUNTERS, Model
+from spec.model import PERF_COUNTERS, TIMING_COUNTERS, Model
 from tb.scoreboards.base import Mismatch, Scoreboard
 
 EXACT_COUNTERS = tuple(n for n in PERF_COUNTERS if n not in TIMING_COUNTERS)

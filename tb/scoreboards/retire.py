@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from typing import Any
 
-from tb.reference.disasm import disassemble
-from tb.reference.model import KernelError, Model, Retire, StepError
-from tb.reference.retire_record import RtlRetire
+from spec.disasm import disassemble
+from spec.model import KernelError, Model, Retire, StepError
+from spec.retire_record import RtlRetire
 from tb.scoreboards.base import Mismatch, Scoreboard
 
 
@@ -43,7 +43,7 @@ class RetireScoreboard(Scoreboard):
         self.sm = 0
         self.history = history  # retires of a warp shown with a mismatch
         self.lanes_compared = 0
-        # each warp's last LOOP_HISTORY retires (pc, word, mask): a hang report's loop (tb/reference/hang.py)
+        # each warp's last LOOP_HISTORY retires (pc, word, mask): a hang report's loop (spec/hang.py)
         keep = max(history, LOOP_HISTORY)
         self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(
             lambda: deque(maxlen=keep)

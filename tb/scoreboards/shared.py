@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from tb.reference.config import GpuConfig
-from tb.reference.model import Model, Retire
+from spec.config import GpuConfig
+from spec.model import Model, Retire
 from tb.scoreboards.base import Mismatch, Scoreboard
 
 Write = tuple[int, int]  # (physical word address, data)

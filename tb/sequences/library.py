@@ -12,9 +12,9 @@ import random
 import pyuvm
 
 from kernels.directed import ERROR_KERNELS, GPU_KERNELS, KERNELS, image_of, scenario_image
+from spec.config import GpuConfig
+from spec.image_rules import Rule, Tag, check_words
 from tb.env.items import LaunchItem
-from tb.reference.config import GpuConfig
-from tb.reference.image_rules import Rule, Tag, check_words
 
 
 class LaunchSequence(pyuvm.uvm_sequence):

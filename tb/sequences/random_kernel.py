@@ -86,8 +86,8 @@ import sys
 from dataclasses import fields
 
 from kernels import launch
-from tb.reference.config import GpuConfig
-from tb.reference.machines import RANDOM
+from spec.config import GpuConfig
+from spec.machines import RANDOM
 from tb.sequences.random_plan import (
     ACC,
     COUNTERS,
@@ -1068,11 +1068,11 @@ def generate(seed: int, cfg: GpuConfig, knobs: KernelKnobs | None = None) -> Ran
 # ------------------------------------------------------------------------------------------------
 # Configurations the generator is tested on, and the command line
 # ------------------------------------------------------------------------------------------------
-CONFIGS: dict[str, GpuConfig] = RANDOM  # tb/reference/machines.py
+CONFIGS: dict[str, GpuConfig] = RANDOM  # spec/machines.py
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tb.reference.model import KernelError, Model
+    from spec.model import KernelError, Model
 
     ap = argparse.ArgumentParser(
         prog="python -m tb.sequences.random_kernel", description=__doc__.split("\n")[0]

@@ -12,9 +12,9 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchImage
-from tb.reference.model import shared_passes
+from spec.config import GpuConfig
+from spec.image import LaunchImage
+from spec.model import shared_passes
 
 # ------------------------------------------------------------------------------------------------
 # Register plan (16 registers; r0 is never written, so it reads 0 -- docs/isa.md 1)

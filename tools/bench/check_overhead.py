@@ -4,7 +4,7 @@ end-of-kernel check, and the harness checking every retire in lock-step (every s
 
     SIM=verilator python tools/bench/check_overhead.py [--cases matrixmul:32,matrixmul:64] [--repeat 2]
 
-Each case runs on the benchmark machine (tb/reference/machines.py, 8 lanes, one SM) with a fixed 20-cycle
+Each case runs on the benchmark machine (spec/machines.py, 8 lanes, one SM) with a fixed 20-cycle
 memory; the three runs must report the same launch cycles. Rates are simulated cycles (reset, image
 load and kernel) per CPU-second of the simulator process (best of ``--repeat``). Prints, one line
 each, the ratios full/end and full/raw, and writes build/reports/check_overhead-<sim>.md. Targets
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels.suite import prepare  # noqa: E402
-from tb.reference.machines import bench as bench_config  # noqa: E402
-from tb.tests.system.test_gpu import run_gpu  # noqa: E402
+from spec.machines import bench as bench_config  # noqa: E402
+from tb.gpurun import run_gpu  # noqa: E402
 from tools.bench import raw_bench  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"

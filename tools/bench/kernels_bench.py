@@ -6,7 +6,7 @@
 Every case runs through the pyuvm environment with every scoreboard on (KernelTest): each retire is
 checked in lock-step against the golden model and every output word against the kernel's C program.
 At NUM_LANES = 8 every size of every kernel runs (FlexGrip's 16…256 and the unusual sizes); at 16 and
-32 lanes the report size (256). The machine is tb/reference/machines.py::bench (one SM, as FlexGrip's
+32 lanes the report size (256). The machine is spec/machines.py::bench (one SM, as FlexGrip's
 Table 4); global memory answers in a fixed ``--latency`` cycles, in order, without backpressure.
 Cases over the simulator's budget (``BUDGET``) are skipped and listed as such in the report.
 
@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
-from tb.reference.machines import BENCH_LANES  # noqa: E402
-from tb.reference.machines import bench as bench_config  # noqa: E402
+from spec.machines import BENCH_LANES  # noqa: E402
+from spec.machines import bench as bench_config  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
 REPORT_SIZE = 256
@@ -59,7 +59,7 @@ SWEEP = {"verilator": True, "icarus": False}
 
 def job(sim: str, lanes: int, kernel: str, sizes: list[int], latency: int, out: Path) -> tuple[str, float]:
     """One simulator run: ``kernel`` at ``sizes`` on the ``lanes``-lane bench machine."""
-    from tb.tests.system.test_gpu import run_gpu
+    from tb.gpurun import run_gpu
 
     os.environ["SIM"] = sim
     os.environ["SIMT_BENCH"] = str(out)
@@ -111,7 +111,7 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
     lines = [
         f"# Benchmark kernels on the RTL ({sim})",
         "",
-        f"One SM (tb/reference/machines.py: {cfg.num_warps} warps, {cfg.shared_words} shared words, banks = lanes, "
+        f"One SM (spec/machines.py: {cfg.num_warps} warps, {cfg.shared_words} shared words, banks = lanes, "
         f"{cfg.seg_words}-word segments); global memory with a fixed latency of **{latency} cycles**, in order, "
         "no backpressure. Every case ran with every scoreboard on and matched its C reference word for word. "
         "Cycles are the GPU's own `cycles` counter (START to done).",

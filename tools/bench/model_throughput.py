@@ -18,9 +18,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tb.reference.asm import assemble_file  # noqa: E402
-from tb.reference.config import GpuConfig  # noqa: E402
-from tb.reference.model import Model  # noqa: E402
+from spec.asm import assemble_file  # noqa: E402
+from spec.config import GpuConfig  # noqa: E402
+from spec.model import Model  # noqa: E402
 
 
 def main() -> int:

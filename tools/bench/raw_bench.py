@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from spec.config import GpuConfig  # noqa: E402
 from tb import rtlsim  # noqa: E402
-from tb.reference.config import GpuConfig  # noqa: E402
-from tb.tests.system.test_gpu import BENCH_SOURCES, CONFIGS  # noqa: E402
+from tb.gpurun import BENCH_SOURCES, CONFIGS  # noqa: E402
 from tools import simenv  # noqa: E402
 
 HDL = ROOT / "tb" / "hdl"

@@ -1,5 +1,5 @@
 """Pictures of what the GPU did (make bench): every benchmark kernel once, at its smallest CI size, on
-the bench machine with two SMs (tb/reference/machines.py), every scoreboard on, global memory at a fixed
+the bench machine with two SMs (spec/machines.py), every scoreboard on, global memory at a fixed
 latency of 20 cycles; then from the run's trace (tools/timeline/) a warp timeline per kernel and one
 stall breakdown of all of them, beside each bar the kernel's performance counters.
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
-from tb.reference.machines import bench as bench_config  # noqa: E402
+from spec.machines import bench as bench_config  # noqa: E402
 from tools.timeline import draw  # noqa: E402
 from tools.timeline.states import breakdown, read_launches, warp_rows  # noqa: E402
 
@@ -42,7 +42,7 @@ def main() -> int:
         "--docs", action="store_true", help="copy the pictures docs/benchmarks.md shows to docs/img/"
     )
     args = ap.parse_args()
-    from tb.tests.system.test_gpu import run_gpu
+    from tb.gpurun import run_gpu
 
     sim = os.environ.get("SIM", "verilator")
     cfg = bench_config(8, num_sms=2)

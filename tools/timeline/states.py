@@ -23,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tb.reference import retire_record
+from spec import retire_record
 
 REASONS = ("start", "own", "others", "memory", "barrier")
 

@@ -20,7 +20,7 @@ import pytest
 
 from tb import rtlsim
 from tb.env import difftrace
-from tb.tests.system.test_gpu import run_gpu
+from tb.gpurun import run_gpu
 
 CONFIG = "sm2-l8"  # the system tests' build of it is reused
 KERNEL_SEEDS = (

@@ -6,7 +6,7 @@ asking the model. The model is only the device under test.
 
 Main entry points:
 
-* ``launch(src, cfg=None, **overrides) -> (model, image)``: assemble ``src`` (tb/reference/asm.py) and
+* ``launch(src, cfg=None, **overrides) -> (model, image)``: assemble ``src`` (spec/asm.py) and
   build a model. ``overrides`` replace fields of the assembled ``LaunchImage`` (grid, block, regs,
   shared_words, params, consts, data, code), so bulk data need not be written as ``.word`` lines.
   ``budget`` and ``detect_races`` go to the model.
@@ -24,10 +24,10 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tb.reference import asm
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchImage
-from tb.reference.model import Model, Retire, RunResult, WarpState
+from spec import asm
+from spec.config import GpuConfig
+from spec.image import LaunchImage
+from spec.model import Model, Retire, RunResult, WarpState
 
 M32 = 0xFFFF_FFFF
 FULL32 = M32

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tb.reference import isa
-from tb.reference.config import GpuConfig
+from spec import isa
+from spec.config import GpuConfig
 from tb.tests.model import kit
 from tb.tests.model.kit import M32
 

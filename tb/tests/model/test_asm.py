@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tb.reference import isa
-from tb.reference.asm import AsmError, AsmErrors, Program, assemble, assemble_file, main
-from tb.reference.config import GpuConfig
-from tb.reference.image import LaunchImage
+from spec import isa
+from spec.asm import AsmError, AsmErrors, Program, assemble, assemble_file, main
+from spec.config import GpuConfig
+from spec.image import LaunchImage
 
 E = isa.encode
 ROOT = Path(__file__).resolve().parents[3]
@@ -493,7 +493,7 @@ def test_cli_as_module(tmp_path: Path) -> None:
     src.write_text("EXIT\n")
     out = tmp_path / "k.hex"
     run = subprocess.run(
-        [sys.executable, "-m", "tb.reference.asm", str(src), "-o", str(out)],
+        [sys.executable, "-m", "spec.asm", str(src), "-o", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -502,7 +502,7 @@ def test_cli_as_module(tmp_path: Path) -> None:
     assert LaunchImage.read_hex(out).code == [E("EXIT")]
     src.write_text("EXIT r1\n")
     run = subprocess.run(
-        [sys.executable, "-m", "tb.reference.asm", str(src)], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "spec.asm", str(src)], cwd=ROOT, capture_output=True, text=True
     )
     assert run.returncode == 1 and "error: EXIT takes 0 operand(s)" in run.stderr
 

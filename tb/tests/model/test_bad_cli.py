@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from spec import asm, disasm
+from spec.config import ConfigError, check_parameters
+from spec.error_names import error_kind_name
 from tb.agents.host_bfm import GpuError
-from tb.reference import asm, disasm
-from tb.reference.config import ConfigError, check_parameters
-from tb.reference.error_names import error_kind_name
 from tb.tests.model.test_bad_inputs import run_cli
 from tools import simenv
 
@@ -41,7 +41,7 @@ ASM_LINES = [
     ("output-is-directory", ["k.s", "-o", "."], 2, "error: -o . is a directory; name the .hex file to write"),
     ("output-in-missing-dir", ["k.s", "-o", "nodir/k.hex"], 1, "nodir/k.hex: error: cannot write the image: No such file or directory"),
     ("missing-source", ["nosuch.s"], 2, "nosuch.s: error: cannot read the source: No such file or directory"),
-    ("no-arguments", [], 2, "usage: python -m tb.reference.asm"),
+    ("no-arguments", [], 2, "usage: python -m spec.asm"),
 ]  # fmt: skip
 
 

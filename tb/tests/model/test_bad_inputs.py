@@ -1,11 +1,11 @@
 """The bad-input corpus (tb/tests/model/corpus/): every malformed source, image and .hex file gets its
 clear, located message, checked word for word so a regression of the message fails.
 
-- ``asm.toml``: assembler sources -> the first line ``python -m tb.reference.asm k.s -o k.hex`` prints
+- ``asm.toml``: assembler sources -> the first line ``python -m spec.asm k.s -o k.hex`` prints
   (``k.s:line:col: error: ...``, exit 1, no output written; or a warning, exit 0);
 - ``images.toml``: launch-image word streams -> ``image_rules.check_words`` rule, word index, message
   (the loader's unit bench feeds the same streams to the RTL: tb/tests/unit/test_loader.py);
-- ``hex.toml``: ``.hex`` files -> the first line ``python -m tb.reference.disasm k.hex`` prints (exit 1);
+- ``hex.toml``: ``.hex`` files -> the first line ``python -m spec.disasm k.hex`` prints (exit 1);
 - below: generated sources (huge expressions, non-UTF-8 bytes) and ``LaunchImage`` fields that no
   stream can carry (None, values over 32 bits, overlapping DATA), refused by the model too.
 Command lines (``-o``, ``SEED``, ``SIM``, a missing compiler) are in test_bad_cli.py.
@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
-from tb.reference import asm, disasm, isa
-from tb.reference.config import GpuConfig
-from tb.reference.image import ImageFormatError, LaunchError, LaunchImage
-from tb.reference.image_rules import Rule, check_words
-from tb.reference.model import Model
+from spec import asm, disasm, isa
+from spec.config import GpuConfig
+from spec.image import ImageFormatError, LaunchError, LaunchImage
+from spec.image_rules import Rule, check_words
+from spec.model import Model
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tb.reference.config import GpuConfig
-from tb.reference.model import ErrorKind, KernelError, StepError, WarpState
+from spec.config import GpuConfig
+from spec.model import ErrorKind, KernelError, StepError, WarpState
 from tb.tests.model import kit
 
 REVERSE = """

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tb.reference.config import GpuConfig
+from spec.config import GpuConfig
 from tb.tests.model import kit
 
 CLASSES = ("alu", "sreg", "shared", "const", "global", "branch", "sync", "exit")

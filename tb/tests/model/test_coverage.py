@@ -13,11 +13,11 @@ import yaml
 from cocotb_coverage.coverage import coverage_db
 
 from kernels.directed import image_of
+from spec.model import Model, WarpState
 from tb.coverage import functional as fc
 from tb.coverage import report
-from tb.reference.model import Model, WarpState
+from tb.gpurun import CONFIGS
 from tb.sequences.random_kernel import generate
-from tb.tests.system.test_gpu import CONFIGS
 
 CFG = CONFIGS["sm2-l8"]
 

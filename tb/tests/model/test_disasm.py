@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tb.reference import isa
-from tb.reference.asm import assemble
-from tb.reference.disasm import disassemble, disassemble_image, disassemble_program, main
-from tb.reference.image import LaunchImage
+from spec import isa
+from spec.asm import assemble
+from spec.disasm import disassemble, disassemble_image, disassemble_program, main
+from spec.image import LaunchImage
 
 
 def roundtrip(word: int) -> list[int]:

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tb.reference import isa
-from tb.reference.config import GpuConfig
-from tb.reference.model import ErrorKind, KernelError
+from spec import isa
+from spec.config import GpuConfig
+from spec.model import ErrorKind, KernelError
 from tb.tests.model import kit
 from tb.tests.model.kit import FULL32, M32
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tb.reference import isa
-from tb.reference.model import ErrorKind, KernelError
+from spec import isa
+from spec.model import ErrorKind, KernelError
 from tb.tests.model import kit
 
 SPEC = (Path(__file__).resolve().parents[3] / "docs" / "isa.md").read_text()

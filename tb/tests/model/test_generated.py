@@ -1,6 +1,6 @@
-"""The Verilog header and the opcode table in docs/isa.md are generated from tb/reference/isa.py.
+"""The Verilog header and the opcode table in docs/isa.md are generated from spec/isa.py.
 
-A stale copy fails here (and `make model` fails), telling the user to run `python -m tb.reference.gen`.
+A stale copy fails here (and `make model` fails), telling the user to run `python -m spec.gen`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tb.reference import config, gen, isa
+from spec import config, gen, isa
 
 
 def test_committed_generated_files_are_current() -> None:
     stale = gen.stale()
-    assert not stale, f"stale generated files {stale}: run `python -m tb.reference.gen` and commit"
+    assert not stale, f"stale generated files {stale}: run `python -m spec.gen` and commit"
 
 
 def test_check_detects_a_stale_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +77,7 @@ def test_baseline_encodings_match_seed_table_4_1() -> None:
     assert isa.BY_MNEMONIC["ST"].fmt.fields[:3] == ("op", "f1", "f2")
 
 
-# ---- machine parameters: one definition (tb/reference/config.py PARAMS) ---------------------------
+# ---- machine parameters: one definition (spec/config.py PARAMS) ---------------------------
 def test_check_detects_a_stale_params_header(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     header = tmp_path / "simt_params.vh"
     header.write_text(gen.render_params_header().replace("(VAL) <= 32)", "(VAL) <= 64)", 1))
@@ -121,7 +121,7 @@ def hand_copies(text: str, module: str) -> list[str]:
 
 def test_rtl_takes_machine_parameters_from_the_generated_header() -> None:
     bad = [msg for f in sorted((gen.ROOT / "rtl").rglob("*.v")) for msg in hand_copies(f.read_text(), f.stem)]
-    assert not bad, "hand-written copies of tb/reference/config.py PARAMS in rtl/:\n" + "\n".join(bad)
+    assert not bad, "hand-written copies of spec/config.py PARAMS in rtl/:\n" + "\n".join(bad)
 
 
 def test_hand_copy_check_can_fail() -> None:

@@ -1,12 +1,12 @@
-"""The golden model's view of a hung launch (tb/reference/hang.py), as the watchdogs print it: the
+"""The golden model's view of a hung launch (spec/hang.py), as the watchdogs print it: the
 spinning warp and its pc, the warps waiting at a barrier, or "the hang is the RTL's"."""
 
 from __future__ import annotations
 
 from kernels.directed import SCENARIOS
-from tb.reference.asm import assemble
-from tb.reference.config import GpuConfig
-from tb.reference.hang import (
+from spec.asm import assemble
+from spec.config import GpuConfig
+from spec.hang import (
     ST_BAR,
     ST_EMPTY,
     ST_MEM,
@@ -19,7 +19,7 @@ from tb.reference.hang import (
     rtl_lines,
     warp_report,
 )
-from tb.reference.model import Model
+from spec.model import Model
 
 SPIN_AT_BARRIER = SCENARIOS["spin_at_barrier"]
 

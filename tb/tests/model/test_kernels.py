@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from kernels import suite
-from tb.reference.image import LaunchError
-from tb.reference.machines import BENCH_LANES, CI_MACHINE, SYSTEM
-from tb.reference.machines import bench as bench_config
+from spec.image import LaunchError
+from spec.machines import BENCH_LANES, CI_MACHINE, SYSTEM
+from spec.machines import bench as bench_config
 
 # Cases too slow for the model stage of `make test` (they run in `make bench` on the RTL and the model).
 SLOW = {("matrixmul", 256)}

@@ -8,10 +8,10 @@ import dataclasses
 
 import pytest
 
-from tb.reference import isa
-from tb.reference.config import ConfigError, GpuConfig
-from tb.reference.image import LaunchError, LaunchImage
-from tb.reference.model import Model
+from spec import isa
+from spec.config import ConfigError, GpuConfig
+from spec.image import LaunchError, LaunchImage
+from spec.model import Model
 from tb.tests.model import kit
 
 EXIT = [isa.encode("EXIT")]
@@ -288,8 +288,8 @@ def test_image_hex_form_one_word_per_line_with_comments(tmp_path) -> None:
 def test_image_records_must_come_in_the_specified_order() -> None:
     """docs/isa.md 8.3: "GRID, BLOCK, REGS, SHARED, PARAM, INSTR and CONST appear once each, in this
     order, then any DATA records, then END" — the RTL loader refuses anything else, so does Python."""
-    from tb.reference.image import ImageFormatError
-    from tb.reference.image import LaunchImage as Image
+    from spec.image import ImageFormatError
+    from spec.image import LaunchImage as Image
 
     words = Image(code=[0xFC000000], data=[(8, [1, 2])]).to_words()
     assert Image.from_words(words).data == [(8, [1, 2])]

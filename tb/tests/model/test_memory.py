@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tb.reference.config import GpuConfig
-from tb.reference.model import ErrorKind, KernelError
+from spec.config import GpuConfig
+from spec.model import ErrorKind, KernelError
 from tb.tests.model import kit
 from tb.tests.model.kit import M32
 

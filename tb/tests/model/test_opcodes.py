@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tb.reference import isa
+from spec import isa
 from tb.tests.model import kit
 from tb.tests.model.kit import M32
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ppa.activity import Activity, popcount
-from tb.reference.records import MemAccess
+from spec.records import MemAccess
 
 
 def test_popcount():
@@ -76,7 +76,7 @@ def test_operands_read_whole_rows_per_port():
 
 
 def _model_order(cfg, img) -> list[list[int]]:
-    from tb.reference.model import Model
+    from spec.model import Model
 
     order: list[list[int]] = []
 
@@ -98,8 +98,8 @@ def test_counting_in_a_given_order_counts_the_same_events():
 
     from kernels.directed import image_of
     from ppa.perf import count_all
-    from tb.reference.config import GpuConfig
-    from tb.reference.model import StepError
+    from spec.config import GpuConfig
+    from spec.model import StepError
 
     cfg = GpuConfig()
     img = image_of("divergence", random.Random(1))

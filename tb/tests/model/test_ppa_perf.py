@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from ppa import perf
-from tb.reference.asm import assemble
-from tb.reference.config import GpuConfig
+from spec.asm import assemble
+from spec.config import GpuConfig
 
 # The 8-lane machine's parameters as ppa/micro.py measures them (ROWS = 4), rounded.
 P8 = perf.Params(

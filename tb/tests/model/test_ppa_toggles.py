@@ -24,7 +24,7 @@ def test_uncorrected_verilator_miscount_is_refused(tmp_path):
 
 
 def _retire_line(cycle: int, sm: int, block: int, warp: int, warp_size: int = 32) -> str:
-    from tb.reference.retire_record import FIELDS
+    from spec.retire_record import FIELDS
 
     tokens = []
     for f in FIELDS:

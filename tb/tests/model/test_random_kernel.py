@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from tb.reference.config import GpuConfig
-from tb.reference.model import Model, Retire
+from spec.config import GpuConfig
+from spec.model import Model, Retire
 from tb.sequences.random_kernel import CONFIGS, KernelKnobs, RandomKernel, generate, main
 
 SEEDS = range(60)

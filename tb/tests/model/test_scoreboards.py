@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from kernels.directed import image_of
+from spec.config import GpuConfig
+from spec.model import DIV, Model, Retire
 from tb.agents.gmem_responder import MemTxn
 from tb.agents.sm_driver import RtlRetire, SmLaunch
-from tb.reference.config import GpuConfig
-from tb.reference.model import DIV, Model, Retire
 from tb.scoreboards.coalescing import CoalescingScoreboard, sm_tag_width
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.end_of_kernel import EXACT_COUNTERS, EndOfKernelChecker

@@ -11,8 +11,8 @@ import itertools
 
 import pytest
 
-from tb.reference.config import GpuConfig
-from tb.reference.model import ErrorKind, KernelError
+from spec.config import GpuConfig
+from spec.model import ErrorKind, KernelError
 from tb.tests.model import kit
 
 NAMES = ["tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",

@@ -6,7 +6,7 @@ import copy
 
 from tb.coverage.report import load_testplan
 from tb.coverage.testplan import check
-from tb.tests.system.test_gpu import CONFIGS
+from tb.gpurun import CONFIGS
 
 REGRESSION = list(CONFIGS.values())  # the configurations the system regression runs
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tb.reference import retire_record
+from spec import retire_record
 from tools.timeline.__main__ import main
 from tools.timeline.states import breakdown, read_launches, warp_rows
 

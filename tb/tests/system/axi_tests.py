@@ -15,12 +15,12 @@ import cocotb
 import pyuvm
 from cocotb.triggers import First
 
+from spec.image import MAGIC
 from tb.agents.axi_host import AxiHostBfm
 from tb.agents.gmem_agent import GMEM_PROFILES
 from tb.agents.host_bfm import REG_CONFIG, REG_ID, REG_PERF_SEL
 from tb.env.axi_env import AxiGpuEnv
 from tb.env.items import LaunchItem
-from tb.reference.image import MAGIC
 from tb.sequences import library
 from tb.tests.system.gpu_tests import GpuTest, seeds_from_env
 

@@ -24,6 +24,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import First
 
 from kernels.directed import scenario_image
+from spec.image import MAGIC
 from tb import benchenv
 from tb.agents.gmem_agent import GMEM_PROFILES
 from tb.agents.host_bfm import (
@@ -39,7 +40,6 @@ from tb.agents.host_bfm import (
 from tb.agents.trace_monitor import trace_path
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
-from tb.reference.image import MAGIC
 from tb.sequences import library
 
 
@@ -338,7 +338,7 @@ class KernelTest(GpuTest):
 
     def items(self) -> list[LaunchItem]:
         from kernels.suite import SuiteError, prepare
-        from tb.reference.image import LaunchError
+        from spec.image import LaunchError
 
         self.cases, self.refused = [], []
         for spec in os.environ["KERNEL_CASES"].split(","):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tb import rtlsim
-from tb.tests.system.test_gpu import CONFIGS, HDL, SOURCES
+from tb.gpurun import CONFIGS, HDL, SOURCES
 
 TOPLEVEL = "simt_gpu_axi_tb"
 MODULE = "tb.tests.system.axi_tests"

@@ -9,22 +9,14 @@ seeds (the rerun command printed with a mismatch sets it).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
+from spec.config import ConfigError
+from spec.machines import SYSTEM as CONFIGS
 from tb import rtlsim
-from tb.reference.config import ConfigError, GpuConfig
-from tb.reference.machines import SYSTEM as CONFIGS
+from tb.gpurun import BENCH_SOURCES, MODULE, SOURCES, TOPLEVEL, run_gpu
 
-HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace writer around simt_gpu
-SOURCES = sorted(
-    str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v")
-)
-BENCH_SOURCES = [*SOURCES, *(str(HDL / f) for f in ("simt_tb_mem.v", "simt_tb_trace.v", "simt_gpu_tb.v"))]
-VISIBILITY = HDL / "simt_gpu_tb.vlt"
-TOPLEVEL = "simt_gpu_tb"
-MODULE = "tb.tests.system.gpu_tests"
 DIRECTED = ["SmokeTest", "DirectedTest", "ErrorTest", "LaunchErrorTest", "HangTest", "ResetMidKernelTest"]
 # (configuration, pyuvm tests, kernel seeds): 200 random seeds per simulator, spread over configurations
 # and over batches small enough for pytest -n to balance. Weighted to the configurations Icarus runs
@@ -48,37 +40,6 @@ FAULTS = {
     7: "HangMismatch",
 }
 FAULT_CONFIG = "sm2-l8"
-
-
-def run_gpu(
-    tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str
-) -> Path:
-    """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
-    the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
-    ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
-    cfg = cfg if cfg is not None else CONFIGS[tag]
-    extra = {"GPU_TAG": tag, **env}
-    for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE"):
-        if os.environ.get(var):
-            extra[var] = os.environ[var]
-    plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []
-    if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
-        plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
-    defines = {"SIMT_FAULTS": 1} if "SIMT_FAULT" in env else None  # the fault hooks only for a planted fault
-    return rtlsim.run(
-        TOPLEVEL,
-        BENCH_SOURCES,
-        MODULE,
-        machine=cfg,
-        extra_env=extra,
-        testcase=tests,
-        tag=tag + ("-faults" if defines else ""),
-        defines=defines,
-        plusargs=plusargs,
-        sim=sim,
-        visibility=VISIBILITY,
-        trace=True,
-    )
 
 
 @pytest.mark.parametrize("tag", list(CONFIGS))

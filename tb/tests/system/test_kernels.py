@@ -12,7 +12,7 @@ import os
 import pytest
 
 from kernels import suite
-from tb.tests.system.test_gpu import run_gpu
+from tb.gpurun import run_gpu
 
 CONFIG = "sm2-l8"
 # two batches, so pytest -n spreads them over the cores

@@ -20,8 +20,8 @@ import cocotb
 import numpy as np
 from cocotb.triggers import Timer
 
+from spec import isa, model
 from tb import benchutil, rtlsim
-from tb.reference import isa, model
 
 U32 = np.uint32
 # Every operation the lane implements: the register ALU funcs (NOP has no result) and MV (y = a).

@@ -1,6 +1,6 @@
 """Unit bench of rtl/sm/simt_barrier.v: per-block-slot barrier counters (docs/sm.md, docs/isa.md §5).
 
-Reference: the golden model's own rule, ``Model._barrier_check`` (tb/reference/model.py), applied to
+Reference: the golden model's own rule, ``Model._barrier_check`` (spec/model.py), applied to
 model ``Block``/``Warp`` objects whose warp states the bench drives: a BAR makes the warp WAITING, a
 final EXIT makes it DONE, and after each event the model decides whether the block's waiting warps are
 released. The RTL sees the same events on its arrive/exit ports and must pulse ``released[slot]``
@@ -28,8 +28,8 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from spec.model import Block, Model, Warp, WarpState
 from tb import benchenv, benchutil, rtlsim
-from tb.reference.model import Block, Model, Warp, WarpState
 
 TESTS = ["random_blocks", "directed"]
 

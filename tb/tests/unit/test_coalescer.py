@@ -1,4 +1,4 @@
-"""simt_coalescer bench: every transaction against tb.reference.model.coalesce (docs/isa.md 6.3).
+"""simt_coalescer bench: every transaction against spec.model.coalesce (docs/isa.md 6.3).
 
 Each accepted access is turned into its expected transaction list by ``model.coalesce``; every beat
 on the output is compared, in order, with the next expected transaction: base, word mask, store
@@ -26,9 +26,9 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from spec import model
 from tb import benchutil, rtlsim
 from tb.agents.handshake import wait_high
-from tb.reference import model
 
 M32 = 0xFFFF_FFFF
 CONFIGS = [(32, 8), (32, 1), (32, 32), (16, 4), (8, 16)]  # (WARP_SIZE, SEG_WORDS)

@@ -1,6 +1,6 @@
 """Unit bench of ``rtl/sm/simt_decode.v`` (docs/sm.md "simt_decode").
 
-Every expectation is computed from the ISA tables (``tb.reference.isa``: ``decode``, ``lookup``,
+Every expectation is computed from the ISA tables (``spec.isa``: ``decode``, ``lookup``,
 ``Fmt.fields``, ``CLASS_CODES``, ``ALU_FUNCS``) and the model's operand map (``model.OPERANDS``);
 ``bad_reg`` is also cross-checked against the model's own predecode (``BAD_REGISTER``).
 
@@ -21,8 +21,8 @@ from collections import Counter
 import cocotb
 from cocotb.triggers import Timer
 
+from spec import isa, model
 from tb import benchutil, rtlsim
-from tb.reference import isa, model
 
 # Outputs of the decoder, in the order they are read.
 OUTPUTS = (

@@ -1,7 +1,7 @@
 """Bench of `simt_div_stack` (docs/sm.md, section simt_div_stack): the divergence stacks of every warp
 slot and the rules of docs/isa.md section 4.
 
-The golden reference is ``Warp.control()`` of tb/reference/model.py. The bench keeps one model ``Warp``
+The golden reference is ``Warp.control()`` of spec/model.py. The bench keeps one model ``Warp``
 per warp slot; every operation given to the RTL is applied to that warp's model with the same arguments,
 and every output is compared: next pc and mask, warp done, divergent, pushes / pops / merges (from the
 model's StackEvents), depth (the model's stack length), error and its SIMT_ERR_* code, and the latency
@@ -30,8 +30,8 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, RisingEdge
 
+from spec.model import DIV, ERROR_CODES, ErrorKind, KernelError, Warp
 from tb import benchenv, benchutil, rtlsim
-from tb.reference.model import DIV, ERROR_CODES, ErrorKind, KernelError, Warp
 
 OP_NEXT, OP_SSY, OP_BRANCH, OP_EXIT = 0, 1, 2, 3
 OPS = {"next": OP_NEXT, "ssy": OP_SSY, "branch": OP_BRANCH, "exit": OP_EXIT}

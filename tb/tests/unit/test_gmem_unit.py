@@ -36,10 +36,10 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from spec import model
 from tb import benchenv, benchutil, rtlsim
 from tb.agents.gmem_responder import GmemResponder, MemTxn
 from tb.agents.handshake import HandshakeTimeout, wait_high
-from tb.reference import model
 
 M32 = 0xFFFF_FFFF
 CONFIGS = [(32, 4, 8), (32, 8, 1), (16, 2, 4), (8, 16, 16)]  # (WARP_SIZE, NUM_WARPS, SEG_WORDS)

@@ -1,7 +1,7 @@
 """Unit bench of rtl/top/simt_loader.v: launch images in, program/constant writes, launch configuration
 and DATA stores out (docs/gpu.md, docs/isa.md 8.3, docs/sm.md "simt_sm").
 
-Stimulus: random legal images made with tb.reference.image.LaunchImage (random 1-D..3-D grids up to
+Stimulus: random legal images made with spec.image.LaunchImage (random 1-D..3-D grids up to
 65535 per dimension, blocks that fill 1..NUM_WARPS warps with uneven thread counts, registers and shared
 words up to the machine's limits, 0..16 parameters, code and constants up to their memories, DATA runs
 with unaligned bases and lengths including the last words of global memory), sent one word per
@@ -32,7 +32,7 @@ too early, wrong record lengths, 0 instructions, END with a payload, DATA withou
 records overlapping or out of address order: 0x10; too many warps, registers (also with all 32 per
 thread) or shared words: 0x11; program or constants larger than their memories: 0x12. The images that the model refuses are
 also checked to raise LaunchError in ``LaunchImage.check``. Every illegal stream is also judged by
-``tb.reference.image_rules.check_words`` (the one definition of a legal image), which must name the
+``spec.image_rules.check_words`` (the one definition of a legal image), which must name the
 same word and code as this bench expects; the loader's ``err_rule`` and ``img_words`` must then show
 that rule at that word (and a loaded image's length).
 """
@@ -48,13 +48,13 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import ReadOnly, RisingEdge
 
+from spec.config import GpuConfig
+from spec.image import MAGIC, VERSION, LaunchError, LaunchImage, Tag
+from spec.image_rules import Rule, check_words
+from spec.machines import LOADER_UNIT
 from tb import benchenv, benchutil, rtlsim
 from tb.agents.gmem_responder import GmemResponder, MemTxn
 from tb.agents.sm_driver import SmLaunch
-from tb.reference.config import GpuConfig
-from tb.reference.image import MAGIC, VERSION, LaunchError, LaunchImage, Tag
-from tb.reference.image_rules import Rule, check_words
-from tb.reference.machines import LOADER_UNIT
 from tb.tests.model.test_bad_inputs import IMAGES as CORPUS_IMAGES
 from tb.tests.model.test_bad_inputs import words_of
 

@@ -2,7 +2,7 @@
 
 Checked against the specification (docs/isa.md 3.3 and 6.1, docs/sm.md ``simt_shared_lsu``):
 
-* every row's ``passes`` equals ``tb.reference.model.shared_passes`` (the golden model's count);
+* every row's ``passes`` equals ``spec.model.shared_passes`` (the golden model's count);
 * every load lane's data equals a Python memory model (a list of words updated in row order; for
   several lanes storing to one word the highest lane wins, docs/isa.md 3.3); inactive lanes and
   store rows answer 0 (the module's documented behaviour);
@@ -31,8 +31,8 @@ import pytest
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, RisingEdge
 
+from spec.model import shared_passes
 from tb import benchutil, rtlsim
-from tb.reference.model import shared_passes
 
 M32 = 0xFFFF_FFFF
 SOURCES = ["sm/simt_shared_lsu.v"]

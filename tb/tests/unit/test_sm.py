@@ -30,15 +30,15 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from kernels.directed import ERROR_KERNELS, KERNELS, image_of, scenario_image
+from spec.config import GpuConfig
+from spec.error_names import error_kind_name
+from spec.hang import WarpView, compare_hang, golden_run, rtl_lines, warp_report
+from spec.image import LaunchImage
+from spec.machines import SM_UNIT
+from spec.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver, retire_monitor
-from tb.reference.config import GpuConfig
-from tb.reference.error_names import error_kind_name
-from tb.reference.hang import WarpView, compare_hang, golden_run, rtl_lines, warp_report
-from tb.reference.image import LaunchImage
-from tb.reference.machines import SM_UNIT
-from tb.reference.model import DIV, ERROR_CODES, PERF_COUNTERS, TIMING_COUNTERS, KernelError, Model
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard
 
@@ -267,7 +267,7 @@ async def run_kernel(
     async def hang(what: str) -> SmHang:
         """The watchdog's report: the SM's debug view of every resident warp next to the lock-step
         model's warps (as the RTL's retires left them) and where a fresh model run of the launch ends
-        (tb/reference/hang.py), and their comparison."""
+        (spec/hang.py), and their comparison."""
         views = await sm_warps(dut, cfg)
         last = {k: d[-1][0] for k, d in board._last.items() if d}
         recent = {k: [pc for pc, _, _ in d] for k, d in board._last.items()}

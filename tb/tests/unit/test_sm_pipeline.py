@@ -28,10 +28,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from kernels import suite
+from spec.config import GpuConfig
 from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver
-from tb.reference.config import GpuConfig
 from tb.tests.unit.test_sm import CONFIGS, SM_SOURCES, run_kernel
 
 MACHINES = {"l8": CONFIGS["w32l8"], "l32": CONFIGS["w32l32"]}

@@ -1,6 +1,6 @@
 """A block and a warp of the golden model: a warp's lanes, masks and divergence stack, with the
 branch, SSY, EXIT and reconvergence rules of docs/isa.md section 4. Part of the model
-(tb/reference/model.py), which steps warps and owns the memories.
+(spec/model.py), which steps warps and owns the memories.
 """
 
 from __future__ import annotations

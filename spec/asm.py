@@ -6,7 +6,7 @@ operands and encodes through ``isa.encode``. Operand order and kinds come from `
 (directives, instructions, symbols) and the two passes; the lexer and the errors are in
 ``asm_lex.py``, the expression trees and their parser in ``asm_expr.py``.
 
-CLI: ``python -m tb.reference.asm kernel.s -o kernel.hex [--listing]``.
+CLI: ``python -m spec.asm kernel.s -o kernel.hex [--listing]``.
 """
 
 from __future__ import annotations
@@ -1006,7 +1006,7 @@ def output_problem(output: str, source: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tb.reference.asm",
+        prog="python -m spec.asm",
         description="Assemble a SIMT kernel into a $readmemh launch image (docs/assembler.md).",
     )
     parser.add_argument("source", help="assembly source file")

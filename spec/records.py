@@ -1,6 +1,6 @@
 """What the golden model reports: kernel errors (docs/isa.md section 7), warp states, the retire
 record of one warp-instruction and its memory accesses (section 10), and the event counters with the
-performance-counter order the RTL shares (section 11). Part of the model (tb/reference/model.py).
+performance-counter order the RTL shares (section 11). Part of the model (spec/model.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The assembler's expressions: trees (Num, Sym, Unary, Binary, Call) and their parser, with the
 nesting and size limits that turn a pathological expression into a located error, not a crash.
 
-Part of the assembler (tb/reference/asm.py), which evaluates the trees (labels, .equ symbols).
+Part of the assembler (spec/asm.py), which evaluates the trees (labels, .equ symbols).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The SM's ``rt_*`` ports, their packing at the GPU top, the trace the test wrappe
 (tb/hdl/simt_tb_trace.v), the Python record the scoreboards compare (:class:`RtlRetire`) and the
 table in docs/sm.md "Retire port" all come from :data:`FIELDS`:
 
-* ``python -m tb.reference.gen`` writes ``rtl/include/simt_retire.vh`` (field widths, and the trace
+* ``python -m spec.gen`` writes ``rtl/include/simt_retire.vh`` (field widths, and the trace
   line of one SM's record) and the docs table; ``make model`` fails when either is stale;
 * :class:`RtlRetire` is built from the table, and :func:`decode` reads a trace line in its order.
 
@@ -80,7 +80,7 @@ RtlRetire = make_dataclass(
 )
 RtlRetire.__module__ = __name__
 RtlRetire.__doc__ = (
-    'One record of an SM\'s retire port (docs/sm.md "Retire port"); fields: tb/reference/retire_record.py.'
+    'One record of an SM\'s retire port (docs/sm.md "Retire port"); fields: spec/retire_record.py.'
 )
 
 

@@ -1,7 +1,7 @@
 """Every named machine the project builds, defined once.
 
 Benches and tools pick a machine from here by name; none builds its own :class:`GpuConfig`. The table
-in docs/verification.md ("Machines") lists them; ``python -m tb.reference.machines`` prints them.
+in docs/verification.md ("Machines") lists them; ``python -m spec.machines`` prints them.
 
 - ``SYSTEM``: the GPU regression's machines (tb/tests/system). CI's kernel runs use ``CI_MACHINE``.
 - ``RANDOM``: the random-kernel generator's machines: the system ones and a 16-thread-warp one.

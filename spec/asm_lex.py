@@ -1,6 +1,6 @@
 """The assembler's errors and lexer: source text -> tokens, each with its column (docs/assembler.md).
 
-Part of the assembler (tb/reference/asm.py): every message carries file:line:col.
+Part of the assembler (spec/asm.py): every message carries file:line:col.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Operand order and kinds come from ``isa.Fmt.syntax``; nothing here knows an enco
 word ``w``, ``assemble(disassemble(w)).image.code == [w]``; an illegal word becomes
 ``.illegal 0x........``, which the assembler also accepts (in ``.text``) and turns back into ``w``.
 
-CLI: ``python -m tb.reference.disasm kernel.hex`` prints a launch image as an assembly source that
-reassembles to the same image; ``python -m tb.reference.disasm --word 0x0c221800`` prints one word.
+CLI: ``python -m spec.disasm kernel.hex`` prints a launch image as an assembly source that
+reassembles to the same image; ``python -m spec.disasm --word 0x0c221800`` prints one word.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def _word_arg(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tb.reference.disasm",
+        prog="python -m spec.disasm",
         description="Disassemble a launch image (.hex) or single instruction words.",
     )
     parser.add_argument("hexfile", nargs="?", help="launch image written by the assembler")
