@@ -38,7 +38,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
+.PHONY: help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep ppa-timing venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -53,6 +53,7 @@ help:  ## list the targets
 	@echo "  make bench SIM=…      benchmark scripts (tools/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
+	@echo "  make ppa-timing       characterized sky130 Liberty (ngspice), its accuracy, OpenSTA Fmax per unit -> build/ppa/timing"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
@@ -122,6 +123,13 @@ $(PPA_STAMP): requirements-ppa.txt $(STAMP)
 
 ppa: $(STAMP) $(PPA_STAMP)
 	@$(PY) -m ppa sweep --sweep $(PPA_SWEEP) $(ARGS)
+
+# Timing (docs/ppa.md "Timing", issue 28): characterize the mapped sky130 cells with ngspice, check the Liberty
+# against a transistor-level cell chain, then OpenSTA per configuration. Needs Debian's ngspice and opensta
+# (named prerequisites of make ppa-timing, not of make test); PPA_LIBERTY=/path/to/foundry.lib skips the
+# characterization. Not in make test.
+ppa-timing: $(STAMP) $(PPA_STAMP)
+	@$(PY) -m ppa.timing $(ARGS)
 
 # The performance/energy sweep (docs/ppa.md "Sweep"): synthesis, Verilator cycles, the analytical cycle model
 # and the fitted energy model over 12 configurations, every step cached. Not in make test.
