@@ -14,7 +14,9 @@ of 0→1.8 V lasting slew / 0.8. Per combinational cell and input pin, one sensi
 inputs per sense (the first in binary order for which the pin flips the output; a non-unate pin, e.g. a
 XOR input or a mux select, gets both and the Liberty keeps the worse of the two):
 
-- cell_rise / cell_fall and rise/fall_transition over SLEWS × LOADS (5 × 5);
+- cell_rise / cell_fall and rise/fall_transition over SLEWS × LOADS (3 × 3: 20-800 ps, 1-50 fF; a
+  5 × 5 grid is a constant change here, the 3 × 3 one what the shared 2-core machine finished in time:
+  the chain check of ppa/chaincheck.py measures what it costs in accuracy);
 - internal energy per output transition: ∫VDD·i(VDD) over the edge minus C_load·VDD² on a rising output
   (the energy stored in and later dumped from the load, which the power sum counts as ½CV² per toggle);
 - input pin capacitance: the charge the input source delivers on its edge / VDD (middle slew and load,
@@ -22,9 +24,10 @@ XOR input or a mux select, gets both and the Liberty keeps the worse of the two)
 - leakage: VDD × the supply current of one static copy per input state (averaged for ``cell_leakage_power``).
 
 The flip-flop ``dfxtp_1``: clock-to-Q rise/fall over clock slew × Q load, clock-pin energy, Q internal
-energy, and setup/hold of D (rise and fall) over D slew × CLK slew (2 × 2), each found as the smallest
+energy, and setup/hold of D (rise and fall) at one D and CLK slew (100 ps), each found as the smallest
 offset of D from the clock edge for which Q takes the right value with a clock-to-Q at most 10 % above
-its nominal value, in two passes (coarse grid, then a fine grid inside the bracket).
+its nominal value, on a 40 ps grid of offsets (the first passing one: an upper bound, at most 40 ps
+pessimistic); ``--fine-pass`` adds a second run with a 5 ps grid inside each bracket.
 """
 
 from __future__ import annotations
@@ -52,11 +55,11 @@ BUILD = ROOT / "build" / "ppa" / "charlib"
 VDD = 1.8
 TEMP = 25.0
 CORNER = "tt"
-SLEWS = (0.01, 0.04, 0.12, 0.35, 1.0)  # ns, 10-90 %
-LOADS = (0.0005, 0.0025, 0.0085, 0.03, 0.1)  # pF
-SETUP_SLEWS = (0.04, 0.35)  # ns: D and CLK transitions of the setup/hold tables
-T_EDGE1, T_EDGE2, T_STOP = 1.0, 7.0, 13.0  # ns: combinational input edges and the end of the run
-MID = 2  # the index of SLEWS/LOADS at which pin capacitance is measured
+SLEWS = (0.02, 0.15, 0.8)  # ns, 10-90 %
+LOADS = (0.001, 0.008, 0.05)  # pF
+SETUP_SLEWS = (0.1,)  # ns: D and CLK transition of the setup/hold values
+T_EDGE1, T_EDGE2, T_STOP = 0.5, 4.5, 8.5  # ns: combinational input edges and the end of the run
+MID = 1  # the index of SLEWS/LOADS at which pin capacitance is measured
 
 
 class CharError(RuntimeError):
@@ -209,9 +212,9 @@ def comb_copies(cell: str, pins: list[str], out: str, func: str) -> tuple[list[s
                         f".meas tran t_{tag}_{k} trig v({node_out}) val={a0:.4g} td={td}n {out_edge}=1 "
                         f"targ v({node_out}) val={a1:.4g} td={td}n {out_edge}=1"
                     )
-                    lines.append(f".meas tran e_{tag}_{k} integ i(V{vdd}) from={td}n to={td + 5.8}n")
+                    lines.append(f".meas tran e_{tag}_{k} integ i(V{vdd}) from={td}n to={td + 3.8}n")
                     if i == MID and j == MID:
-                        lines.append(f".meas tran q_{tag}_{k} integ i(Vin_{tag}) from={td}n to={td + 5.8}n")
+                        lines.append(f".meas tran q_{tag}_{k} integ i(Vin_{tag}) from={td}n to={td + 3.8}n")
     for s, bits in enumerate(itertools.product((0, 1), repeat=len(inputs))):
         tag = f"{cell}_s{s}"
         vdd = f"vd_{tag}"
@@ -227,9 +230,9 @@ def comb_copies(cell: str, pins: list[str], out: str, func: str) -> tuple[list[s
 
 # The flip-flop: clock edges at FF_CLK (ns); D is 0 at the first edge (Q := 0), 1 at the second (Q rises),
 # 0 at the third (Q falls). The clock-only copy keeps D = 0 (Q never changes).
-FF_CLK = (1.5, 7.5, 13.5)
-FF_HALF = 3.0
-FF_STOP = 20.5
+FF_CLK = (1.0, 5.0, 9.0)
+FF_HALF = 2.0
+FF_STOP = 14.5
 
 
 def _clock(slew: float, edges: tuple[float, ...]) -> list[tuple[float, float]]:
@@ -290,7 +293,7 @@ def ff_copies(pins: list[str], setup_grid: dict[str, list[float]] | None) -> tup
         f"Vclk_{tag} clk_{tag} 0 " + _pwl(_clock(SLEWS[MID], FF_CLK), 0.0),
         f"Vd_{tag} d_{tag} 0 " + _pwl(_ramp(mid_d, SLEWS[MID], True), 0.0),
         _inst(f"{name}__{tag}", pins, {"CLK": f"clk_{tag}", "D": f"d_{tag}", "Q": f"q_{tag}"}, f"vd_{tag}"),
-        f".meas tran q_{tag} integ i(Vd_{tag}) from={mid_d - 0.2}n to={mid_d + 1.5}n",
+        f".meas tran q_{tag} integ i(Vd_{tag}) from={mid_d - 0.2}n to={mid_d + 0.9}n",
     ]
     if setup_grid:
         for kind, offsets in setup_grid.items():
@@ -337,8 +340,26 @@ def _trial(pins: list[str], tag: str, kind: str, d_slew: float, c_slew: float, o
         f"C_{tag} q_{tag} 0 {LOADS[1]}p",
         f".meas tran d_{tag} trig v(clk_{tag}) val={VDD / 2} td={td}n rise=1 "
         f"targ v(q_{tag}) val={VDD / 2} td={td}n {q_edge}=1",
-        f".meas tran v_{tag} find v(q_{tag}) at={FF_CLK[1] + 4.0}n",
+        f".meas tran v_{tag} find v(q_{tag}) at={FF_CLK[1] + 2.5}n",
     ]
+
+
+COARSE_GRID = {
+    "setup_r": [round(-0.2 + 0.04 * n, 4) for n in range(21)],
+    "setup_f": [round(-0.2 + 0.04 * n, 4) for n in range(21)],
+    "hold_r": [round(-0.4 + 0.04 * n, 4) for n in range(21)],
+    "hold_f": [round(-0.4 + 0.04 * n, 4) for n in range(21)],
+}
+
+
+def trial_deck(pins: list[str], kind: str, offsets: list[float]) -> Deck:
+    """The setup/hold trials of one *kind* at every SETUP_SLEWS pair and offset."""
+    lines: list[str] = []
+    for a, d_slew in enumerate(SETUP_SLEWS):
+        for b, c_slew in enumerate(SETUP_SLEWS):
+            for n, off in enumerate(offsets):
+                lines += _trial(pins, f"{kind}_{a}{b}_{n}", kind, d_slew, c_slew, off)
+    return Deck(lines, FF_STOP)
 
 
 # ----------------------------------------------------------------------------- running and parsing
@@ -519,7 +540,7 @@ def setup_hold(meas: dict[str, float], grid: dict[str, list[float]], nominal: di
 
 # ----------------------------------------------------------------------------- the whole library
 
-GROUPS = 4  # ngspice runs for the combinational cells (each loads the models once)
+GROUPS = 5  # ngspice runs for the combinational cells (each loads the models once)
 
 
 def cell_set() -> list[str]:
@@ -535,7 +556,7 @@ def cache_key(version: str) -> str:
     return h.hexdigest()[:12]
 
 
-def characterize(jobs: int = 2, force: bool = False, log=print) -> tuple[Path, dict]:
+def characterize(jobs: int = 2, force: bool = False, log=print, fine_pass: bool = False) -> tuple[Path, dict]:
     """The characterized data (``data.json``) for the flow's cells, cached per (cell set, ngspice
     version, this driver's source); returns (its folder, the data)."""
     version = ngspice_version()
@@ -564,29 +585,37 @@ def characterize(jobs: int = 2, force: bool = False, log=print) -> tuple[Path, d
         return {c: reduce_comb(c, plans[c], meas) for c in groups[g]}
 
     ff_inc = [spice_file(liberty.FLOP, cells_dir)]
-    coarse = {
-        "setup_r": [round(-0.2 + 0.04 * n, 4) for n in range(21)],
-        "setup_f": [round(-0.2 + 0.04 * n, 4) for n in range(21)],
-        "hold_r": [round(-0.4 + 0.04 * n, 4) for n in range(21)],
-        "hold_f": [round(-0.4 + 0.04 * n, 4) for n in range(21)],
-    }
+    coarse = COARSE_GRID
 
-    def ff_pass1() -> tuple[dict, dict]:
-        lines, _ = ff_copies(pins[liberty.FLOP], coarse)
-        meas = run_deck(Deck(lines, FF_STOP), work, "ff1", ff_inc)
-        nominal = {"rise": meas[f"d_ff_{MID}1_0"] * 1e9, "fall": meas[f"d_ff_{MID}1_1"] * 1e9}
-        return meas, setup_hold(meas, coarse, nominal) | {"nominal": nominal}
+    def ff_main() -> dict:  # clock-to-Q, energies, capacitances, leakage
+        lines, _ = ff_copies(pins[liberty.FLOP], None)
+        return run_deck(Deck(lines, FF_STOP), work, "ff1", ff_inc)
+
+    def ff_trials(kind: str) -> dict:  # one kind's setup/hold trials on the coarse grid (a run of their own)
+        return run_deck(trial_deck(pins[liberty.FLOP], kind, coarse[kind]), work, f"ff1t_{kind}", ff_inc)
 
     log(
-        f"charlib: characterizing {len(cell_set())} cells with {version} ({GROUPS + 2} runs, {jobs} at a time)"
+        f"charlib: characterizing {len(cell_set())} cells with {version} ({GROUPS + 5} runs, {jobs} at a time)"
     )
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         futs = [ex.submit(comb_group, g) for g in range(GROUPS)]
-        ff_fut = ex.submit(ff_pass1)
+        ff_fut = ex.submit(ff_main)
+        trial_futs = [ex.submit(ff_trials, kind) for kind in coarse]
         data_cells: dict = {}
         for f in futs:
             data_cells.update(f.result())
-        meas1, sh1 = ff_fut.result()
+        meas1 = ff_fut.result()
+        for f in trial_futs:
+            meas1.update(f.result())
+    # the nominal clock-to-Q the trials are held to: the middle clock slew, the trials' load (LOADS[1])
+    nominal = {"rise": meas1[f"d_ff_{MID}1_0"] * 1e9, "fall": meas1[f"d_ff_{MID}1_1"] * 1e9}
+    sh1 = setup_hold(meas1, coarse, nominal) | {"nominal": nominal}
+    if not fine_pass:  # the coarse grid's first passing offset: an upper bound within 40 ps
+        fine = {kind: sh1[kind] for kind in coarse}
+        data_cells[liberty.FLOP] = reduce_ff(
+            meas1, {**fine, "nominal": sh1["nominal"], "setup_resolution_ns": 0.04}
+        )
+        return _finish(work, data_cells, version, start, log)
     # fine pass of setup/hold: 9 offsets 5 ps apart inside each coarse bracket, one run for all of them
     fine_grid: dict[str, list[float]] = {}
     fine_lines: list[str] = []
@@ -612,7 +641,13 @@ def characterize(jobs: int = 2, force: bool = False, log=print) -> tuple[Path, d
                 tags = [f"{sub}_00_{n}" for n in range(len(offs))]
                 first = first_pass(meas2, tags, offs, kind, sh1["nominal"][nominal_edge(kind)])
                 fine[kind][a][b] = offs[first]
-    data_cells[liberty.FLOP] = reduce_ff(meas1, {**fine, "nominal": sh1["nominal"]})
+    data_cells[liberty.FLOP] = reduce_ff(
+        meas1, {**fine, "nominal": sh1["nominal"], "setup_resolution_ns": 0.005}
+    )
+    return _finish(work, data_cells, version, start, log)
+
+
+def _finish(work: Path, data_cells: dict, version: str, start: float, log) -> tuple[Path, dict]:
     data = {
         "tool": version,
         "corner": {"process": CORNER, "vdd": VDD, "temp": TEMP},
@@ -624,8 +659,8 @@ def characterize(jobs: int = 2, force: bool = False, log=print) -> tuple[Path, d
         "seconds": time.monotonic() - start,
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
-    data_path.write_text(json.dumps(data, indent=1))
-    log(f"charlib: {len(data_cells)} cells in {data['seconds']:.0f} s -> {data_path}")
+    (work / "data.json").write_text(json.dumps(data, indent=1))
+    log(f"charlib: {len(data_cells)} cells in {data['seconds']:.0f} s -> {work / 'data.json'}")
     return work, data
 
 
@@ -633,11 +668,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--force", action="store_true")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--fine-pass", action="store_true", help="setup/hold to 5 ps (one more ngspice run)")
     args = ap.parse_args(argv)
     from ppa import timedlib
 
     try:
-        work, data = characterize(args.jobs, args.force)
+        work, data = characterize(args.jobs, args.force, fine_pass=args.fine_pass)
     except (CharError, liberty.LibertyError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

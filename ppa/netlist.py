@@ -67,28 +67,37 @@ def timed_script(liberty: Path, macros: Path) -> str:
     )
 
 
-def coarse(yosys: Yosys, cfg: Config, log=print) -> Path:
-    """The cached ``coarse.il`` of *cfg*'s SM (ppa/flow.py's coarse script)."""
-    script = flow.coarse_script(cfg.sm_params())
+def coarse(yosys: Yosys, cfg: Config, log=print, top: str = "simt_sm", params: dict | None = None) -> Path:
+    """The cached ``coarse.il`` of *cfg*'s SM, or of one rtl/sm unit *top* with *params* (ppa/flow.py's
+    coarse script)."""
+    params = cfg.sm_params() if params is None else params
+    script = flow.coarse_script(params, top)
     k = key([yosys.version, script, *sources(flow.SM_FILES)])
-    work = STA_BUILD / f"coarse-{cfg.sm_only().name}-{k}"
+    work = STA_BUILD / f"coarse-{label(cfg, top)}-{k}"
     il = work / "coarse.il"
     if il.is_file():
         return il
     shutil.rmtree(work, ignore_errors=True)
-    log(f"  coarse synthesis of SM {cfg.sm_only().name} ({yosys.short_version}, nice 10) in {work}")
+    log(f"  coarse synthesis of {label(cfg, top)} ({yosys.short_version}, nice 10) in {work}")
     seconds = run(yosys, script.replace("write_json coarse.json\n", ""), work, "coarse")
     (work / "seconds.txt").write_text(f"{seconds:.1f}\n")
     return il
 
 
-def timed(yosys: Yosys, cfg: Config, macros: Path, log=print) -> Path:
+def label(cfg: Config, top: str = "simt_sm") -> str:
+    """``L8-W16-R512-B8`` for the SM, ``simt_alu@L8-W16-R512-B8`` for one of its units."""
+    return cfg.sm_only().name if top == "simt_sm" else f"{top}@{cfg.sm_only().name}"
+
+
+def timed(
+    yosys: Yosys, cfg: Config, macros: Path, log=print, top: str = "simt_sm", params: dict | None = None
+) -> Path:
     """The cached gate-level netlist (``netlist.v``) of *cfg*'s SM: mapped exactly as make ppa maps it
     (ABC onto the area library of ppa/liberty.py, whose cells the characterized Liberty times), with the
     memory macros as registered boundaries (*macros*)."""
     from ppa import synth
 
-    il = coarse(yosys, cfg, log)
+    il = coarse(yosys, cfg, log, top, params)
     area_lib, _ = synth.library()
     script = timed_script(area_lib, macros)
     k = key(
@@ -101,14 +110,14 @@ def timed(yosys: Yosys, cfg: Config, macros: Path, log=print) -> Path:
             yosys.version,
         ]
     )
-    work = STA_BUILD / f"timed-{cfg.sm_only().name}-{k}"
+    work = STA_BUILD / f"timed-{label(cfg, top)}-{k}"
     net = work / "netlist.v"
     if net.is_file():
         return net
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     shutil.copy(il, work / "coarse.il")
-    log(f"  mapping SM {cfg.sm_only().name} (the area flow's mapping, macros as boundaries) in {work}")
+    log(f"  mapping {label(cfg, top)} (the area flow's mapping, macros as boundaries) in {work}")
     seconds = run(yosys, script, work, "timed")
     (work / "seconds.txt").write_text(f"{seconds:.1f}\n")
     (work / "coarse.il").unlink()

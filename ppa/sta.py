@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 OUT = ROOT / "build" / "ppa" / "sta"
 PERIOD = 20.0  # ns: the clock the reports are computed against (Fmax does not depend on it)
+VECTORLESS_ACTIVITY = 0.1  # toggles per clock of every input port (OpenSTA propagates it): a stated default
 
 
 class StaError(RuntimeError):
@@ -148,6 +149,24 @@ def parse_endpoints(text: str) -> list[tuple[str, float]]:
     return [(m.group(1), float(m.group(5))) for m in _END_ROW.finditer(text)]
 
 
+_POWER_ROW = re.compile(
+    r"^(Sequential|Combinational|Macro|Pad|Total)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)",
+    re.M,
+)
+
+
+def parse_power(source: Path | str) -> dict[str, dict[str, float]] | None:
+    """``report_power``'s group rows: {group: {internal, switching, leakage, total}} in watts (a file or
+    its text; None for a missing file)."""
+    if isinstance(source, Path):
+        if not source.is_file():
+            return None
+        source = source.read_text()
+    keys = ("internal", "switching", "leakage", "total")
+    rows = {m.group(1): dict(zip(keys, map(float, m.groups()[1:]))) for m in _POWER_ROW.finditer(source)}
+    return rows or None
+
+
 def fmax_mhz(period: float, slack: float) -> float:
     """Fmax of a path with *slack* at clock *period* (ns): 1 / (period − slack)."""
     need = period - slack
@@ -176,7 +195,13 @@ def sta_version() -> str:
 
 
 def script(
-    libs: list[Path], netlist: Path, top: str, endpoints: Path, paths: Path, to_pins: list[str]
+    libs: list[Path],
+    netlist: Path,
+    top: str,
+    endpoints: Path,
+    paths: Path,
+    to_pins: list[str],
+    power_period: float | None = None,
 ) -> str:
     reg = "-from [all_registers -clock_pins] -to [all_registers -data_pins]"
     lines = [
@@ -185,7 +210,7 @@ def script(
         f"link_design {top}",
         f"create_clock -name clk -period {PERIOD} [get_ports clk]",
         "set_input_transition 0.04 [get_ports clk]",
-        f"report_checks -path_delay max {reg} -format end -group_count 1000000 -endpoint_count 1 "
+        f"report_checks -path_delay max {reg} -format end -digits 4 -group_count 1000000 -endpoint_count 1 "
         f"-sort_by_slack > {endpoints}",
         f"report_checks -path_delay max {reg} -format full -digits 4 > {paths}",
     ]
@@ -193,6 +218,12 @@ def script(
         lines.append(
             f"report_checks -path_delay max -to [get_pins {{{pin}}}] -format full -digits 4 >> {paths}"
         )
+    if power_period:  # vectorless power at Fmax: OpenSTA propagates a default activity from the inputs
+        lines += [
+            f"create_clock -name clk -period {power_period:.4f} [get_ports clk]",
+            f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
+            f"report_power -digits 6 > {paths.parent / 'power.rpt'}",
+        ]
     lines.append("exit")
     return "\n".join(lines) + "\n"
 
@@ -227,9 +258,8 @@ def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
         if u not in per_unit or slack < per_unit[u][1]:
             per_unit[u] = (pin, slack)
     pins = [p for p, _ in per_unit.values()]
-    t2 = run_sta(
-        _write(work / "paths.tcl", script(libs, netlist, top, ends, paths, pins)), work / "paths.log"
-    )
+    tcl2 = script(libs, netlist, top, ends, paths, pins, power_period=PERIOD - worst_slack)
+    t2 = run_sta(_write(work / "paths.tcl", tcl2), work / "paths.log")
     found = parse_paths(paths.read_text())
     critical = found[0]
     by_end = {p.endpoint: p for p in found[1:]}
@@ -259,6 +289,7 @@ def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
         },
         "units": units,
         "endpoints": len(rows),
+        "power_vectorless_w": parse_power(work / "power.rpt"),
         "seconds": t1 + t2,
     }
 
@@ -353,3 +384,73 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ----------------------------------------------------------------------------- one unit alone
+
+UNITS_ALONE = ("simt_alu", "simt_shared_lsu")  # Lies 2019 §5.2's two candidates for the critical path
+
+
+def unit_script(libs: list[Path], netlist: Path, top: str, paths: Path) -> str:
+    """A unit synthesised alone: its ports are treated as registered (input and output delay 0 against
+    the clock; a virtual clock for a unit without one), so its worst path is its own logic's."""
+    return (
+        "\n".join(
+            [
+                *[f"read_liberty {p}" for p in libs],
+                f"read_verilog {netlist}",
+                f"link_design {top}",
+                "if {[llength [get_ports -quiet clk]]} "
+                f"{{ create_clock -name clk -period {PERIOD} [get_ports clk] }} "
+                f"else {{ create_clock -name clk -period {PERIOD} }}",
+                "set_input_delay 0 -clock clk [all_inputs]",
+                "set_output_delay 0 -clock clk [all_outputs]",
+                "set_input_transition 0.1 [all_inputs]",
+                f"report_checks -path_delay max -format full -digits 4 > {paths}",
+                "exit",
+            ]
+        )
+        + "\n"
+    )
+
+
+def analyse_unit(job: tuple) -> dict:
+    """(Config, unit) -> the unit's worst path alone (synthesised as make ppa maps it, cached)."""
+    from ppa import flow, netlist
+    from ppa.yosys import find
+
+    cfg, unit = job
+    lib, macros, label = libraries()
+    y = find()
+    params = flow.unit_params(cfg.sm_params())[unit]
+    t0 = time.monotonic()
+    net = netlist.timed(y, cfg, macros, print, top=unit, params=params)
+    synth_s = time.monotonic() - t0
+    key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
+    work = OUT / f"{netlist.label(cfg, unit)}-{key}"
+    res_path = work / "sta.json"
+    if res_path.is_file():
+        return json.loads(res_path.read_text())
+    work.mkdir(parents=True, exist_ok=True)
+    paths = work / "paths.rpt"
+    seconds = run_sta(
+        _write(work / "unit.tcl", unit_script([lib, macros], net, unit, paths)), work / "unit.log"
+    )
+    found = parse_paths(paths.read_text())
+    if not found:
+        raise StaError(f"no timed path in {paths}")
+    p = found[0]
+    res = {
+        "unit": unit,
+        "config": cfg.sm_only().name,
+        "lanes": cfg.lanes,
+        "params": params,
+        "delay_ns": PERIOD - (p.slack or 0.0),
+        "fmax_mhz": fmax_mhz(PERIOD, p.slack or 0.0),
+        "path": asdict(p),
+        "library": label,
+        "seconds_sta": seconds,
+        "seconds_synth": synth_s,
+    }
+    res_path.write_text(json.dumps(res, indent=1))
+    return res

@@ -70,19 +70,19 @@ def liberty_text(data: dict) -> str:
         ],
         "  slew_derate_from_library : 1;",
         "  default_max_transition : 1.5;",
-        "  lu_table_template (delay_5x5) {",
+        "  lu_table_template (delay_tbl) {",
         "    variable_1 : input_net_transition; variable_2 : total_output_net_capacitance;",
         f"    index_1 ({_index(slews)}); index_2 ({_index(loads)});",
         "  }",
-        "  power_lut_template (energy_5x5) {",
+        "  power_lut_template (energy_tbl) {",
         "    variable_1 : input_transition_time; variable_2 : total_output_net_capacitance;",
         f"    index_1 ({_index(slews)}); index_2 ({_index(loads)});",
         "  }",
-        "  power_lut_template (energy_5) {",
+        "  power_lut_template (energy_1d) {",
         "    variable_1 : input_transition_time;",
         f"    index_1 ({_index(slews)});",
         "  }",
-        "  lu_table_template (constraint_2x2) {",
+        "  lu_table_template (constraint_tbl) {",
         "    variable_1 : constrained_pin_transition; variable_2 : related_pin_transition;",
         f"    index_1 ({_index(ss)}); index_2 ({_index(ss)});",
         "  }",
@@ -110,10 +110,10 @@ def liberty_text(data: dict) -> str:
                 f"        timing_sense : {arc['sense']};",
             ]
             for t in ("cell_rise", "rise_transition", "cell_fall", "fall_transition"):
-                L += _table(t, "delay_5x5", arc[t], "        ")
+                L += _table(t, "delay_tbl", arc[t], "        ")
             L += ["      }", "      internal_power () {", f'        related_pin : "{pin}";']
             for t in ("rise_power", "fall_power"):
-                L += _table(t, "energy_5x5", arc[t], "        ")
+                L += _table(t, "energy_tbl", arc[t], "        ")
             L += ["      }"]
         L += ["    }", "  }"]
     ff = data["cells"].get(liberty.FLOP)
@@ -126,8 +126,8 @@ def liberty_text(data: dict) -> str:
             "    pin (CLK) {",
             f"      direction : input; clock : true; capacitance : {ff['cap_clk']:.6g};",
             "      internal_power () {",
-            *_table("rise_power", "energy_5", [ff["clk_rise_power"]], "        "),
-            *_table("fall_power", "energy_5", [ff["clk_fall_power"]], "        "),
+            *_table("rise_power", "energy_1d", [ff["clk_rise_power"]], "        "),
+            *_table("fall_power", "energy_1d", [ff["clk_fall_power"]], "        "),
             "      }",
             "    }",
             "    pin (D) {",
@@ -135,8 +135,8 @@ def liberty_text(data: dict) -> str:
         ]
         for kind, ttype in (("setup", "setup_rising"), ("hold", "hold_rising")):
             L += ["      timing () {", '        related_pin : "CLK";', f"        timing_type : {ttype};"]
-            L += _table("rise_constraint", "constraint_2x2", ff[f"{kind}_r"], "        ")
-            L += _table("fall_constraint", "constraint_2x2", ff[f"{kind}_f"], "        ")
+            L += _table("rise_constraint", "constraint_tbl", ff[f"{kind}_r"], "        ")
+            L += _table("fall_constraint", "constraint_tbl", ff[f"{kind}_f"], "        ")
             L += ["      }"]
         L += [
             "    }",
@@ -144,15 +144,15 @@ def liberty_text(data: dict) -> str:
             '      direction : output; function : "IQ";',
             "      timing () {",
             '        related_pin : "CLK"; timing_type : rising_edge; timing_sense : non_unate;',
-            *_table("cell_rise", "delay_5x5", ff["clk_q_rise"], "        "),
-            *_table("rise_transition", "delay_5x5", ff["rise_transition"], "        "),
-            *_table("cell_fall", "delay_5x5", ff["clk_q_fall"], "        "),
-            *_table("fall_transition", "delay_5x5", ff["fall_transition"], "        "),
+            *_table("cell_rise", "delay_tbl", ff["clk_q_rise"], "        "),
+            *_table("rise_transition", "delay_tbl", ff["rise_transition"], "        "),
+            *_table("cell_fall", "delay_tbl", ff["clk_q_fall"], "        "),
+            *_table("fall_transition", "delay_tbl", ff["fall_transition"], "        "),
             "      }",
             "      internal_power () {",
             '        related_pin : "CLK";',
-            *_table("rise_power", "energy_5x5", ff["rise_power"], "        "),
-            *_table("fall_power", "energy_5x5", ff["fall_power"], "        "),
+            *_table("rise_power", "energy_tbl", ff["rise_power"], "        "),
+            *_table("fall_power", "energy_tbl", ff["fall_power"], "        "),
             "      }",
             "    }",
             "  }",
@@ -366,7 +366,7 @@ class Table:
 
 
 def table(g: Group, templates: dict[str, Group]) -> Table:
-    """A table group (``cell_rise (delay_5x5) { values (...); }``) with its template's axes."""
+    """A table group (``cell_rise (delay_tbl) { values (...); }``) with its template's axes."""
     tmpl = templates.get(g.name)
     idx = {k: floats(g.complex[k][0][0]) for k in ("index_1", "index_2") if k in g.complex}
     if tmpl is not None:

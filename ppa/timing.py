@@ -116,6 +116,23 @@ def report(res: dict) -> str:
                 f"| {r['cell']} | {r['what']} | {r['ours']:.2f} | {r['published']:.2f} | {r['ours'] / r['published']:.2f} |"
             )
         L.append("")
+    if res.get("units_alone"):
+        L += [
+            "## Lies 2019 §5.2's two candidates, each unit synthesised alone",
+            "",
+            "Each unit synthesised alone as make ppa maps it, its ports treated as registered (input/output "
+            "delay 0): the worst path of its own logic. Kind: synthesised + characterized, pre-layout, no wires.",
+            "",
+            "| unit | configuration | worst path (ns) | Fmax alone (MHz) | cells on it | start → end |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for u in res["units_alone"]:
+            p = u["path"]
+            L.append(
+                f"| {UNIT_LABEL.get(u['unit'], u['unit'])} | {u['config']} | {u['delay_ns']:.3f} | "
+                f"{u['fmax_mhz']:.1f} | {len(p['cells'])} | `{p['startpoint']}` → `{p['endpoint']}` |"
+            )
+        L.append("")
     if res.get("sta"):
         L += [
             "## Static timing per configuration (OpenSTA, register to register)",
@@ -155,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--configs", default="lanes", choices=["lanes", "all"])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-chain", action="store_true")
+    ap.add_argument("--no-sm", action="store_true", help="units alone only (no whole-SM STA)")
+    ap.add_argument(
+        "--lanes", default="", help="only these lane counts, e.g. 8,32 (default: all of --configs)"
+    )
     args = ap.parse_args(argv)
     from ppa import chaincheck, charlib, sta, timedlib
 
@@ -179,7 +200,25 @@ def main(argv: list[str] | None = None) -> int:
     t = time.monotonic()
     from concurrent.futures import ProcessPoolExecutor
 
+    from ppa.config import lanes_sweep
+
+    lane_cfgs = [c for c in lanes_sweep(True) if not args.lanes or str(c.lanes) in args.lanes.split(",")]
+    jobs = [(lane_cfgs[0], "simt_alu")] + [(c, "simt_shared_lsu") for c in lane_cfgs]
+    try:
+        with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as ex:
+            res["units_alone"] = list(ex.map(sta.analyse_unit, jobs))
+    except (sta.StaError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    seconds["units alone: synthesis + OpenSTA"] = time.monotonic() - t
+    _save(res)
+    if args.no_sm:
+        return 0
+    t = time.monotonic()
     cfgs = configs(args.configs)
+    if args.lanes:
+        keep = {int(x) for x in args.lanes.split(",")}
+        cfgs = [c for c in cfgs if c.lanes in keep]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(cfgs)))) as ex:
             res["sta"] = list(ex.map(sta.analyse_config, cfgs))
@@ -188,8 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     seconds["synthesis + OpenSTA"] = time.monotonic() - t
     res["fmax"] = {r["name"]: r["fmax_mhz"] for r in res["sta"]}
-    (OUT / "timing.json").write_text(json.dumps(res, indent=1))
-    (OUT / "report.md").write_text(report(res))
+    _save(res)
     for r in res["sta"]:
         c = r["critical"]
         print(
@@ -197,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"timing: report {OUT / 'report.md'}")
     return 0
+
+
+def _save(res: dict) -> None:
+    (OUT / "timing.json").write_text(json.dumps(res, indent=1))
+    (OUT / "report.md").write_text(report(res))
 
 
 def fmax_of(sm_name: str) -> float | None:

@@ -82,8 +82,9 @@ def test_measurement_parsing_skips_failed_measurements() -> None:
 def test_reduction_subtracts_the_load_energy_on_a_rising_output() -> None:
     plan = {"arcs": [{"pin": "A", "sense": "negative_unate", "side": {}}], "leak": [{"A": 0}, {"A": 1}]}
     meas = {}
-    for i in range(5):
-        for j in range(5):
+    n_s, n_l = len(charlib.SLEWS), len(charlib.LOADS)
+    for i in range(n_s):
+        for j in range(n_l):
             for k in (0, 1):
                 meas[f"d_inv_1_a0_{i}{j}_{k}"] = 1e-11 * (1 + i + j)
                 meas[f"t_inv_1_a0_{i}{j}_{k}"] = 2e-11
@@ -96,11 +97,12 @@ def test_reduction_subtracts_the_load_energy_on_a_rising_output() -> None:
     # input rises (edge 0) -> output falls: cell_fall from edge 0, cell_rise from edge 1
     assert a["cell_fall"][0][0] == pytest.approx(0.01)
     # rising output: E_vdd - C V^2 = 1 fC x 1.8 V = 1.8 fJ = 0.0018 pJ, whatever the load
-    assert a["rise_power"][0][4] == pytest.approx(0.0018)
-    assert a["fall_power"][0][4] == pytest.approx(charlib.LOADS[4] * 1.8 * 1.8 + 0.0018)
+    assert a["rise_power"][0][-1] == pytest.approx(0.0018)
+    assert a["fall_power"][0][-1] == pytest.approx(charlib.LOADS[-1] * 1.8 * 1.8 + 0.0018)
     assert r["capacitance"]["A"] == pytest.approx(0.002)  # 3.6 fC / 1.8 V
     assert [s["nw"] for s in r["leakage"]] == pytest.approx([0.0018, 0.0036])
-    del meas["d_inv_1_a0_33_1"]  # planted fault: one failed measurement is an error, not a zero
+    # planted fault: one failed measurement is an error, not a zero
+    del meas[f"d_inv_1_a0_{n_s - 1}{n_l - 1}_1"]
     with pytest.raises(charlib.CharError, match="cell_rise"):
         charlib.reduce_comb("inv_1", plan, meas)
 
@@ -296,3 +298,28 @@ def test_fixture_library_loads_in_opensta(tmp_path) -> None:
     )
     assert "Error" not in out.stdout + out.stderr, out.stdout + out.stderr
     assert copy.deepcopy(fixture_data()) == fixture_data()
+
+
+POWER_REPORT = """Group                    Internal    Switching      Leakage        Total
+                            Power        Power        Power        Power
+------------------------------------------------------------------------
+Sequential           8.418259e-06 1.620000e-08 4.000000e-11 8.434499e-06  37.0%
+Combinational        1.416674e-05 1.952616e-07 1.300000e-10 1.436213e-05  63.0%
+Macro                0.000000e+00 0.000000e+00 0.000000e+00 0.000000e+00   0.0%
+Pad                  0.000000e+00 0.000000e+00 0.000000e+00 0.000000e+00   0.0%
+------------------------------------------------------------------------
+Total                2.258500e-05 2.114617e-07 1.700000e-10 2.279663e-05 100.0%
+                            99.1%         0.9%         0.0%
+"""
+
+
+def test_parse_power_report(tmp_path) -> None:
+    """OpenSTA 2.0.17's report_power layout (captured from a run on the cell chain)."""
+    rows = sta.parse_power(POWER_REPORT)
+    assert rows["Total"]["total"] == pytest.approx(2.279663e-05)
+    assert rows["Combinational"]["switching"] == pytest.approx(1.952616e-07)
+    parts = ("Sequential", "Combinational", "Macro", "Pad")
+    assert sum(rows[g]["total"] for g in parts) == pytest.approx(rows["Total"]["total"], rel=1e-6)
+    assert sta.parse_power(tmp_path / "missing.rpt") is None
+    # planted fault: a report without its Total row is not read as zero power
+    assert "Total" not in sta.parse_power(POWER_REPORT.replace("Total ", "Sum "))
