@@ -108,9 +108,11 @@ def ngspice_version() -> str:
 
 def evaluate(func: str, values: dict[str, int]) -> int:
     """A Liberty function (``!``, ``&``, ``|``, ``^``, parentheses) on 0/1 pin values."""
-    expr = func.replace("!", " 1^ ").replace("&", " & ").replace("|", " | ").replace("^", " ^ ")
+    # Python's not/and/or/!= keep Liberty's precedence (! before & before |; XOR only appears inside
+    # parentheses here); '!' as '1^' would bind looser than '&' and turn !S&A0 into !(S&A0)
+    expr = func.replace("!", " not ").replace("&", " and ").replace("|", " or ").replace("^", " != ")
     expr = re.sub(r"\b([A-Z][A-Z0-9_]*)\b", lambda m: str(values[m.group(1)]), expr)
-    return int(eval(expr, {"__builtins__": {}}, {})) & 1  # noqa: S307 - digits and operators only
+    return int(bool(eval(expr, {"__builtins__": {}}, {})))  # noqa: S307 - digits and operators only
 
 
 def arcs(inputs: list[str], func: str) -> list[tuple[str, str, dict[str, int]]]:
@@ -252,7 +254,7 @@ def ff_copies(pins: list[str], setup_grid: dict[str, list[float]] | None) -> tup
         for j, load in enumerate(LOADS):
             tag = f"ff_{i}{j}"
             vdd = f"vd_{tag}"
-            d = _ramp(mid_d, SLEWS[1], True) + _ramp(mid_d + 10.0, SLEWS[1], False)
+            d = _ramp(mid_d, SLEWS[1], True) + _ramp(mid_d + FF_CLK[2] - FF_CLK[1], SLEWS[1], False)
             lines += [
                 f"V{vdd} {vdd} 0 {VDD}",
                 f"Vclk_{tag} clk_{tag} 0 " + _pwl(_clock(slew, FF_CLK), 0.0),
@@ -285,6 +287,16 @@ def ff_copies(pins: list[str], setup_grid: dict[str, list[float]] | None) -> tup
             f".meas tran ef_{tag} integ i(V{vdd}) from={FF_CLK[1] + FF_HALF - 0.5}n to={FF_CLK[2] - 0.5}n",
             f".meas tran q_{tag} integ i(Vclk_{tag}) from={FF_CLK[1] - 0.5}n to={FF_CLK[1] + FF_HALF - 0.5}n",
             f".meas tran l_{tag} avg i(V{vdd}) from={FF_STOP - 2.5}n to={FF_STOP}n",
+        ]
+    # leakage: static copies (clock low, D low / high), supply current at the end of the run
+    for v in (0, 1):
+        tag = f"ffs_{v}"
+        lines += [
+            f"Vvd_{tag} vd_{tag} 0 {VDD}",
+            _inst(
+                f"{name}__{tag}", pins, {"CLK": "0", "D": "vhi" if v else "0", "Q": f"q_{tag}"}, f"vd_{tag}"
+            ),
+            f".meas tran l_{tag} avg i(Vvd_{tag}) from={FF_STOP - 2.5}n to={FF_STOP}n",
         ]
     # D pin capacitance: D toggles with the clock low (D's edges between clock edges)
     tag = "ffd"
@@ -408,11 +420,27 @@ def _table(meas: dict[str, float], fmt: str, scale: float = 1e9) -> list[list[fl
     return rows
 
 
+def fill_along_load(table: list[list[float | None]]) -> list[tuple[int, int]]:
+    """Fill a failed entry at the largest loads of a row (the output did not finish its edge inside the
+    run: a weak cell into 50 fF) by linear extrapolation from the row's two previous loads (delay and
+    transition are close to linear in the load there). Returns the filled (row, column)s; an entry with
+    fewer than two measured points before it stays None (an error)."""
+    filled = []
+    for i, row in enumerate(table):
+        for j, v in enumerate(row):
+            if v is None and j >= 2 and row[j - 1] is not None and row[j - 2] is not None:
+                x0, x1, x2 = LOADS[j - 2], LOADS[j - 1], LOADS[j]
+                row[j] = row[j - 1] + (row[j - 1] - row[j - 2]) * (x2 - x1) / (x1 - x0)
+                filled.append((i, j))
+    return filled
+
+
 def reduce_comb(cell: str, plan: dict, meas: dict[str, float]) -> dict:
     """Measurements -> tables (ns, pJ, pF, nW) of one combinational cell."""
     out_pin, func = liberty.COMBINATIONAL[cell]
     arcs_out: dict[str, dict] = {}
     caps: dict[str, list[float]] = {}
+    extrapolated: list[str] = []
     for a, arc in enumerate(plan["arcs"]):
         pin, sense = arc["pin"], arc["sense"]
         # edge 0: the input rises; the output rises (positive) or falls (negative)
@@ -431,6 +459,8 @@ def reduce_comb(cell: str, plan: dict, meas: dict[str, float]) -> dict:
         ]
         t["fall_power"] = e_fall
         for name, table in t.items():
+            for i, j in fill_along_load(table):
+                extrapolated.append(f"{pin}/{sense}/{name}[{i}][{j}]")
             if any(v is None for row in table for v in row):
                 raise CharError(f"{cell} pin {pin} ({sense}): measurement {name} failed; see its ngspice log")
         prev = arcs_out.get(pin)
@@ -457,6 +487,7 @@ def reduce_comb(cell: str, plan: dict, meas: dict[str, float]) -> dict:
         "arcs": arcs_out,
         "capacitance": {p: sum(v) / len(v) for p, v in caps.items()},
         "leakage": leak,
+        "extrapolated": extrapolated,
     }
 
 
@@ -480,7 +511,7 @@ def reduce_ff(meas: dict[str, float], setup: dict[str, float | list]) -> dict:
         ]
         for k in (0, 1)
     }  # fmt: skip
-    leak = [-meas[f"l_ffc_{i}"] * VDD * 1e9 for i in range(len(SLEWS))]
+    leak = [-meas[f"l_ffs_{v}"] * VDD * 1e9 for v in (0, 1)]  # the static copies (clock low)
     return {
         **t,
         "rise_power": e_q[0],
@@ -589,7 +620,7 @@ def characterize(jobs: int = 2, force: bool = False, log=print, fine_pass: bool 
 
     def ff_main() -> dict:  # clock-to-Q, energies, capacitances, leakage
         lines, _ = ff_copies(pins[liberty.FLOP], None)
-        return run_deck(Deck(lines, FF_STOP), work, "ff1", ff_inc)
+        return run_deck(Deck([f"Vhi vhi 0 {VDD}", *lines], FF_STOP), work, "ff1", ff_inc)
 
     def ff_trials(kind: str) -> dict:  # one kind's setup/hold trials on the coarse grid (a run of their own)
         return run_deck(trial_deck(pins[liberty.FLOP], kind, coarse[kind]), work, f"ff1t_{kind}", ff_inc)

@@ -203,7 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     from ppa.config import lanes_sweep
 
     lane_cfgs = [c for c in lanes_sweep(True) if not args.lanes or str(c.lanes) in args.lanes.split(",")]
-    jobs = [(lane_cfgs[0], "simt_alu")] + [(c, "simt_shared_lsu") for c in lane_cfgs]
+    from ppa.config import Config
+
+    # the ALU has no parameters: one synthesis (the default SM's) serves every lane count
+    jobs = [(Config(), "simt_alu")] + [(c, "simt_shared_lsu") for c in lane_cfgs]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as ex:
             res["units_alone"] = list(ex.map(sta.analyse_unit, jobs))

@@ -101,8 +101,9 @@ def test_reduction_subtracts_the_load_energy_on_a_rising_output() -> None:
     assert a["fall_power"][0][-1] == pytest.approx(charlib.LOADS[-1] * 1.8 * 1.8 + 0.0018)
     assert r["capacitance"]["A"] == pytest.approx(0.002)  # 3.6 fC / 1.8 V
     assert [s["nw"] for s in r["leakage"]] == pytest.approx([0.0018, 0.0036])
-    # planted fault: one failed measurement is an error, not a zero
-    del meas[f"d_inv_1_a0_{n_s - 1}{n_l - 1}_1"]
+    # planted fault: a failed measurement at the smallest load (nothing to extrapolate from) is an
+    # error, not a zero
+    del meas[f"d_inv_1_a0_{n_s - 1}0_1"]
     with pytest.raises(charlib.CharError, match="cell_rise"):
         charlib.reduce_comb("inv_1", plan, meas)
 
@@ -323,3 +324,22 @@ def test_parse_power_report(tmp_path) -> None:
     assert sta.parse_power(tmp_path / "missing.rpt") is None
     # planted fault: a report without its Total row is not read as zero power
     assert "Total" not in sta.parse_power(POWER_REPORT.replace("Total ", "Sum "))
+
+
+def test_negation_binds_tighter_than_and() -> None:
+    """Planted fault that happened: '!' evaluated as '1 ^' made mux2's !S&A0 into !(S&A0), so the mux's
+    data pins were sensitized with the wrong select and never switched in ngspice."""
+    mux = "((A0&!S)|(A1&S))"
+    assert [charlib.evaluate(mux, {"A0": 1, "A1": 0, "S": s}) for s in (0, 1)] == [1, 0]
+    assert charlib.arcs(["A0", "A1", "S"], mux)[0] == ("A0", "positive_unate", {"A1": 0, "S": 0})
+    assert charlib.evaluate("!(!A_N&B)", {"A_N": 0, "B": 1}) == 0
+
+
+def test_failed_largest_load_is_extrapolated_along_the_load_axis() -> None:
+    loads = charlib.LOADS
+    row = [1.0, 1.0 + 10 * (loads[1] - loads[0]), None]
+    table = [row]
+    assert charlib.fill_along_load(table) == [(0, 2)]
+    assert table[0][2] == pytest.approx(1.0 + 10 * (loads[2] - loads[0]))
+    gap = [[None, 1.0, None]]  # too few points before it: left for the caller to refuse
+    assert charlib.fill_along_load(gap) == [] and gap[0][2] is None
