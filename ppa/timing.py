@@ -83,7 +83,7 @@ def report(res: dict) -> str:
     L = [
         "# Timing report (`make ppa-timing`, issue 28)",
         "",
-        f"Library: {lib['label']} — `{lib['path']}`. Characterization took {lib['seconds']:.0f} s cold "
+        f"Library: {lib['label']} — `{lib['path']}`. Characterization (this run's reduction; ngspice runs are memoized per netlist) {lib['seconds']:.0f} s "
         f"(cached reruns read data.json). Corner tt, 1.8 V, 25 °C. Every figure is **pre-layout, no wires**.",
         "",
     ]
@@ -106,7 +106,7 @@ def report(res: dict) -> str:
         L += [
             "## Our cells beside the foundry's published Liberty (tt_025C_1v80)",
             "",
-            f"Published: {SOURCE}. Ours: interpolated in our 5 × 5 tables at the foundry's table points.",
+            f"Published: {SOURCE}. Ours: interpolated in our 3 × 3 tables at the foundry's table points.",
             "",
             "| cell | quantity | ours (characterized) | published | ours / published |",
             "|---|---|---:|---:|---:|",
