@@ -12,6 +12,9 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := regress
 
+# Whether SIM was given (command line or environment) before the default below: make seeds sweeps both
+# simulators unless one is named.
+SIM_GIVEN := $(filter-out undefined default file,$(origin SIM))
 # Simulator for unit/system/bench/regress: icarus | verilator (tools/simenv.py rejects anything else).
 SIM ?= verilator
 override SIM := $(or $(strip $(SIM)),verilator)
@@ -38,7 +41,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
+.PHONY: seeds help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -55,6 +58,8 @@ help:  ## list the targets
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
+	@echo "  make seeds N=50       every unit bench and meta-test under N random seeds, both sims (or SIM=…),"
+	@echo "                        each failing seed with its rerun command; SHARD=I/N, SEEDS_BASE=b (not in make test)"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
 	@echo "  make clean            remove build outputs and caches (keeps .venv)"
@@ -109,6 +114,15 @@ MUTANTS_SEED ?=
 mutants: $(STAMP)
 	@$(call with_tools,icarus) $(PY) -m tools.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
 	  $(if $(MUTANTS_SEED),--seed $(MUTANTS_SEED)) $(ARGS)
+
+# The seed sweep (tools/seeds.py): the unit benches and meta-tests under N random seeds, both simulators
+# unless SIM is given; SHARD=I/N runs one machine's share (same SEEDS_BASE on every machine).
+N ?= 10
+SHARD ?=
+SEEDS_BASE ?=
+seeds: $(STAMP)
+	@$(call with_tools,$(if $(SIM_GIVEN),$(SIM),icarus verilator)) $(PY) -m tools.tasks seeds -- --count $(N) \
+	  --sim $(if $(SIM_GIVEN),$(SIM),both) $(if $(SHARD),--shard $(SHARD)) $(if $(SEEDS_BASE),--base $(SEEDS_BASE)) $(ARGS)
 
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
 # configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.

@@ -11,14 +11,12 @@ CLI: ``python -m spec.asm kernel.s -o kernel.hex [--listing]``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import isa, reachability
+from . import cli, isa, reachability
 from .asm_expr import (  # noqa: F401 (MAX_NESTING, MAX_OPERATORS: the limits, named here too)
     _BINARY,
     FUNCTIONS,
@@ -971,18 +969,10 @@ def assemble_file(path: str | Path, cfg: GpuConfig | None = None) -> Program:
 
 
 def write_hex_atomic(image: LaunchImage, path: str | Path) -> None:
-    """Write the image next to ``path`` and rename it into place (never a partial file). A symbolic
-    link is written through: its target is replaced, the link stays."""
-    target = Path(os.path.realpath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        image.write_hex(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write the image at ``path`` (spec/cli.py write_output): a regular file is written next to its
+    target and renamed into place (never a partial file; a symbolic link is written through); a
+    character device or FIFO (``/dev/null``, ``/dev/stdout``) is written into, never replaced."""
+    cli.write_output(path, image.to_hex(), "image")
 
 
 def output_problem(output: str, source: str) -> str | None:
@@ -1001,11 +991,13 @@ def output_problem(output: str, source: str) -> str | None:
         )
     if out.is_dir():
         return f"-o {output} is a directory; name the .hex file to write"
+    if cli.output_kind(output) not in ("regular", "stream"):
+        return f"-o {output} is a block device or other special file; name the .hex file to write"
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = cli.ArgumentParser(
         prog="python -m spec.asm",
         description="Assemble a SIMT kernel into a $readmemh launch image (docs/assembler.md).",
     )
@@ -1043,4 +1035,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

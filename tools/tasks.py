@@ -8,6 +8,7 @@
     python -m tools.tasks regress --sim verilator     (model + unit + system, then a summary)
     python -m tools.tasks differential                (Icarus vs Verilator traces)  [-- PYTEST_ARGS...]
     python -m tools.tasks mutants                     (mutation testing of rtl/)  [-- --count N --seed S ...]
+    python -m tools.tasks seeds                       (the seed sweep)  [-- --count N --sim both --shard I/N]
 
 ``--sim`` defaults to the SIM environment variable (default verilator). A task whose tests do not
 exist yet says so and succeeds. Simulator tasks first select and check the tools (tools/simenv.py) and
@@ -326,6 +327,18 @@ def task_mutants(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("mutants", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 
+def task_seeds(sim: str, extra: Sequence[str]) -> Outcome:
+    """make seeds: every unit bench and meta-test under N random seeds on both simulators (or the one
+    ``--sim`` names), each failing seed listed with its rerun command (tools/seeds.py). ``extra`` goes
+    to ``python -m tools.seeds`` (--count N, --seeds a,b, --base B, --sim, --shard I/N, --jobs J)."""
+    from tools.seeds import main as seeds_main
+
+    start = time.monotonic()
+    rc = seeds_main(list(extra))
+    detail = {0: "no failing seed", 1: "failing seeds: build/reports/seeds*.md"}.get(rc, f"exit {rc}")
+    return Outcome("seeds", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -336,6 +349,7 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "differential": task_differential,
     "coverage": task_coverage,
     "mutants": task_mutants,
+    "seeds": task_seeds,
 }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from spec import asm, disasm, isa
+from spec import asm, cli, disasm, isa
 from spec.config import GpuConfig
 from spec.image import ImageFormatError, LaunchError, LaunchImage
 from spec.image_rules import Rule, check_words
@@ -42,11 +42,12 @@ def words_of(case: dict[str, Any]) -> list[int]:
 
 
 def run_cli(main: Any, argv: list[str]) -> tuple[int, list[str]]:
+    """``main(argv)`` under the CLI rule (spec/cli.py entry): the exit code and the stderr lines."""
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            rc = main(argv)
-        except SystemExit as e:  # argparse usage errors
+            rc = cli.entry(main, argv)
+        except SystemExit as e:  # a parser outside the rule's (argparse's own usage errors)
             rc = int(e.code or 0)
     return rc, err.getvalue().splitlines()
 
