@@ -66,6 +66,7 @@ help:  ## list the targets
 	@echo "  make distclean        clean, and remove .venv"
 	@echo "Options: ARGS=\"…\" extra pytest args (e.g. ARGS=\"-n0 -k name\"), WAVES=1 dump FST waves,"
 	@echo "         IVERILOG=path another Icarus install"
+	@if [ -x $(PY) ]; then $(PY) -m tools.envvars --help-lines; else echo "Environment variables: docs/environment.md"; fi
 
 # --- virtualenv -----------------------------------------------------------------------------------
 # Created on first use so a fresh clone needs no manual step. Depends on requirements.txt: editing a

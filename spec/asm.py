@@ -12,6 +12,7 @@ CLI: ``python -m spec.asm kernel.s -o kernel.hex [--listing]``.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from .asm_lex import _REG, AsmError, AsmErrors, Tok, _did_you_mean, _Err, _Unkno
 from .config import GpuConfig
 from .disasm import IMM, MEM, REG_ITEMS, SREG, disassemble, operand_syntax
 from .image import MAX_COUNT, MAX_DIM, LaunchError, LaunchImage
+from .image_rules import MAGIC
 
 MAX_ERRORS = 50
 WORD_MIN = -(1 << 31)  # values of .word/.param/LI: [-2**31, 2**32), stored modulo 2**32
@@ -785,6 +787,12 @@ class _Assembler:
             return isa.SREG_PARAM_BASE + self.param_names[name]
         if name.lower() in isa.SREGS:
             return isa.SREGS[name.lower()]
+        if (m := re.fullmatch(r"param(\d+)", name.lower())) and int(m.group(1)) >= isa.NUM_PARAMS:
+            raise _Err(
+                toks[0].col,
+                f"no parameter '%{name}': the kernel parameters are %param0..%param{isa.NUM_PARAMS - 1} "
+                "(or the names .param gives them)",
+            )
         hint = _did_you_mean(name.lower(), [*isa.SREGS, *self.param_names])
         raise _Err(toks[0].col, f"unknown special register '%{name}'{hint or '; see docs/isa.md'}")
 
@@ -925,6 +933,8 @@ class _Assembler:
 # ---------------------------------------------------------------------------------------------
 def assemble(text: str, filename: str = "<string>", cfg: GpuConfig | None = None) -> Program:
     """Assemble a source; raise AsmErrors listing every error (at most MAX_ERRORS shown)."""
+    if (problem := _not_source(text, filename)) is not None:
+        raise AsmErrors([AsmError(filename, 1, 1, problem)])
     asm = _Assembler(text, filename)
     try:
         return asm.run(cfg)
@@ -941,6 +951,22 @@ def assemble(text: str, filename: str = "<string>", cfg: GpuConfig | None = None
                 )
             ]
         ) from None
+
+
+def _not_source(text: str, filename: str) -> str | None:
+    """Why ``text`` is not assembly source at all (one message instead of an error per line)."""
+    if text.startswith("\ufeff"):
+        return (
+            "the file starts with a UTF-8 byte-order mark (U+FEFF, bytes ef bb bf); save it as UTF-8 "
+            "without a BOM (the editor's 'UTF-8' rather than 'UTF-8 with BOM')"
+        )
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if first.startswith("// SIMT launch image") or first.lower() == f"{MAGIC:08x}":
+        return (
+            f"{filename} is a launch image (.hex, the assembler's output), not assembly source; "
+            f"read it with: python -m spec.disasm {filename}"
+        )
+    return None
 
 
 def read_source(path: str | Path) -> str:

@@ -32,6 +32,11 @@ class UsageError(Exception):
     """A bad argument, file or environment value: its message is the one line printed (exit 2)."""
 
 
+class InputError(Exception):
+    """Base of the project's bad-input errors (a launch, an image, a configuration, a source, a trace,
+    the tools environment): one that reaches :func:`entry` uncaught is printed in one line, exit 2."""
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse, with usage errors in one line: ``prog: error: what (see: prog --help)``, exit 2."""
 
@@ -67,6 +72,9 @@ def entry(main: Callable[..., int | None], argv: Sequence[str] | None = None) ->
         return int(rc or 0)
     except UsageError as err:
         return fail(str(err))
+    except InputError as err:
+        text = str(err).splitlines()[0] if str(err) else type(err).__name__
+        return fail(text if "error:" in text else f"error: {text}")
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT_PIPE

@@ -17,7 +17,6 @@ pass SIM (and WAVES) on to the tests in the environment.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -28,7 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import lint_imports, lint_rtl, lint_workflows, simenv
+from spec import cli
+from tools import envvars, lint_imports, lint_rtl, lint_workflows, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tb" / "tests"
@@ -359,15 +359,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
-    parser = argparse.ArgumentParser(prog="python -m tools.tasks", description="Run one project task.")
+    parser = cli.ArgumentParser(prog="python -m tools.tasks", description="Run one project task.")
     parser.add_argument("task", choices=sorted(TASKS))
     parser.add_argument("--sim", default=None, help="icarus|verilator (default: $SIM, else verilator)")
     args = parser.parse_args(argv)
     try:
+        envvars.check(names=envvars.USER_VARS)  # every variable, before anything runs (SIM, SEED: simenv)
         sim = simenv.check_sim_name(args.sim) if args.sim else simenv.sim_from_env()
         outcome = TASKS[args.task](sim, extra)
     except simenv.SimEnvError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except envvars.EnvError as err:
+        print(err, file=sys.stderr)
         return 2
     if outcome.status != "nothing to run":  # (that case was already said, with the reason)
         detail = f" ({outcome.detail})" if outcome.detail else ""
@@ -376,4 +380,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

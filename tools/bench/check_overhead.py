@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels.suite import prepare  # noqa: E402
+from spec import cli  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
 from tb.gpurun import run_gpu  # noqa: E402
 from tools.bench import raw_bench  # noqa: E402
@@ -70,11 +71,11 @@ def raw(case: str, sim: str) -> dict:
     }
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="matrixmul:32,matrixmul:64")
     ap.add_argument("--repeat", type=int, default=2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sim = os.environ.get("SIM", "verilator")
     REPORTS.mkdir(parents=True, exist_ok=True)
     lines = [
@@ -131,4 +132,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -41,14 +41,11 @@ from tb.agents.trace_monitor import trace_path
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
 from tb.sequences import library
+from tools import envvars
 
 
 def seeds_from_env(default: str = "0:4") -> list[int]:
-    text = os.environ.get("KERNEL_SEEDS", default)
-    if ":" in text:
-        lo, hi = (int(x) for x in text.split(":"))
-        return list(range(lo, hi))
-    return [int(x) for x in text.split(",") if x]
+    return envvars.kernel_seeds(os.environ.get("KERNEL_SEEDS", default))
 
 
 class GpuTest(pyuvm.uvm_test):
