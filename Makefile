@@ -41,7 +41,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: seeds help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
+.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -60,6 +60,7 @@ help:  ## list the targets
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make seeds N=50       every unit bench and meta-test under N random seeds, both sims (or SIM=…),"
 	@echo "                        each failing seed with its rerun command; SHARD=I/N, SEEDS_BASE=b (not in make test)"
+	@echo "  make soak SIM=…       fault soak: SOAK=10000 launches, faults at random cycles, native + AXI tops (not in make test)"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
 	@echo "  make clean            remove build outputs and caches (keeps .venv)"
@@ -124,6 +125,13 @@ SEEDS_BASE ?=
 seeds: $(STAMP)
 	@$(call with_tools,$(if $(SIM_GIVEN),$(SIM),icarus verilator)) $(PY) -m tools.tasks seeds -- --count $(N) \
 	  --sim $(if $(SIM_GIVEN),$(SIM),both) $(if $(SHARD),--shard $(SHARD)) $(if $(SEEDS_BASE),--base $(SEEDS_BASE)) $(ARGS)
+
+# The fault soak (tools/soak.py): SOAK launches (default 10000) in runs of 500 on one GPU each, faults
+# injected at random cycles, every launch after a fault checked in lockstep; SHARD=I/N as for seeds.
+SOAK ?= 10000
+soak: $(STAMP)
+	@$(call with_tools,$(SIM)) $(PY) -m tools.tasks soak --sim $(SIM) -- --launches $(SOAK) \
+	  $(if $(SHARD),--shard $(SHARD)) $(ARGS)
 
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
 # configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.

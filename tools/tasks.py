@@ -8,6 +8,7 @@
     python -m tools.tasks regress --sim verilator     (model + unit + system, then a summary)
     python -m tools.tasks differential                (Icarus vs Verilator traces)  [-- PYTEST_ARGS...]
     python -m tools.tasks mutants                     (mutation testing of rtl/)  [-- --count N --seed S ...]
+    python -m tools.tasks soak --sim verilator        (the fault soak)  [-- --launches N --shard I/N]
     python -m tools.tasks seeds                       (the seed sweep)  [-- --count N --sim both --shard I/N]
 
 ``--sim`` defaults to the SIM environment variable (default verilator). A task whose tests do not
@@ -339,6 +340,19 @@ def task_seeds(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("seeds", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 
+def task_soak(sim: str, extra: Sequence[str]) -> Outcome:
+    """make soak: the fault soak (tools/soak.py), thousands of launches with faults injected, native and
+    AXI tops; ``extra`` goes to ``python -m tools.soak`` (--launches N, --chunk C, --shard I/N)."""
+    from tools.soak import main as soak_main
+
+    start = time.monotonic()
+    rc = soak_main(["--sim", sim, *extra])
+    detail = {0: "every fault survived, every launch exact", 1: "failed runs: build/reports/soak*.md"}.get(
+        rc, f"exit {rc}"
+    )
+    return Outcome("soak", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -350,6 +364,7 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "coverage": task_coverage,
     "mutants": task_mutants,
     "seeds": task_seeds,
+    "soak": task_soak,
 }
 
 

@@ -52,6 +52,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.tasks": ("main", [UNKNOWN, ["nosuch"], ["unit", "--sim", "questa"]]),
     "tools.seeds": ("main", [[], ["--count", "0"], ["--count", "2", "--shard", "3/2"], ["--seeds", "1,,2"]]),
     "tools.envvars": ("main", [UNKNOWN, ["x"]]),
+    "tools.soak": ("main", [UNKNOWN, ["--launches", "1"], ["--shard", "0/2"], ["--sim", "questa"]]),
     "tools.simenv": ("_main", [UNKNOWN, ["--sim", "questa"]]),
     "tools.codecov": ("main", [UNKNOWN]),
     "tools.lint_rtl": ("main", [UNKNOWN]),
