@@ -107,8 +107,10 @@ class SimulationTimeout(AssertionError):
 
 # One cocotb log line starts with the simulated time: "  1234.00ns INFO  ..."
 _SIM_TIME = re.compile(rb"^\s*(\d+(?:\.\d+)?)\s*(fs|ps|ns|us|ms|s)\s")
-# Runs without a recorded duration get this bound; a known run gets BOUND_FACTOR times its last
-# duration, at least BOUND_FLOOR (a shared or loaded machine may run it many times slower). SIMT_SIM_TIMEOUT=s overrides both.
+# The bound is on the simulator's CPU time (a run stuck in zero time burns CPU; one that is only slow on a
+# loaded machine does not), 10x as much wall clock as a backstop. A run without a recorded duration gets
+# BOUND_DEFAULT; a known run BOUND_FACTOR times its last duration, at least BOUND_FLOOR.
+# SIMT_SIM_TIMEOUT=s overrides both and is wall clock.
 BOUND_DEFAULT = 3600.0
 BOUND_FACTOR = 20.0
 BOUND_FLOOR = 600.0
@@ -121,6 +123,7 @@ class _Bounded:
     simulated time in it remembered."""
 
     bound: float | None = None
+    cpu_bound: bool = False  # count the simulator's CPU time, not the wall clock (a scaled bound)
     what: str = ""
 
     def _execute_cmds(self, cmds, cwd, stdout=None) -> None:  # type: ignore[no-untyped-def]
@@ -154,15 +157,14 @@ class _Bounded:
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
-        try:
-            rc = proc.wait(timeout=self.bound)
-        except subprocess.TimeoutExpired:
+        rc, spent = _wait_bounded(proc, self.bound, self.cpu_bound)
+        if rc is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             reader.join(timeout=5)
             raise SimulationTimeout(
-                f"{self.what}: the simulator ran {self.bound:.0f} s of wall-clock time without finishing "
+                f"{self.what}: the simulator ran {spent} without finishing "
                 f"(stuck in zero simulated time? a combinational loop, or a for loop that never ends); "
                 f"last simulated time printed: {last[0]}; killed. Raise the bound with SIMT_SIM_TIMEOUT=s "
                 "if the run is only slow"
@@ -170,6 +172,32 @@ class _Bounded:
         reader.join(timeout=5)
         if rc != 0:
             raise RuntimeError(f"Command failed with return code: {rc}")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), None where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _wait_bounded(proc: subprocess.Popen, bound: float, cpu: bool) -> tuple[int | None, str]:
+    """Wait for ``proc``: (its exit code, "") or (None, what was spent) once past ``bound``. With
+    ``cpu`` the bound is on the simulator's CPU time (a run stuck in zero time burns CPU; a run that is
+    only slow on a loaded machine does not), with 10 times the bound of wall clock as a backstop."""
+    start = time.monotonic()
+    while True:
+        try:
+            return proc.wait(timeout=2.0), ""
+        except subprocess.TimeoutExpired:
+            wall = time.monotonic() - start
+            used = _cpu_seconds(proc.pid) if cpu else None
+            if used is not None and used > bound:
+                return None, f"{used:.0f} s of CPU time ({wall:.0f} s wall clock, bound {bound:.0f} s CPU)"
+            if wall > (10 * bound if used is not None else bound):
+                return None, f"{wall:.0f} s of wall-clock time (bound {bound:.0f} s)"
 
 
 def _durations(bdir: Path) -> dict[str, float]:
@@ -345,6 +373,7 @@ def _build_and_test(
     test_filter = r"\.(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
     key = ",".join(names) or "*"
     runner.bound = wall_bound(bdir, key)
+    runner.cpu_bound = not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()  # an explicit bound is wall clock
     runner.what = f"{os.environ.get('PYTEST_CURRENT_TEST', toplevel).split(' ')[0]} ({toplevel} {key}, {sim}, seed {seed}: rerun with SEED={seed})"
     started = time.monotonic()
     results = runner.test(

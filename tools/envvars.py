@@ -122,7 +122,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_COVERAGE_DIR", "where coverage runs write their .dat files", "a folder"),
     EnvVar("SIMT_RTL_ROOT", "run on a copy of rtl/ (mutation testing)", "a folder holding sm/", _rtl_root),
     EnvVar("SIMT_BUILD_ROOT", "build folder of the simulator runs (default build/sim)", "a folder"),
-    EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: scaled from the run)", "seconds >= 1", _cycles),
+    EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: a CPU-time bound scaled from the run's last duration)", "seconds >= 1", _cycles),
     EnvVar("SOAK_LAUNCHES", "launches of one fault-soak run (make soak, test_soak.py)", "integer >= 2", lambda v: None if v.strip().isdigit() and int(v) >= 2 else "a whole number of launches >= 2"),
     EnvVar("IVERILOG", "the Icarus compiler to use (make variable too)", "a program on PATH or a path"),
     EnvVar("CXX", "the C++ compiler Verilator builds with", "a program on PATH (default g++)"),

@@ -36,14 +36,15 @@ class SoakPlan:
     items: list[LaunchItem]
     faults: Counter = field(default_factory=Counter)
     recoveries: int = 0  # clean launches right after a fault (each one checked in lockstep)
+    faulted: list[int] = field(default_factory=list)  # the indices of the faulted launches
 
     @property
     def launches(self) -> int:
         return len(self.items)
 
 
-def _clean(cfg: GpuConfig, rng: random.Random, tag: str) -> LaunchItem:
-    if rng.random() < 0.3:
+def _clean(cfg: GpuConfig, rng: random.Random, tag: str, random_share: float = 0.3) -> LaunchItem:
+    if rng.random() < random_share:
         from tb.sequences.random_kernel import generate
 
         seed = rng.randrange(1 << 31)
@@ -52,8 +53,11 @@ def _clean(cfg: GpuConfig, rng: random.Random, tag: str) -> LaunchItem:
     return LaunchItem(f"{tag}: {name}", image_of(name, rng))
 
 
-def plan(cfg: GpuConfig, rng: random.Random, launches: int, fault_share: float = 0.3) -> SoakPlan:
-    """``launches`` launches; about ``fault_share`` of them faulted, each fault followed by a clean one."""
+def plan(
+    cfg: GpuConfig, rng: random.Random, launches: int, fault_share: float = 0.3, random_share: float = 0.3
+) -> SoakPlan:
+    """``launches`` launches; about ``fault_share`` of them faulted, each fault followed by a clean one;
+    ``random_share`` of the clean launches are constrained-random kernels, the rest directed ones."""
     out = SoakPlan([])
     illegal = [i for i in library.launch_errors(cfg, rng) if i.expect_launch_error is not None]
     traps = list(ERROR_KERNELS)
@@ -84,14 +88,15 @@ def plan(cfg: GpuConfig, rng: random.Random, launches: int, fault_share: float =
                 err = traps[out.faults[kind] % len(traps)]
                 item = LaunchItem(f"{n}: trap {err}", image_of(err, rng), expect_error=err)
             else:
-                item = _clean(cfg, rng, f"{n}: under extreme memory")
+                item = _clean(cfg, rng, f"{n}: under extreme memory", random_share)
                 item.gmem = rng.choice(MEMORY_EXTREMES)
                 item.max_cycles *= 4
+            out.faulted.append(len(out.items))
             out.items.append(item)
-            after = _clean(cfg, rng, f"{n + 1}: after {kind}")
+            after = _clean(cfg, rng, f"{n + 1}: after {kind}", random_share)
             after.gmem = dict(GMEM_PROFILES["default"])  # the ordinary memory again
             out.items.append(after)
             out.recoveries += 1
         else:
-            out.items.append(_clean(cfg, rng, str(n)))
+            out.items.append(_clean(cfg, rng, str(n), random_share))
     return out

@@ -31,3 +31,23 @@ def test_bound_scales_with_the_last_duration(tmp_path: Path, monkeypatch: pytest
 def test_simulated_time_is_read_from_the_log(line: bytes, expect: str | None) -> None:
     m = rtlsim._SIM_TIME.match(line)
     assert (None if m is None else (m.group(1) + m.group(2)).decode()) == expect
+
+
+def test_a_process_burning_cpu_is_stopped_and_a_slow_one_is_not_by_cpu() -> None:
+    import subprocess
+    import sys
+
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        rc, spent = rtlsim._wait_bounded(burner, 0.3, cpu=True)
+        assert rc is None and "CPU time" in spent
+    finally:
+        burner.kill()
+        burner.wait()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        rc, spent = rtlsim._wait_bounded(sleeper, 0.2, cpu=True)  # no CPU spent: the wall backstop (10x)
+        assert rc is None and "wall-clock" in spent
+    finally:
+        sleeper.kill()
+        sleeper.wait()
