@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -64,13 +65,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.monotonic()
     for k, (top, n) in enumerate(plan, 1):
         env = {k2: v for k2, v in os.environ.items() if k2 not in ("SIMT_SHARD", "SEED")}
-        env |= {"SIM": args.sim, "SOAK_LAUNCHES": str(n), "SIMT_SOAK": str(tallies)}
+        seed = secrets.randbelow(1 << 31)  # the run's regression seed, given so the rerun is exact
+        env |= {"SIM": args.sim, "SOAK_LAUNCHES": str(n), "SIMT_SOAK": str(tallies), "SEED": str(seed)}
         cmd = [sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider"]
         cmd += [f"tb/tests/system/test_soak.py::test_soak[{top}]"]
-        before = len(tallies.read_text().splitlines()) if tallies.exists() else 0
         proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        lines = tallies.read_text().splitlines() if tallies.exists() else []
-        seed = json.loads(lines[-1])["seed"] if len(lines) > before else None
         verdict = "ok" if proc.returncode == 0 else "FAILED"
         print(
             f"[{k}/{len(plan)}] {top} {n} launches: {verdict} ({time.monotonic() - start:.0f} s)", flush=True
@@ -78,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if proc.returncode != 0:
             log = REPORTS / f"soak{suffix}-{k}.log"
             log.write_text(proc.stdout + proc.stderr)
-            rerun = f"SOAK_LAUNCHES={n} SIM={args.sim}" + (f" SEED={seed}" if seed is not None else "")
+            rerun = f"SOAK_LAUNCHES={n} SIM={args.sim} SEED={seed}"
             failed.append(f"{top} run {k}: see {log.relative_to(ROOT)}; rerun: {rerun} {' '.join(cmd[2:])}")
     rows = [json.loads(x) for x in tallies.read_text().splitlines()] if tallies.exists() else []
     faults: Counter = Counter()

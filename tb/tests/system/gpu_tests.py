@@ -141,7 +141,7 @@ class SoakMixin:
         super().report_phase()  # type: ignore[misc]
         tally = {
             "top": "axi" if "Axi" in type(self).__name__ else "native", "config": os.environ.get("GPU_TAG", ""),
-            "sim": os.environ.get("SIM", ""), "seed": cocotb.RANDOM_SEED, "launches": self.soak.launches,
+            "sim": os.environ.get("SIM", ""), "launches": self.soak.launches,
             "faults": dict(self.soak.faults), "recoveries": self.soak.recoveries,
             "checked": self.env.checker.kernels_checked,  # type: ignore[attr-defined]
         }  # fmt: skip
