@@ -35,7 +35,7 @@ BENCH = ROOT / "tools" / "bench"
 REPORTS = ROOT / "build" / "reports"
 FCOV = ROOT / "build" / "coverage" / "functional"  # functional-coverage files of the system runs
 # Python that ruff checks.
-LINT_PY = ["spec", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
+LINT_PY = ["spec", "cudac", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
 
 PYTEST_EXIT_NO_TESTS = 5
 
