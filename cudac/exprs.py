@@ -346,8 +346,9 @@ class ExprMixin:
             return self.binop_raw("-", a, b, a.ctype)
         if op == "-" and pa and pb:
             return self.binop_raw("-", a, b, INT)
-        if op in SWAP_CMP and pa and pb:
-            return self.binop(op, Val(UINT, a.reg, a.const), Val(UINT, b.reg, b.const), e)
+        if op in SWAP_CMP and pa and pb:  # word addresses are < 2^30: signed compares are exact, and a
+            # pointer computed a little before an array (p - 127) still compares below it
+            return self.binop(op, Val(INT, a.reg, a.const), Val(INT, b.reg, b.const), e)
         raise self.err(e, f"operator '{op}' on a pointer is not supported")
 
     def binop_raw(self, op: str, a: Val, b: Val, t: CType) -> Val:
@@ -359,20 +360,16 @@ class ExprMixin:
 
     def mad(self, e: c_ast.BinaryOp) -> Val:
         """``a * b + c`` as one MAD when a, b are registers (else the plain instructions)."""
-        mul, other, mul_first = (
-            (e.left, e.right, True)
-            if isinstance(e.left, c_ast.BinaryOp) and e.left.op == "*"
-            else (e.right, e.left, False)
-        )
-        if mul_first:
-            a, b = self.rv(mul.left), self.rv(mul.right)
-            c = self.rv(other)
-        else:
-            c = self.rv(other)
-            a, b = self.rv(mul.left), self.rv(mul.right)
+        if isinstance(e.left, c_ast.BinaryOp) and e.left.op == "*":
+            a, b = self.rv(e.left.left), self.rv(e.left.right)
+            return self.mad_vals(a, b, self.rv(e.right), e)
+        c = self.rv(e.left)
+        assert isinstance(e.right, c_ast.BinaryOp)
+        return self.mad_vals(self.rv(e.right.left), self.rv(e.right.right), c, e)
+
+    def mad_vals(self, a: Val, b: Val, c: Val, e: c_ast.Node) -> Val:
         if any(isinstance(v.ctype, Ptr) for v in (a, b)) or a.is_const or b.is_const or c.is_const:
-            m = self.binop("*", a, b, mul)
-            return self.binop("+", m, c, e) if mul_first else self.binop("+", c, m, e)
+            return self.binop("+", self.binop("*", a, b, e), c, e)
         t = arith(arith(a.ctype, b.ctype), c.ctype) if isinstance(c.ctype, Int) else c.ctype
         r = self.vreg()
         self.emit("MAD", r, (a.reg, b.reg, c.reg))

@@ -17,14 +17,20 @@ smaller program that still fails.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
+import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from cudac.host import HostUnit
 
 IN_WORDS = 64
 INTERESTING = [0, 1, 2, 3, 5, 7, 8, 15, 16, 31, 32, 100, 255, 256, 1000, 4095, 32767, 32768, 65535, 65536,
@@ -309,7 +315,7 @@ def run_compiled(prog: Program, source: Path, fault: str | None, cfg: object = N
     from spec import machines
     from spec.model import Model
 
-    cfg = cfg or machines.bench(8)
+    cfg = cfg or dataclasses.replace(machines.bench(8), imem_words=2048)  # room for the bigger programs
     k = compile_file(source, fault=fault)
     image = k.program.image
     mem, _ = launch_memory(prog)
@@ -321,15 +327,34 @@ def run_compiled(prog: Program, source: Path, fault: str | None, cfg: object = N
     return np.asarray(result.gmem[: len(mem)], dtype=np.uint32)
 
 
-def run_reference(prog: Program, source: Path) -> np.ndarray:
-    from cudac.host import host_binary, run_host
+PARAMS = ["out", "in", "n", "u"]
 
-    exe = host_binary(source, "fuzz", ["out", "in", "n", "u"], ["out", "in"])
+
+def host_unit(prog: Program) -> HostUnit:
+    from cudac.host import HostUnit
+
+    renames = {"fuzz": f"fuzz_{prog.seed}", "f0": f"f0_{prog.seed}", "NT": "NT"}
+    return HostUnit(prog.source(), f"fuzz{prog.seed}.cu", "fuzz", PARAMS, ["out", "in"], renames)
+
+
+def host_batch(progs: list[Program]) -> Path:
+    """One gcc run for many programs (gcc is the slow part of a check)."""
+    from cudac.host import build_host
+
+    return build_host([host_unit(p) for p in progs])
+
+
+def run_reference(prog: Program, exe: Path | None = None, unit: int = 0) -> np.ndarray:
+    from cudac.host import run_host
+
+    exe = exe or host_batch([prog])
     mem, _ = launch_memory(prog)
-    return run_host(exe, (prog.blocks, 1, 1), (prog.threads, 1, 1), [IN_WORDS, 0, prog.n, prog.u], mem)
+    return run_host(
+        exe, (prog.blocks, 1, 1), (prog.threads, 1, 1), [IN_WORDS, 0, prog.n, prog.u], mem, unit=unit
+    )
 
 
-def check_program(prog: Program, fault: str | None = None) -> Verdict:
+def check_program(prog: Program, fault: str | None = None, exe: Path | None = None, unit: int = 0) -> Verdict:
     """Compile and run ``prog`` both ways; the verdict says where they part."""
     from cudac.errors import CompileError
     from cudac.host import HostError
@@ -338,8 +363,8 @@ def check_program(prog: Program, fault: str | None = None) -> Verdict:
         src = Path(tmp) / f"fuzz{prog.seed}.cu"
         src.write_text(prog.source())
         try:
-            want = run_reference(prog, src)
-        except HostError as exc:
+            want = run_reference(prog, exe, unit)
+        except (HostError, subprocess.TimeoutExpired) as exc:
             return Verdict(False, "host", str(exc))
         try:
             got = run_compiled(prog, src, fault)
@@ -418,12 +443,28 @@ def shrink(
 # campaign
 # ------------------------------------------------------------------------------------------------
 def campaign(
-    seeds: list[int], fault: str | None = None, do_shrink: bool = True, log=print
+    seeds: list[int], fault: str | None = None, do_shrink: bool = True, log=print, batch: int = 50
 ) -> list[tuple[int, Verdict, str]]:  # type: ignore[no-untyped-def]
+    """Check each seed's program; failing ones are shrunk. Returns (seed, verdict, program source)."""
     failures = []
-    for seed in seeds:
-        prog = generate(seed)
-        v = check_program(prog, fault)
+    for at in range(0, len(seeds), batch):
+        failures += _campaign_batch(seeds[at : at + batch], fault, do_shrink, log)
+    return failures
+
+
+def _campaign_batch(
+    seeds: list[int], fault: str | None, do_shrink: bool, log
+) -> list[tuple[int, Verdict, str]]:  # type: ignore[no-untyped-def]
+    from cudac.host import HostError
+
+    progs = [generate(s) for s in seeds]
+    try:
+        exe: Path | None = host_batch(progs)
+    except HostError:
+        exe = None  # one program gcc refuses: build them one by one to say which
+    failures = []
+    for k, (seed, prog) in enumerate(zip(seeds, progs, strict=True)):
+        v = check_program(prog, fault, exe, k) if exe else check_program(prog, fault)
         if not v.ok:
             small = prog
             if do_shrink:

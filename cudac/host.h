@@ -37,7 +37,7 @@ static void __syncthreads(void) {
     swapcontext(&cudac_ctx[cudac_cur], &cudac_main_ctx);
 }
 
-static void cudac_thread(void);  /* the generated wrapper: calls the kernel with its parameters */
+static void (*cudac_thread)(void);  /* the generated wrapper: calls the kernel with its parameters */
 
 static void cudac_thread_start(void) {
     cudac_thread();

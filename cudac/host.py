@@ -13,6 +13,7 @@ import hashlib
 import shutil
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -26,44 +27,74 @@ class HostError(Exception):
     pass
 
 
-def wrapper(kernel: str, params: Sequence[str], pointers: Sequence[str]) -> str:
+@dataclass
+class HostUnit:
+    """One kernel of a host program: its source text, its file name (for gcc's messages), the kernel's
+    name and parameters (pointer ones by name) and macro renames that keep several units apart."""
+
+    text: str
+    filename: str
+    kernel: str
+    params: Sequence[str]
+    pointers: Sequence[str]
+    renames: dict[str, str] = field(default_factory=dict)
+
+
+def _unit_c(k: int, u: HostUnit) -> str:
+    lines = [f"#define {a} {b}" for a, b in u.renames.items()]
+    lines += [f'#line 1 "{u.filename}"', u.text, '#line 1 "<cudac wrapper>"']
+    kernel = u.renames.get(u.kernel, u.kernel)
     args = ", ".join(
-        f"(int *)(cudac_mem + cudac_params[{k}])" if p in pointers else f"cudac_params[{k}]"
-        for k, p in enumerate(params)
+        f"(int *)(cudac_mem + cudac_params[{i}])" if p in u.pointers else f"cudac_params[{i}]"
+        for i, p in enumerate(u.params)
     )
-    return f"\nstatic void cudac_thread(void) {{ {kernel}({args}); }}\nint main(void) {{ return cudac_main(); }}\n"
+    lines.append(f"static void cudac_thread_{k}(void) {{ {kernel}({args}); }}")
+    lines += [f"#undef {a}" for a in u.renames]
+    return "\n".join(lines) + "\n"
 
 
-def host_binary(source: Path, kernel: str, params: Sequence[str], pointers: Sequence[str]) -> Path:
-    text = source.read_text()
-    extra = wrapper(kernel, params, pointers)
+def build_host(units: Sequence[HostUnit], include_dir: Path | None = None) -> Path:
+    """One host executable running unit ``argv[1]`` (cached by content under build/cudac/)."""
     header = (HERE / "host.h").read_text()
-    digest = hashlib.sha1((text + extra + header + " ".join(GCC_FLAGS)).encode()).hexdigest()[:16]
-    exe = BUILD / f"{source.stem}-{digest}"
+    body = f'#include "{HERE / "host.h"}"\n' + "".join(_unit_c(k, u) for k, u in enumerate(units))
+    table = ", ".join(f"cudac_thread_{k}" for k in range(len(units)))
+    body += (
+        f"static void (*const cudac_units[])(void) = {{{table}}};\n"
+        "int main(int argc, char **argv) {\n"
+        "    cudac_thread = cudac_units[argc > 1 ? atoi(argv[1]) : 0];\n"
+        "    return cudac_main();\n}\n"
+    )
+    digest = hashlib.sha1((body + header + " ".join(GCC_FLAGS)).encode()).hexdigest()[:16]
+    stem = Path(units[0].filename).stem if len(units) == 1 else f"batch{len(units)}"
+    exe = BUILD / f"{stem}-{digest}"
     if exe.exists():
         return exe
     gcc = shutil.which("gcc")
     if gcc is None:
         raise HostError("gcc not found: install gcc (Debian: apt-get install gcc)")
     BUILD.mkdir(parents=True, exist_ok=True)
-    src = BUILD / f"{source.stem}-{digest}.c"
-    src.write_text(
-        f'#include "{HERE / "host.h"}"\n#line 1 "{source}"\n{text}\n#line 1 "<cudac wrapper>"\n{extra}'
-    )
+    src = exe.with_suffix(".c")
+    src.write_text(body)
+    inc = [f"-I{include_dir}"] if include_dir else []
     with open(BUILD / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not exe.exists():
             tmp = exe.with_suffix(".tmp")
             proc = subprocess.run(
-                [gcc, *GCC_FLAGS, f"-I{source.parent}", "-o", str(tmp), str(src)],
-                capture_output=True,
-                text=True,
-                check=False,
+                [gcc, *GCC_FLAGS, *inc, "-o", str(tmp), str(src)], capture_output=True, text=True, check=False
             )
             if proc.returncode != 0:
-                raise HostError(f"gcc failed on {source} with the host header:\n{proc.stderr.strip()}")
+                raise HostError(
+                    f"gcc failed on {units[0].filename} with the host header:\n{proc.stderr.strip()}"
+                )
             tmp.rename(exe)
     return exe
+
+
+def host_binary(source: Path, kernel: str, params: Sequence[str], pointers: Sequence[str]) -> Path:
+    """The host executable of one ``.cu`` file (its folder on the include path)."""
+    unit = HostUnit(source.read_text(), str(source), kernel, params, pointers)
+    return build_host([unit], source.parent)
 
 
 def run_host(
@@ -73,10 +104,13 @@ def run_host(
     params: Sequence[int],
     mem: np.ndarray,
     timeout: float = 20.0,
+    unit: int = 0,
 ) -> np.ndarray:
     words = [*grid, *block, len(params), *[p & 0xFFFFFFFF for p in params], len(mem)]
     data = np.asarray(words, dtype="<u4").tobytes() + np.asarray(mem, dtype="<u4").tobytes()
-    proc = subprocess.run([str(exe)], input=data, capture_output=True, check=False, timeout=timeout)
+    proc = subprocess.run(
+        [str(exe), str(unit)], input=data, capture_output=True, check=False, timeout=timeout
+    )
     if proc.returncode != 0:
         raise HostError(f"{exe.name} exited {proc.returncode}: {proc.stderr.decode().strip()}")
     out = np.frombuffer(proc.stdout, dtype="<u4").astype(np.uint32)

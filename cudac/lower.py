@@ -504,7 +504,8 @@ class Lowerer(ExprMixin):
             return
         if isinstance(e, c_ast.BinaryOp) and e.op in ("<", ">", "<=", ">=", "==", "!="):
             a, b = self.rv(e.left), self.rv(e.right)
-            if not (a.is_const and b.is_const) and not (isinstance(a.ctype, Ptr) or isinstance(b.ctype, Ptr)):
+            mixed = isinstance(a.ctype, Ptr) != isinstance(b.ctype, Ptr)
+            if not (a.is_const and b.is_const) and not mixed:
                 reg, neg = self.compare(e.op, a, b, _cmp_type(a, b), branch=True)
                 self.emit("BNE" if when != neg else "BEQ", None, (reg,), target=target)
                 return
@@ -617,6 +618,9 @@ class Lowerer(ExprMixin):
         ref = self.lref(e.lvalue)
         if e.op == "=":
             v = self.rv(e.rvalue)
+        elif e.op == "+=" and isinstance(e.rvalue, c_ast.BinaryOp) and e.rvalue.op == "*":
+            old = self.load(ref)  # acc += a * b: one MAD
+            v = self.mad_vals(self.rv(e.rvalue.left), self.rv(e.rvalue.right), old, e)
         else:
             old = self.load(ref)
             v = self.binop(e.op[:-1], old, self.rv(e.rvalue), e)
@@ -718,6 +722,8 @@ def _ternary_type(a: Val, b: Val) -> Int:
 
 
 def _cmp_type(a: Val, b: Val) -> Int:
+    if isinstance(a.ctype, Ptr) and isinstance(b.ctype, Ptr):
+        return INT  # see ExprMixin.ptr_binop
     return INT if a.ctype == INT and b.ctype == INT else UINT
 
 
