@@ -58,6 +58,9 @@ def compile_file(
         elif isinstance(node, c_ast.Decl):
             if isinstance(node.type, c_ast.FuncDecl):
                 continue  # a prototype
+            if node.name is None:
+                kind = type(node.type).__name__.lower()
+                raise low.err(node, f"{kind} types are not supported: use int, unsigned and arrays of them")
             if "auto" in node.storage:
                 pending_consts.append(node)
             elif "register" in node.storage:

@@ -295,7 +295,7 @@ class ExprMixin:
 
     def compare(self, op: str, a: Val, b: Val, t: Int, branch: bool = False) -> tuple[int, bool]:
         """A register holding the compare's result, or its negation (then the flag is True)."""
-        u = "" if t.signed else "U"
+        u = "" if t.signed and getattr(self, "fault", "") != "cmp-unsigned" else "U"  # (a planted fault)
         if a.is_const:
             a, b, op = b, a, SWAP_CMP[op]
         if b.is_const:
@@ -504,20 +504,50 @@ class ExprMixin:
         return q, x
 
     # -- memory ---------------------------------------------------------------------------------
-    def split(self, e: c_ast.Node) -> tuple[Val | None, int]:
-        """``e`` as (value, constant) with ``e = value + constant``: constant offsets go in immediates."""
+    def split_node(self, e: c_ast.Node) -> tuple[c_ast.Node | None, int]:
+        """``e`` as (expression, constant) with ``e = expression + constant`` (no code emitted)."""
         if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-"):
             if isinstance(e.right, c_ast.Constant) and e.right.type in ("int", "unsigned int"):
-                v, c = self.split(e.left)
+                n, c = self.split_node(e.left)
                 k = self.constant(e.right).signed_const()
-                return v, c + (k if e.op == "+" else -k)
+                return n, c + (k if e.op == "+" else -k)
             if e.op == "+" and isinstance(e.left, c_ast.Constant) and e.left.type == "int":
-                v, c = self.split(e.right)
-                return v, c + self.constant(e.left).signed_const()
-        v = self.rv(e)
+                n, c = self.split_node(e.right)
+                return n, c + self.constant(e.left).signed_const()
+        if isinstance(e, c_ast.Constant) and e.type in ("int", "unsigned int"):
+            return None, self.constant(e).signed_const()
+        return e, 0
+
+    def split(self, e: c_ast.Node) -> tuple[Val | None, int]:
+        """``e`` as (value, constant) with ``e = value + constant``: constant offsets go in immediates."""
+        n, c = self.split_node(e)
+        if n is None:
+            return None, c
+        v = self.rv(n)
         if v.is_const:
-            return None, v.signed_const()
-        return v, 0
+            return None, c + v.signed_const()
+        return v, c
+
+    def index(self, base: Val, sub: c_ast.Node) -> tuple[Val, int]:
+        """``base + sub`` for a pointer ``base``: (register value, constant offset); ``p[i * n + k]``
+        is one MAD and an immediate offset."""
+        n, c = self.split_node(sub)
+        if n is None:
+            return base, c
+        if isinstance(n, c_ast.BinaryOp) and n.op == "*" and not base.is_const:
+            a, b = self.rv(n.left), self.rv(n.right)
+            if not a.is_const and not b.is_const and isinstance(a.ctype, Int) and isinstance(b.ctype, Int):
+                r = self.vreg()
+                self.emit("MAD", r, (a.reg, b.reg, base.reg))
+                return Val(base.ctype, reg=r), c
+            iv = self.binop("*", a, b, n)
+        else:
+            iv = self.rv(n)
+        if isinstance(iv.ctype, Ptr):
+            raise self.err(sub, "a subscript must be an integer")
+        if iv.is_const:
+            return base, c + iv.signed_const()
+        return self.binop_raw("+", base, iv, base.ctype), c
 
     def mem_ref(self, e: c_ast.Node) -> MemRef | RegRef:  # noqa: C901
         """The memory word (or local array element) that lvalue ``e`` names."""
@@ -541,10 +571,7 @@ class ExprMixin:
         pv, c = self.split(root)
         if pv is None or not isinstance(pv.ctype, Ptr):
             raise self.err(e, "subscript of something that is not an array or a pointer")
-        iv, ic = self.split(subs[0])
-        if iv is not None and isinstance(iv.ctype, Ptr):
-            raise self.err(subs[0], "a subscript must be an integer")
-        base = pv if iv is None else self.binop_raw("+", pv, iv, pv.ctype)
+        base, ic = self.index(pv, subs[0])
         return MemRef(pv.ctype.space, pv.ctype.elem, base, c + ic)
 
     def array_ref(self, sym: Array, subs: list[c_ast.Node], e: c_ast.Node, name: str) -> MemRef | RegRef:

@@ -94,6 +94,12 @@ class Positions:
             return col
         for i in range(k + 1):
             if i >= len(otoks) or otoks[i][1] != ptoks[i][1]:
+                # a macro expanded before the token: match the rest of the line from its end instead
+                tail = len(ptoks) - k
+                if tail <= len(otoks) and [t for _, t in ptoks[k:]] == [
+                    t for _, t in otoks[len(otoks) - tail :]
+                ]:
+                    return otoks[len(otoks) - tail][0]
                 return otoks[i][0] if i < len(otoks) else col  # inside a macro's expansion: its name
         return otoks[k][0]
 
@@ -179,7 +185,11 @@ def parse(path: Path, defines: dict[str, str] | None = None) -> tuple[c_ast.File
             if coord is None:
                 raise CompileError(str(path), 0, 0, f"syntax error: {exc}") from None
             file, line, col = coord.file, coord.line, coord.column
-            msg = str(exc).split(": ", 1)[-1] + (f" at '{tok.value}'" if tok is not None else "")
+            msg = (
+                "syntax error: "
+                + str(exc).split(": ", 1)[-1].lower()
+                + (f" at '{tok.value}'" if tok is not None else "")
+            )
         msg = re.sub(r"^before: (.*)$", r"syntax error before '\1'", msg)
         raise CompileError(file, line, positions.column(file, line, col), msg) from None
     return ast, positions

@@ -733,8 +733,10 @@ def _params(fdef: c_ast.FuncDef) -> list[c_ast.Decl]:
         return []
     out = []
     for p in args.params:
-        if isinstance(p, c_ast.Typename):  # (void)
-            continue
+        if isinstance(p, c_ast.Typename) and getattr(getattr(p.type, "type", None), "names", None) == [
+            "void"
+        ]:
+            continue  # (void)
         out.append(p)
     return out
 
