@@ -38,7 +38,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
+.PHONY: help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -54,6 +54,7 @@ help:  ## list the targets
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
+	@echo "  make fuzz N=1000      CUDA-C compiler fuzzer: N random kernels, gcc vs cudac on the model (SHARD=I/K)"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
@@ -109,6 +110,15 @@ MUTANTS_SEED ?=
 mutants: $(STAMP)
 	@$(call with_tools,icarus) $(PY) -m tools.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
 	  $(if $(MUTANTS_SEED),--seed $(MUTANTS_SEED)) $(ARGS)
+
+# The CUDA-C compiler's random-program campaign (cudac/fuzz.py, docs/kernels-c.md): N programs, gcc on
+# the host vs cudac on the golden model; SHARD=I/K runs the seeds s with s % K == I, FUZZ_START the first
+# seed. make model runs 300 of them; this is the long campaign. Not in make test.
+N ?= 1000
+SHARD ?= 0/1
+FUZZ_START ?= 0
+fuzz: $(STAMP)
+	@$(PY) -m tools.tasks fuzz -- -n $(N) --shard $(SHARD) --start $(FUZZ_START) $(ARGS)
 
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
 # configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.

@@ -474,6 +474,11 @@ def _campaign_batch(
     return failures
 
 
+def shard_seeds(start: int, n: int, index: int, count: int) -> list[int]:
+    """The seeds of shard ``index`` of ``count`` among start..start+n-1 (shards partition them)."""
+    return [s for s in range(start, start + n) if s % count == index]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m cudac.fuzz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -491,11 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         assert 0 <= si < sn
     except (ValueError, AssertionError):
         ap.error(f"--shard {args.shard!r}: write I/N with 0 <= I < N")
-    seeds = (
-        [args.seed]
-        if args.seed is not None
-        else [s for s in range(args.start, args.start + args.n) if s % sn == si]
-    )
+    seeds = [args.seed] if args.seed is not None else shard_seeds(args.start, args.n, si, sn)
     if args.show:
         for s in seeds:
             print(generate(s).source())

@@ -1,7 +1,7 @@
 """A kernel as its own reference: the same ``.cu`` compiled by gcc with cudac/host.h and run on the host.
 
 :func:`host_binary` compiles the kernel with a generated ``main`` (the parameters from a word array,
-pointers as word addresses into global memory; ``gcc -O1 -fwrapv``: signed arithmetic wraps as on the
+pointers as word addresses into global memory; ``gcc -O0 -fwrapv``: signed arithmetic wraps as on the
 GPU), cached by the source's hash under ``build/cudac/``. :func:`run_host` runs a launch and returns
 global memory afterwards.
 """
@@ -20,7 +20,12 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 BUILD = HERE.parent / "build" / "cudac"
-GCC_FLAGS = ["-O1", "-fwrapv", "-std=gnu11", "-w"]
+GCC_FLAGS = [
+    "-O0",
+    "-fwrapv",
+    "-std=gnu11",
+    "-w",
+]  # -O0: compiling is the slow part; -fwrapv: wraps like the GPU
 
 
 class HostError(Exception):

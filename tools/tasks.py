@@ -326,6 +326,19 @@ def task_mutants(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("mutants", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 
+def task_fuzz(sim: str, extra: Sequence[str]) -> Outcome:
+    """make fuzz: the CUDA-C compiler's random-program campaign (cudac/fuzz.py): each program compiled
+    by gcc with the host header and by cudac on the golden model, outputs compared, failures shrunk.
+    ``extra`` goes to ``python -m cudac.fuzz`` (-n N, --start S, --shard I/N, --fault F); ``sim`` is not
+    used (the model needs no simulator)."""
+    from cudac.fuzz import main as fuzz_main
+
+    start = time.monotonic()
+    rc = fuzz_main(list(extra))
+    detail = "0 mismatches" if rc == 0 else "FAILING programs (shrunk sources printed above)"
+    return Outcome("fuzz", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -336,6 +349,7 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "differential": task_differential,
     "coverage": task_coverage,
     "mutants": task_mutants,
+    "fuzz": task_fuzz,
 }
 
 
