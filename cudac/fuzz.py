@@ -309,13 +309,17 @@ def launch_memory(prog: Program) -> tuple[np.ndarray, int]:
     return mem, out_words
 
 
-def run_compiled(prog: Program, source: Path, fault: str | None, cfg: object = None) -> np.ndarray:
-    """The program compiled by cudac, run on the golden model: global memory afterwards."""
-    from cudac.compiler import compile_file
+def fuzz_config():  # type: ignore[no-untyped-def]
+    """The model's machine for the fuzzer: the bench machine with room for the bigger programs."""
     from spec import machines
-    from spec.model import Model
 
-    cfg = cfg or dataclasses.replace(machines.bench(8), imem_words=2048)  # room for the bigger programs
+    return dataclasses.replace(machines.bench(8), imem_words=2048)
+
+
+def compile_image(prog: Program, source: Path, fault: str | None = None):  # type: ignore[no-untyped-def]
+    """The program compiled by cudac: its launch image (grid, block, parameters, inputs filled in)."""
+    from cudac.compiler import compile_file
+
     k = compile_file(source, fault=fault)
     image = k.program.image
     mem, _ = launch_memory(prog)
@@ -323,11 +327,47 @@ def run_compiled(prog: Program, source: Path, fault: str | None, cfg: object = N
     image.block = (prog.threads, 1, 1)
     image.params = [IN_WORDS, 0, prog.n, prog.u]  # out, in, n, u
     image.data = [(0, [int(x) for x in mem])]
-    result = Model(cfg, image, budget=2_000_000).run()  # type: ignore[arg-type]
-    return np.asarray(result.gmem[: len(mem)], dtype=np.uint32)
+    return image
+
+
+def run_compiled(prog: Program, source: Path, fault: str | None, cfg: object = None) -> np.ndarray:
+    """The program compiled by cudac, run on the golden model: global memory afterwards."""
+    from spec.model import Model
+
+    image = compile_image(prog, source, fault)
+    result = Model(cfg or fuzz_config(), image, budget=2_000_000).run()  # type: ignore[arg-type]
+    return np.asarray(result.gmem[: len(image.data[0][1])], dtype=np.uint32)
 
 
 PARAMS = ["out", "in", "n", "u"]
+
+
+def rtl_cases(start: int, count: int, cfg) -> list[tuple[Program, object, np.ndarray]]:  # type: ignore[no-untyped-def]
+    """``count`` programs from seed ``start`` on that fit machine ``cfg`` (its instruction memory, stack
+    depth, registers): (program, launch image, gcc's final global memory) for the RTL's lock-step run.
+    A program the machine refuses, or that overflows its stack on the model, is passed over (it is
+    not a compiler fault); the list is the same on every run."""
+    from spec.image import LaunchError
+    from spec.model import Model
+    from spec.records import KernelError
+
+    out: list[tuple[Program, object, np.ndarray]] = []
+    seed = start
+    with tempfile.TemporaryDirectory(prefix="cudac-rtl-") as tmp:
+        while len(out) < count and seed < start + 20 * count:
+            prog = generate(seed)
+            seed += 1
+            src = Path(tmp) / f"fuzz{prog.seed}.cu"
+            src.write_text(prog.source())
+            image = compile_image(prog, src)
+            try:
+                image.check(cfg)
+                Model(cfg, image, budget=2_000_000).run()
+            except (LaunchError, KernelError):
+                continue
+            out.append((prog, image, np.zeros(0, dtype=np.uint32)))
+        exe = host_batch([p for p, _, _ in out]) if out else None
+        return [(p, im, run_reference(p, exe, k)) for k, (p, im, _) in enumerate(out)]
 
 
 def host_unit(prog: Program) -> HostUnit:
