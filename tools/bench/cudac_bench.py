@@ -1,6 +1,7 @@
 """Compiled C against hand-written assembly: warp-instructions and cycles per benchmark (docs/kernels-c.md).
 
     python tools/bench/cudac_bench.py [--size 256] [--lanes 8] [--rtl verilator] [--kernels a,b]
+    python tools/bench/cudac_bench.py --all-sizes          # every size of every kernel.cu against C
 
 For every kernel folder with both a ``kernel.s`` and a ``kernel.cu``, both run at ``--size`` on the
 bench machine (spec/machines.py::bench, ``--lanes`` lanes) against the kernel's C reference: the
@@ -43,10 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lanes", type=int, default=8)
     ap.add_argument("--rtl", choices=["icarus", "verilator"], help="also run both on the RTL for cycles")
     ap.add_argument("--kernels", help="comma-separated subset")
+    ap.add_argument("--all-sizes", action="store_true", help="only check every size of every kernel.cu vs C")
     args = ap.parse_args(argv)
     pairs = [v[:-3] for v in suite.variants() if v.endswith(".cu")]
     if args.kernels:
         pairs = [k for k in pairs if k in args.kernels.split(",")]
+    if args.all_sizes:  # make model runs a few sizes of the C versions; this runs them all
+        for k in pairs:
+            for n in suite.sizes(k):
+                c = model_counts(k + ".cu", n, args.lanes)
+                print(f"{k}.cu/{n}: matches C ({c['warp_instrs']} warp-instructions)", flush=True)
+        return 0
     rows = []
     for k in pairs:
         a = model_counts(k, args.size, args.lanes)
