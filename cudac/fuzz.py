@@ -188,10 +188,12 @@ class Gen:
         op = r.choice(["=", "+=", "^="])
         return Node("assign", r.choice(vars_), op, self.expr(env, 3, call=ctx.get("call", True)))
 
-    def program(self, seed: int) -> Program:
+    def program(self, seed: int, small: bool = False) -> Program:
         r = self.r
         threads = r.choice([32, 40, 64, 96])
         blocks = r.choice([1, 1, 2])
+        if small:  # the RTL's programs: one or two warps, one block (Icarus pays per thread)
+            threads, blocks = r.choice([32, 40, 64]), 1
         vars_ = ["a0", "a1", "a2", "u0", "u1"]
         fparams = ["p", "q"]
         self.in_func = True
@@ -208,8 +210,9 @@ class Gen:
                        [r.getrandbits(32) for _ in range(IN_WORDS)])  # fmt: skip
 
 
-def generate(seed: int) -> Program:
-    return Gen(seed).program(seed)
+def generate(seed: int, small: bool = False) -> Program:
+    """The program of ``seed`` (``small``: at most two warps in one block, for the RTL)."""
+    return Gen(seed).program(seed, small)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -355,7 +358,7 @@ def rtl_cases(start: int, count: int, cfg) -> list[tuple[Program, object, np.nda
     seed = start
     with tempfile.TemporaryDirectory(prefix="cudac-rtl-") as tmp:
         while len(out) < count and seed < start + 20 * count:
-            prog = generate(seed)
+            prog = generate(seed, small=True)
             seed += 1
             src = Path(tmp) / f"fuzz{prog.seed}.cu"
             src.write_text(prog.source())
