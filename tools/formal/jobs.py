@@ -1,0 +1,149 @@
+"""The formal jobs of `make formal`: one SymbiYosys task per unit and property set (docs/verification.md
+"Formal").
+
+Each unit has a property wrapper in formal/<rtl folder>/<unit>_props.sv: a module that instantiates the
+unit with small but non-trivial parameters, ASSUMES the unit's input contract (the same contract its unit
+bench in tb/tests/unit drives) and ASSERTS the properties. A `prove` job is an unbounded proof by
+k-induction (smtbmc + yices); `bmc` is a bounded check to `depth` cycles; `cover` asks for a trace.
+
+Every property set has at least one planted fault: a `fault` job runs the same wrapper on a copy of the
+unit with one small change (a Mutant: `old` -> `new`, the text must occur exactly once in the file) and
+must END IN A COUNTEREXAMPLE, kept as formal/cex/<job>.vcd. The RTL is never edited for this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str  # repository-relative RTL file
+    old: str  # text replaced (must occur exactly once)
+    new: str
+    why: str  # what the fault breaks, in words
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    unit: str  # the RTL module under proof
+    props: str  # the property wrapper (repository-relative)
+    top: str  # the wrapper module
+    sources: tuple[str, ...]  # RTL files (repository-relative), unit first
+    what: str  # the properties, in words (the summary table)
+    mode: str = "prove"  # prove | bmc | cover
+    depth: int = 8  # k of the induction / the bound
+    engine: str = "smtbmc yices"
+    params: dict[str, int] = field(default_factory=dict)  # shown in the table; set in the wrapper
+    defines: tuple[str, ...] = ()
+    mutant: Mutant | None = None
+    expect: str = "pass"  # pass | fail (a planted fault must fail)
+
+    @property
+    def engine_name(self) -> str:
+        return {"prove": "k-induction", "bmc": "BMC", "cover": "cover"}[self.mode] + f" ({self.engine})"
+
+
+def _unit(
+    unit: str,
+    folder: str,
+    what: str,
+    *,
+    params: dict[str, int],
+    depth: int,
+    faults: list[Mutant],
+    extra_sources: tuple[str, ...] = (),
+    mode: str = "prove",
+    name: str | None = None,
+    props: str | None = None,
+    top: str | None = None,
+) -> list[Job]:
+    """A unit's proof job and one fault job per planted mutant (same wrapper, same depth)."""
+    base = name or unit.removeprefix("simt_")
+    props = props or f"formal/{folder}/{unit}_props.sv"
+    top = top or f"{unit}_props"
+    sources = (f"rtl/{folder}/{unit}.v", *extra_sources)
+    proof = Job(base, unit, props, top, sources, what, mode=mode, depth=depth, params=params)
+    jobs = [proof]
+    for i, m in enumerate(faults, 1):
+        jobs.append(
+            Job(
+                f"{base}_fault{i}",
+                unit,
+                props,
+                top,
+                sources,
+                f"planted fault: {m.why}",
+                mode="bmc",
+                depth=max(depth, 12),
+                params=params,
+                mutant=m,
+                expect="fail",
+            )
+        )
+    return jobs
+
+
+def all_jobs() -> list[Job]:
+    jobs: list[Job] = []
+    jobs += _unit(
+        "simt_warp_sched",
+        "sm",
+        "grant only a ready warp, grant_valid = any ready, grant in range, a warp ready at every take is "
+        "granted within NUM_WARPS takes",
+        params={"NUM_WARPS": 5},
+        depth=4,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_warp_sched.v",
+                "start <= (grant == LAST[W-1:0]) ? {W{1'b0}} : grant + 1'b1;",
+                "start <= (grant == LAST[W-1:0]) ? {W{1'b0}} : grant;",
+                "the pointer stays on the taken warp (starves the others)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_barrier",
+        "sm",
+        "release exactly when every non-exited warp of the block has arrived (and one waits), one-cycle "
+        "pulse, arrivals cleared by the release, out-of-range slots ignored",
+        params={"NUM_BLOCKS": 3, "NUM_WARPS": 3},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_barrier.v",
+                "wire complete = (total_n == {2'b00, warps}) && (arrived_n != 0);",
+                "wire complete = (total_n == {2'b00, warps});",
+                "a block whose last warps exit with nobody waiting releases",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_coalescer",
+        "sm",
+        "each active lane served exactly once, lanes of one transaction in its segment and no segment twice "
+        "(transactions <= lanes), word mask = words touched, highest lane's store data, out_last / out_index "
+        "exact, empty access = one marker beat, offered transaction stable until taken",
+        params={"WARP_SIZE": 4, "SEG_WORDS": 2},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_coalescer.v",
+                "pend_q  <= pend_q & ~out_lanes;",
+                "pend_q  <= pend_q & ~first;",
+                "only the lowest lane is retired per transaction (lanes served twice)",
+            ),
+            Mutant(
+                "rtl/sm/simt_coalescer.v",
+                "if (store_q) out_wdata[w*32 +: 32] = data_q[l*32 +: 32];",
+                "if (store_q && out_wdata[w*32 +: 32] == 32'd0) out_wdata[w*32 +: 32] = data_q[l*32 +: 32];",
+                "a word several lanes store to keeps the first (lowest) lane's non-zero data",
+            ),
+        ],
+    )
+    return jobs
+
+
+def by_name() -> dict[str, Job]:
+    return {j.name: j for j in all_jobs()}
