@@ -88,10 +88,12 @@ module simt_barrier_props #(
                 if (!init_q) begin
                     assert (released[s] == rel);
                     // the unit's counters are the block's counts (the induction invariant)
+`ifdef INVARIANTS
                     assert (p_warps[s*CW +: CW] == warps);
                     assert (p_arrived[s*CW +: CW] == arrived);
                     assert (p_finished[s*CW +: CW] == exited);
                     assert ({1'b0, arrived} + {1'b0, exited} <= {1'b0, warps});
+`endif
                 end
             end
         end

@@ -101,17 +101,21 @@ module simt_coalescer_props #(
 
     always @* begin
         if (!init) begin
+`ifdef INVARIANTS
             assert (p_busy == busy);
-            assert (in_ready == (!busy || (out_ready && out_last)));
-            assert (out_valid == busy);
             if (busy) begin
                 assert (p_pend == pend);
                 assert (p_store == c_store && p_addr == c_addr);
                 if (c_store) assert (p_data == c_data);
                 assert (p_idx == beats[IDX_W-1:0]);
-                // every transaction served at least one lane: transactions <= active lanes
                 assert ((served & ~c_mask) == 0);
                 assert (beats <= $countones(served));
+            end
+`endif
+            assert (in_ready == (!busy || (out_ready && out_last)));
+            assert (out_valid == busy);
+            if (busy) begin
+                // every transaction serves at least one lane: transactions <= active lanes
                 assert (beats < WARP_SIZE);
                 assert ((out_lanes & ~pend) == 0);
                 assert (out_store == c_store);

@@ -51,7 +51,10 @@ module simt_warp_sched_props #(
     integer k;
     always @* begin
         if (!init) begin
+`ifdef INVARIANTS
             assert (start < N);
+            assert (waited + dist(start, w) <= N - 1);
+`endif
             assert (grant_valid == |ready);
             if (grant_valid) begin
                 assert (grant < N);
@@ -60,7 +63,6 @@ module simt_warp_sched_props #(
                     if (ready[k]) assert (dist(start, k) >= dist(start, grant));
             end
             assert (waited <= N - 1);
-            assert (waited + dist(start, w) <= N - 1);
         end
     end
 endmodule

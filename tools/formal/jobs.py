@@ -64,7 +64,11 @@ def _unit(
     props = props or f"formal/{folder}/{unit}_props.sv"
     top = top or f"{unit}_props"
     sources = (f"rtl/{folder}/{unit}.v", *extra_sources)
-    proof = Job(base, unit, props, top, sources, what, mode=mode, depth=depth, params=params)
+    # INVARIANTS: the wrapper's induction invariants (the unit's registers equal the wrapper's model);
+    # left out of the fault runs, so a planted fault is caught by a property, not by an invariant.
+    proof = Job(
+        base, unit, props, top, sources, what, mode=mode, depth=depth, params=params, defines=("INVARIANTS",)
+    )
     jobs = [proof]
     for i, m in enumerate(faults, 1):
         jobs.append(
@@ -139,6 +143,52 @@ def all_jobs() -> list[Job]:
                 "if (store_q) out_wdata[w*32 +: 32] = data_q[l*32 +: 32];",
                 "if (store_q && out_wdata[w*32 +: 32] == 32'd0) out_wdata[w*32 +: 32] = data_q[l*32 +: 32];",
                 "a word several lanes store to keeps the first (lowest) lane's non-zero data",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_mem_arbiter",
+        "top",
+        "one SM ready at a time and only a requesting one, no request lost / duplicated / reordered (x_* = "
+        "oldest granted request, payload and tag {sm, tag}), x request held until taken, a requesting SM "
+        "granted within NUM_SMS grants, responses routed by tag",
+        params={"NUM_SMS": 3, "SEG_WORDS": 1, "TAG_W": 2},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/top/simt_mem_arbiter.v",
+                "skid_valid_q <= !out_free && (skid_valid_q || in_fire);",
+                "skid_valid_q <= !out_free && in_fire;",
+                "a request waiting in the skid register is dropped when the output stalls again",
+            ),
+            Mutant(
+                "rtl/top/simt_mem_arbiter.v",
+                "else if (in_fire) last_q <= pick;",
+                "else if (in_fire && pick != 0) last_q <= pick;",
+                "the round-robin pointer does not move past SM 0 (SM 0 can starve the others)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_block_sched",
+        "top",
+        "one block per cycle to a ready SM while blocks remain, k-th dispatch = block k with its ctaid (none "
+        "lost or duplicated), done only when all dispatched and done and then at once, a ready SM served "
+        "within NUM_SMS dispatches",
+        params={"NUM_SMS": 3},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/top/simt_block_sched.v",
+                "if (cx != cfg_grid[15:0] - 16'd1) begin",
+                "if (cx != cfg_grid[15:0]) begin",
+                "the x counter runs one past the grid's x size (wrong ctaid)",
+            ),
+            Mutant(
+                "rtl/top/simt_block_sched.v",
+                "else if (run)             blocks_done <= blocks_done + {27'd0, ndone_now};",
+                "else if (run)             blocks_done <= blocks_done + {27'd0, |blk_done};",
+                "two blocks finishing in one cycle count once (the launch never ends)",
             ),
         ],
     )

@@ -23,6 +23,8 @@ def table(results: Sequence[Result]) -> str:
         if r.job.expect == "fail":
             cex = f" [cex](../formal/cex/{r.job.name}.vcd)" if r.trace is not None else ""
             verdict = f"{verdict}{cex} ({'expected' if r.ok else 'NOT caught'})"
+            if r.failed:
+                verdict += f": `{r.failed.split(': ', 1)[-1]}`"
         elif r.job.mode == "prove" and r.status == "PASS":
             verdict = f"proved (k = {r.job.depth})"
         rows.append(

@@ -41,6 +41,7 @@ class Result:
     step: int | None = None  # failing step (FAIL) or the proof / bound depth (PASS)
     trace: Path | None = None
     log: str = ""
+    failed: str = ""  # the source text of the failed assertion (FAIL)
 
     @property
     def verdict(self) -> str:
@@ -152,6 +153,7 @@ def job_files(job: Job, work: Path) -> list[Path]:
 
 _DONE = re.compile(r"DONE \((\w+), rc=\d+\)")
 _FAIL_STEP = re.compile(r"failed assertion .* step (\d+)")
+_FAIL_AT = re.compile(r"failed assertion \S+ at (\S+?\.s?v):(\d+)\.")
 _TRACE = re.compile(r"(?:counterexample|cover) trace(?: \[\d+\])?: (\S+\.vcd)")
 _IND = re.compile(r"Trying induction in step (\d+)")
 
@@ -207,4 +209,20 @@ def run(job: Job, env: dict[str, str], timeout: float) -> Result:
                 kept = CEX / f"{job.name}.vcd"
                 shutil.copyfile(found, kept)
                 trace_path = kept
-    return Result(job, status, seconds, step, trace_path, out)
+    return Result(job, status, seconds, step, trace_path, out, failed_assertion(text, files))
+
+
+def failed_assertion(log: str, files: list[Path]) -> str:
+    """`file:line: assert text` of the first failed assertion named in an SBY log ('' if none)."""
+    m = _FAIL_AT.search(log)
+    if not m:
+        return ""
+    name, line = m.group(1), int(m.group(2))
+    for f in files:
+        if f.name == name:
+            try:
+                text = f.read_text().splitlines()[line - 1].strip()
+            except (OSError, IndexError):
+                text = ""
+            return f"{name}:{line}: {text}"
+    return f"{name}:{line}"
