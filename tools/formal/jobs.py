@@ -80,7 +80,7 @@ def _unit(
                 sources,
                 f"planted fault: {m.why}",
                 mode="bmc",
-                depth=max(depth, 12),
+                depth=depth if mode == "bmc" else max(depth, 8),
                 params=params,
                 mutant=m,
                 expect="fail",
@@ -189,6 +189,133 @@ def all_jobs() -> list[Job]:
                 "else if (run)             blocks_done <= blocks_done + {27'd0, ndone_now};",
                 "else if (run)             blocks_done <= blocks_done + {27'd0, |blk_done};",
                 "two blocks finishing in one cycle count once (the launch never ends)",
+            ),
+        ],
+    )
+    lsu_params = {"NUM_LANES": 4, "NUM_BANKS": 2, "SHARED_WORDS": 64}
+    jobs += _unit(
+        "simt_shared_lsu",
+        "sm",
+        "each active lane served exactly once, at most one distinct word per bank per pass (broadcast), "
+        "waits only on a conflict, store writes = highest lane's data per bank, clears only while idle, "
+        "passes exact and <= active lanes, rsp_valid after the last pass",
+        params=lsu_params,
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_shared_lsu.v",
+                "if (served[wl]) bank_wd[lane_bank[wl*BWS +: BWS]*32 +: 32] = r_wdata[wl*32 +: 32];",
+                "if (served[wl] && bank_wd[lane_bank[wl*BWS +: BWS]*32 +: 32] == 32'd0) "
+                "bank_wd[lane_bank[wl*BWS +: BWS]*32 +: 32] = r_wdata[wl*32 +: 32];",
+                "several lanes storing one word: the lowest lane's non-zero data wins",
+            ),
+            Mutant(
+                "rtl/sm/simt_shared_lsu.v",
+                "assign clr_ready = ~busy;",
+                "assign clr_ready = 1'b1;",
+                "a line clear is taken while a row is in progress",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "shared_lsu_data",
+            "simt_shared_lsu",
+            "formal/sm/simt_shared_lsu_props.sv",
+            "simt_shared_lsu_props",
+            ("rtl/sm/simt_shared_lsu.v",),
+            "a load returns in every active lane the word last stored or cleared at its address, 0 elsewhere",
+            mode="bmc",
+            depth=6,
+            params=lsu_params,
+            defines=("DATA",),
+        )
+    )
+    jobs += _unit(
+        "simt_alu",
+        "sm",
+        "every operation but MUL/MAD/MULHU equals docs/isa.md 3.1 for all 32-bit operands (wrapping add/sub, "
+        "signed/unsigned compares and min/max, shifts by >= 32, logic, MV)",
+        params={},
+        depth=1,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_alu.v",
+                "wire [31:0] sra  = $signed(a) >>> (big ? 5'd31 : b[4:0]);",
+                "wire [31:0] sra  = $signed(a) >>> b[4:0];",
+                "an arithmetic shift by 32 or more uses only the low 5 bits of the amount",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_decode",
+        "sm",
+        "equal to the decoder generated from spec/isa.py (formal/sm/simt_decode_ref.v) for every word and "
+        "register count: illegal, class, ALU op, operand ports, immediate, rd, BAD_REGISTER, flags, target",
+        params={},
+        depth=1,
+        extra_sources=("formal/sm/simt_decode_ref.v",),
+        faults=[
+            Mutant(
+                "rtl/sm/simt_decode.v",
+                "default: imm = {{21{imm11[10]}}, imm11};",
+                "default: imm = {21'd0, imm11};",
+                "a store's 11-bit offset is zero-extended (negative offsets wrong)",
+            ),
+            Mutant(
+                "rtl/sm/simt_decode.v",
+                "F_LOAD, F_SREG: wr = 1'b1;",
+                "F_LOAD, F_SREG, F_BRANCH: wr = 1'b1;",
+                "branches write rd",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_axi_mem_bridge",
+        "top",
+        "AXI handshake rules (AW/W/AR valid held until ready, payload stable), INCR bursts of SEG_WORDS "
+        "beats with WLAST/WSTRB exact, request -> one transaction (address, ID, kind), same-segment "
+        "ordering (no issue while an in-flight transaction of the segment conflicts), <= MAX_OUT in "
+        "flight, B/R -> native responses with tag and data, no error for a legal slave",
+        params={"SEG_WORDS": 2, "ID_W": 1, "MAX_OUT": 2},
+        depth=8,
+        mode="bmc",
+        faults=[
+            Mutant(
+                "rtl/top/simt_axi_mem_bridge.v",
+                "assign m_axi_awvalid = q_issued && q_write && !aw_done;",
+                "assign m_axi_awvalid = q_issued && q_write && !aw_done && !w_fire;",
+                "AWVALID drops in a cycle a W beat is taken (valid not held until ready)",
+            ),
+            Mutant(
+                "rtl/top/simt_axi_mem_bridge.v",
+                "if (t_valid[i] && t_addr[i] == q_addr && (t_write[i] || q_write)) hazard = 1'b1;",
+                "if (t_valid[i] && t_addr[i] == q_addr && t_write[i] && q_write) hazard = 1'b1;",
+                "a load may pass an in-flight store of its segment (and a store an in-flight load)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_div_stack",
+        "sm",
+        "depth bounds, pops return what was pushed (SYNC: SSY's target and mask; DIV: pc+1 and the "
+        "not-taken lanes, OR-ed by merges), resume mask = popped mask minus exited lanes, a divergent "
+        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top",
+        params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
+        depth=6,
+        mode="bmc",
+        faults=[
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "if (!busy && start && a_merge) st_mask[top_idx] <= top_mask | n_set;",
+                "if (!busy && start && a_merge) st_mask[top_idx] <= n_set;",
+                "a merge replaces the waiting DIV's mask instead of OR-ing into it (lanes lost)",
+            ),
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;",
+                "wire [WARP_SIZE-1:0] p_mask = top_mask;",
+                "a pop restores exited lanes",
             ),
         ],
     )

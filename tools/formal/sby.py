@@ -119,11 +119,14 @@ def sby_text(job: Job, files: list[Path]) -> str:
     script = reads + "\n"
     if job.params:  # the table's parameters are the ones proved (the wrapper's defaults are overridden)
         script += f"chparam {' '.join(f'-set {k} {v}' for k, v in job.params.items())} {job.top}\n"
+    # proc -norom: a case table must stay logic; as a ROM ($mem) its contents would be free state in the
+    # induction step (a false counterexample).
+    script += f"hierarchy -top {job.top}\nproc -norom\n"
     peeks = peeks_of(ROOT / job.props)
     if peeks:
         # The wrapper's (* keep *) wires named in `// peek:` lines are connected to the unit's internal
         # registers after flattening (Yosys has no hierarchical references): induction invariants.
-        script += f"hierarchy -top {job.top}\nproc\nflatten\n"
+        script += "flatten\n"
         script += "".join(f"connect -set {local} \\{path}\n" for local, path in peeks)
     script += f"prep -top {job.top}\n"
     lines = ["[options]", *options, "", "[engines]", job.engine, "", "[script]", script, "[files]"]
