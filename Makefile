@@ -41,7 +41,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env formal
+.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env formal ppa-timing
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -57,6 +57,7 @@ help:  ## list the targets
 	@echo "  make formal           SymbiYosys proofs of the units (k-induction) + planted faults (~2 min warm, not in make test)"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
+	@echo "  make ppa-timing       characterized sky130 Liberty (ngspice), its accuracy, OpenSTA Fmax per unit -> build/ppa/timing"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
 	@echo "  make fuzz N=1000      CUDA-C compiler fuzzer: N random kernels, gcc vs cudac on the model (SHARD=I/K)"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
@@ -155,6 +156,13 @@ $(PPA_STAMP): requirements-ppa.txt $(STAMP)
 
 ppa: $(STAMP) $(PPA_STAMP)
 	@$(PY) -m ppa sweep --sweep $(PPA_SWEEP) $(ARGS)
+
+# Timing (docs/ppa.md "Timing", issue 28): characterize the mapped sky130 cells with ngspice, check the Liberty
+# against a transistor-level cell chain, then OpenSTA per configuration. Needs Debian's ngspice and opensta
+# (named prerequisites of make ppa-timing, not of make test); PPA_LIBERTY=/path/to/foundry.lib skips the
+# characterization. Not in make test.
+ppa-timing: $(STAMP) $(PPA_STAMP)
+	@$(PY) -m ppa.timing $(ARGS)
 
 # The performance/energy sweep (docs/ppa.md "Sweep"): synthesis, Verilator cycles, the analytical cycle model
 # and the fitted energy model over 12 configurations, every step cached. Not in make test.
