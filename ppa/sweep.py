@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ppa.config import Config  # noqa: E402
+from spec import cli  # noqa: E402
 
 OUT = ROOT / "build" / "ppa" / "sweep"
 SHARED_WORDS = 1024  # the SM's default, so the simulated machine is the synthesised one
@@ -220,7 +221,7 @@ def geomean(xs: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-rtl", action="store_true")
     ap.add_argument("--no-energy", action="store_true")
     ap.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
@@ -300,4 +301,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
