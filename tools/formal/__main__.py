@@ -11,12 +11,12 @@ The table is also written to build/reports/formal.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from spec import cli
 from tools.formal import report
 from tools.formal.jobs import Job, all_jobs
 from tools.formal.sby import FormalToolError, Result, check_tools, run
@@ -34,7 +34,7 @@ def _solvers(jobs: Sequence[Job]) -> set[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
+    p = cli.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these jobs")
     p.add_argument("--list", action="store_true", help="list the jobs and exit")
     p.add_argument("--jobs", type=int, default=2, help="jobs run at the same time (default 2)")
@@ -91,4 +91,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from spec import isa
+from spec import cli, isa
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "formal" / "sm" / "simt_decode_ref.v"
@@ -146,9 +146,11 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    ap = cli.ArgumentParser(prog="python -m tools.formal.gen_decode", description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="fail when the generated decoder is stale")
+    args = ap.parse_args(argv)
     text = generate()
-    if "--check" in argv:
+    if args.check:
         if not OUT.exists() or OUT.read_text() != text:
             print(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_decode", file=sys.stderr)
             return 1
@@ -159,4 +161,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
