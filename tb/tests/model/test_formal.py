@@ -137,3 +137,9 @@ def test_verdicts_can_fail() -> None:
 
 def test_mutant_dataclass_is_hashable() -> None:
     assert hash(Mutant("a", "b", "c", "d"))
+
+
+def test_no_stray_counterexample() -> None:
+    """formal/cex/ holds the counterexamples of today's fault jobs only."""
+    names = {f"{j.name}.vcd" for j in FAULTS}
+    assert {p.name for p in CEX.glob("*.vcd")} <= names
