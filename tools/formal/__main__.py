@@ -11,12 +11,12 @@ The table is also written to build/reports/formal.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from spec import cli
 from tools.formal import report
 from tools.formal.jobs import Job, all_jobs
 from tools.formal.sby import FormalToolError, Result, check_tools, prepare, run
@@ -34,11 +34,13 @@ def _solvers(jobs: Sequence[Job]) -> set[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
+    p = cli.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these jobs")
     p.add_argument("--list", action="store_true", help="list the jobs and exit")
-    p.add_argument("--jobs", type=int, default=2, help="jobs run at the same time (default 2)")
-    p.add_argument("--timeout", type=float, default=900.0, help="seconds per job before it counts as failed")
+    p.add_argument("--jobs", type=cli.positive_int, default=2, help="jobs run at the same time (default 2)")
+    p.add_argument(
+        "--timeout", type=cli.positive_int, default=900, help="seconds per job before it counts as failed"
+    )
     p.add_argument("--docs", action="store_true", help="rewrite the table in docs/verification.md")
     args = p.parse_args(argv)
 
@@ -100,4 +102,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
