@@ -14,7 +14,6 @@ code with the RTL decoder and does not read rtl/include/simt_isa.vh.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 from spec import cli, isa
@@ -146,17 +145,21 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = cli.ArgumentParser(prog="python -m tools.formal.gen_decode", description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail when the generated decoder is stale")
-    args = ap.parse_args(argv)
+    parser = cli.ArgumentParser(
+        prog="python -m tools.formal.gen_decode",
+        description="Write formal/sm/simt_decode_ref.v from spec/isa.py.",
+    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale; write nothing")
+    args = parser.parse_args(argv)
     text = generate()
+    current = OUT.read_text() if OUT.exists() else None
     if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_decode", file=sys.stderr)
-            return 1
+        if current != text:
+            return cli.fail(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_decode")
         return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT.relative_to(ROOT)}")
+    if current != text:
+        OUT.write_text(text)
+    print(f"{OUT.relative_to(ROOT)} is up to date")
     return 0
 
 

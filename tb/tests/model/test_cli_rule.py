@@ -58,6 +58,8 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.lint_rtl": ("main", [UNKNOWN]),
     "tools.lint_imports": ("main", [UNKNOWN, ["x"]]),
     "tools.lint_workflows": ("main", [UNKNOWN, ["missing.yml"]]),
+    "tools.formal.__main__": ("main", [UNKNOWN, ["--only", "nosuch"], ["--jobs", "0"], ["--timeout", "x"]]),
+    "tools.formal.gen_decode": ("main", [UNKNOWN, ["x"]]),
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),
     "tools.bench.kernels_bench": ("main", [UNKNOWN]),
@@ -79,8 +81,6 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
     "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
     "tools.bench.cudac_bench": ("main", [UNKNOWN]),
-    "tools.formal.__main__": ("main", [UNKNOWN, ["--only", "nosuch"], ["--jobs", "x"]]),
-    "tools.formal.gen_decode": ("main", [UNKNOWN, ["x"]]),
 }  # fmt: skip
 
 
