@@ -41,7 +41,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
+.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -57,6 +57,7 @@ help:  ## list the targets
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
+	@echo "  make fuzz N=1000      CUDA-C compiler fuzzer: N random kernels, gcc vs cudac on the model (SHARD=I/K)"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
 	@echo "  make seeds N=50       every unit bench and meta-test under N random seeds, both sims (or SIM=…),"
 	@echo "                        each failing seed with its rerun command; SHARD=I/N, SEEDS_BASE=b (not in make test)"
@@ -119,11 +120,12 @@ mutants: $(STAMP)
 
 # The seed sweep (tools/seeds.py): the unit benches and meta-tests under N random seeds, both simulators
 # unless SIM is given; SHARD=I/N runs one machine's share (same SEEDS_BASE on every machine).
-N ?= 10
+# N and SHARD are shared with fuzz: each target gives its own default when they are unset.
+N ?=
 SHARD ?=
 SEEDS_BASE ?=
 seeds: $(STAMP)
-	@$(call with_tools,$(if $(SIM_GIVEN),$(SIM),icarus verilator)) $(PY) -m tools.tasks seeds -- --count $(N) \
+	@$(call with_tools,$(if $(SIM_GIVEN),$(SIM),icarus verilator)) $(PY) -m tools.tasks seeds -- --count $(or $(N),10) \
 	  --sim $(if $(SIM_GIVEN),$(SIM),both) $(if $(SHARD),--shard $(SHARD)) $(if $(SEEDS_BASE),--base $(SEEDS_BASE)) $(ARGS)
 
 # The fault soak (tools/soak.py): SOAK launches (default 10000) in runs of 500 on one GPU each, faults
@@ -132,6 +134,13 @@ SOAK ?= 10000
 soak: $(STAMP)
 	@$(call with_tools,$(SIM)) $(PY) -m tools.tasks soak --sim $(SIM) -- --launches $(SOAK) \
 	  $(if $(SHARD),--shard $(SHARD)) $(ARGS)
+
+# The CUDA-C compiler's random-program campaign (cudac/fuzz.py, docs/kernels-c.md): N programs, gcc on
+# the host vs cudac on the golden model; SHARD=I/K runs the seeds s with s % K == I, FUZZ_START the first
+# seed. make model runs 300 of them; this is the long campaign. Not in make test.
+FUZZ_START ?= 0
+fuzz: $(STAMP)
+	@$(PY) -m tools.tasks fuzz -- -n $(or $(N),1000) --shard $(or $(SHARD),0/1) --start $(FUZZ_START) $(ARGS)
 
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
 # configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.

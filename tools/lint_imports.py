@@ -22,8 +22,8 @@ from spec import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = "spec"
-NOT_FROM_SPEC = ("tb", "kernels", "tools", "ppa")
-PACKAGES = ("spec", "tb", "kernels", "tools", "ppa")
+NOT_FROM_SPEC = ("tb", "kernels", "tools", "ppa", "cudac")
+PACKAGES = ("spec", "cudac", "tb", "kernels", "tools", "ppa")
 
 
 def imported_modules(path: Path, root: Path = ROOT) -> Iterator[tuple[int, str]]:

@@ -37,7 +37,7 @@ BENCH = ROOT / "tools" / "bench"
 REPORTS = ROOT / "build" / "reports"
 FCOV = ROOT / "build" / "coverage" / "functional"  # functional-coverage files of the system runs
 # Python that ruff checks.
-LINT_PY = ["spec", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
+LINT_PY = ["spec", "cudac", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
 
 PYTEST_EXIT_NO_TESTS = 5
 
@@ -353,6 +353,19 @@ def task_soak(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("soak", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 
+def task_fuzz(sim: str, extra: Sequence[str]) -> Outcome:
+    """make fuzz: the CUDA-C compiler's random-program campaign (cudac/fuzz.py): each program compiled
+    by gcc with the host header and by cudac on the golden model, outputs compared, failures shrunk.
+    ``extra`` goes to ``python -m cudac.fuzz`` (-n N, --start S, --shard I/N, --fault F); ``sim`` is not
+    used (the model needs no simulator)."""
+    from cudac.fuzz import main as fuzz_main
+
+    start = time.monotonic()
+    rc = fuzz_main(list(extra))
+    detail = "0 mismatches" if rc == 0 else "FAILING programs (shrunk sources printed above)"
+    return Outcome("fuzz", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -365,6 +378,7 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "mutants": task_mutants,
     "seeds": task_seeds,
     "soak": task_soak,
+    "fuzz": task_fuzz,
 }
 
 

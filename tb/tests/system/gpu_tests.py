@@ -416,6 +416,24 @@ class KernelTest(GpuTest):
                     f.write(json.dumps(row) + "\n")
 
 
+@pyuvm.test()
+class CudacFuzzTest(GpuTest):
+    """Random CUDA-C programs (cudac/fuzz.py; CUDAC_FUZZ=start:count) compiled by cudac: every retire
+    checked in lock-step against the golden model, the final global memory against the same program
+    compiled by gcc with the host header (docs/kernels-c.md, "Fuzzer")."""
+
+    def items(self) -> list[LaunchItem]:
+        from cudac.fuzz import rtl_cases
+        from kernels.suite import Case, Output
+
+        start, count = (int(x) for x in os.environ["CUDAC_FUZZ"].split(":"))
+        items = []
+        for prog, image, want in rtl_cases(start, count, self.cfg):
+            case = Case(f"cudac-fuzz{prog.seed}", 0, prog.seed, image, [Output("memory", 0, want)], None)
+            items.append(LaunchItem(f"cudac fuzz seed {prog.seed}", image, golden=case, max_cycles=1 << 24))
+        return items
+
+
 FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "SharedMismatch": "shared_barrier",
                  "CoalescingMismatch": "vecadd"}  # fmt: skip
 
