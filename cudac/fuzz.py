@@ -20,7 +20,6 @@ import argparse
 import dataclasses
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from spec import cli
 
 if TYPE_CHECKING:
     from cudac.host import HostUnit
@@ -523,7 +524,7 @@ def shard_seeds(start: int, n: int, index: int, count: int) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = cli.ArgumentParser(
         prog="python -m cudac.fuzz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("-n", type=int, default=300, help="programs (seeds start..start+n-1)")
@@ -554,4 +555,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from spec import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("spec", "tb", "kernels", "tools", "ppa")
+PACKAGES = ("spec", "cudac", "tb", "kernels", "tools", "ppa")
 
 # module -> (function, bad command lines that must each give exit 2 and one stderr line)
 UNKNOWN = ["--no-such-option"]
@@ -60,6 +60,9 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.lint_workflows": ("main", [UNKNOWN, ["missing.yml"]]),
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),
+    "tools.bench.cudac_bench": ("main", [UNKNOWN, ["--size", "x"]]),
+    "cudac.__main__": ("main", [UNKNOWN, [], ["k.s", "--regs", "x"], ["k.s", "--regs", "40"]]),
+    "cudac.fuzz": ("main", [UNKNOWN]),
     "tools.bench.kernels_bench": ("main", [UNKNOWN]),
     "tools.bench.model_throughput": ("main", [UNKNOWN]),
     "tools.bench.raw_bench": ("main", [UNKNOWN]),
