@@ -142,6 +142,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_VERILATOR_SEED", "the Verilator seed of the run (rtlsim sets it)", "integer", internal=True),
     EnvVar("SIMT_FAULT", "planted RTL fault of a meta-test (docs/sm.md)", "1..7", internal=True),
     EnvVar("SIMT_FAULT_EXPECT", "the check a meta-test's fault must trip", "a check name", internal=True),
+    EnvVar("CUDAC_FAULT", "planted compiler fault of a cudac meta-test", "a fault name", internal=True),
     EnvVar("AXI_FAULT", "planted AXI-slave fault of a meta-test", "a fault name", internal=True),
     EnvVar("GPU_TAG", "the GPU bench's configuration tag (run_gpu sets it)", "a tag", internal=True),
     EnvVar("SM_HANG", "SM bench: the hang scenario", "a scenario name", internal=True),

@@ -17,12 +17,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from spec import cli
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
+from spec import cli  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
