@@ -30,12 +30,12 @@ each RTL run draws a new inputs seed (printed, so a run can be repeated with --s
 from __future__ import annotations
 
 import argparse
+import difflib
 import fcntl
 import hashlib
 import importlib
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -44,8 +44,9 @@ from types import ModuleType
 import numpy as np
 
 from kernels import launch
-from spec.config import GpuConfig
-from spec.image import LaunchImage
+from spec import cli
+from spec.config import ConfigError, GpuConfig
+from spec.image import LaunchError, LaunchImage
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent
@@ -54,7 +55,7 @@ ALIGN = 64  # each array starts on a 64-word boundary (a whole number of segment
 GCC_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
 
 
-class SuiteError(Exception):
+class SuiteError(cli.InputError):
     """A kernel folder, its generator or its C reference is broken; the message says which and how."""
 
 
@@ -330,14 +331,20 @@ def run_on_rtl(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = cli.ArgumentParser(
         prog="python -m kernels.suite",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("kernel", nargs="?", help="kernel folder name (omit to list them)")
-    ap.add_argument("--size", type=int, action="append", help="size (repeatable; default: every size)")
-    ap.add_argument("--seed", type=int, help="inputs seed (default: 1 on the model; a new one per RTL run)")
+    ap.add_argument(
+        "--size", type=cli.positive_int, action="append", help="size (repeatable; default: every size)"
+    )
+    ap.add_argument(
+        "--seed",
+        type=cli.int_range(0, 2**32 - 1),
+        help="inputs seed, 0..2**32-1 (default: 1 on the model; a new one per RTL run)",
+    )
     ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the bench machine (default 8)")
     ap.add_argument("--machine", help="a named machine of spec/machines.py instead, e.g. system/sm2-l8")
     ap.add_argument(
@@ -352,6 +359,17 @@ def main(argv: list[str] | None = None) -> int:
             mod = generator(n)
             print(f"{n:<12} sizes {mod.SIZES} unusual {mod.ODD_SIZES} make test {mod.CI_SIZES}")
         return 0
+    if args.kernel not in names():
+        close = difflib.get_close_matches(args.kernel, names(), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        ap.error(f"no kernel {args.kernel!r}: {hint}kernels: {', '.join(names())}")
+    try:
+        return _run(args, ap)
+    except (SuiteError, LaunchError, ConfigError) as err:
+        raise cli.UsageError(f"{ap.prog}: error: {err}") from None
+
+
+def _run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     from spec import machines
 
     if args.machine:
@@ -382,4 +400,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

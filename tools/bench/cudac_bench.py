@@ -17,6 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
@@ -39,7 +41,7 @@ def model_counts(name: str, size: int, lanes: int) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--lanes", type=int, default=8)
     ap.add_argument("--rtl", choices=["icarus", "verilator"], help="also run both on the RTL for cycles")
@@ -109,4 +111,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
