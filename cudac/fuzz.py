@@ -196,7 +196,6 @@ class Gen:
         if small:  # the RTL's programs: one or two warps, one block (Icarus pays per thread)
             threads, blocks = r.choice([32, 40, 64]), 1
         vars_ = ["a0", "a1", "a2", "u0", "u1"]
-        fparams = ["p", "q"]
         self.in_func = True
         fbody = self.block(["p", "q"], ["p", "q"], 1, {"may_return": True, "call": False})
         func = Node("func", None, None, self.expr(["p", "q"], 3), [fbody])
@@ -206,7 +205,6 @@ class Gen:
             body.extend(self.block(vars_, vars_, 1, {}))
             body.append(Node("shared", r.choice(vars_), self.expr(vars_, 2), r.randrange(1, threads)))
         body.extend(self.block(vars_, vars_, 0, {"may_return": True}))  # phase 2: returns allowed
-        del fparams
         return Program(seed, threads, blocks, len(vars_), func, body, r.randrange(0, 40), r.getrandbits(32),
                        [r.getrandbits(32) for _ in range(IN_WORDS)])  # fmt: skip
 
