@@ -138,11 +138,11 @@ soak: $(STAMP)
 	  $(if $(SHARD),--shard $(SHARD)) $(ARGS)
 
 # The CUDA-C compiler's random-program campaign (cudac/fuzz.py, docs/kernels-c.md): N programs, gcc on
-# the host vs cudac on the golden model; SHARD=I/K runs the seeds s with s % K == I, FUZZ_START the first
+# the host vs cudac on the golden model; SHARD=I/K (1-based, as for seeds) runs the seeds s with s % K == I-1, FUZZ_START the first
 # seed. make model runs 300 of them; this is the long campaign. Not in make test.
 FUZZ_START ?= 0
 fuzz: $(STAMP)
-	@$(PY) -m tools.tasks fuzz -- -n $(or $(N),1000) --shard $(or $(SHARD),0/1) --start $(FUZZ_START) $(ARGS)
+	@$(PY) -m tools.tasks fuzz -- -n $(or $(N),1000) --shard $(or $(SHARD),1/1) --start $(FUZZ_START) $(ARGS)
 
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
 # configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.

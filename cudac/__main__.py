@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 from cudac.compiler import compile_file
 from cudac.errors import CompileError
+from spec import cli
 from spec.asm import write_hex_atomic
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m cudac", description=__doc__)
+    ap = cli.ArgumentParser(prog="python -m cudac", description=__doc__)
     ap.add_argument("source", help="the .cu file")
     ap.add_argument("-o", "--output", help="write the launch image ($readmemh .hex)")
     ap.add_argument("-S", "--asm", help="write the assembly (.s) here ('-' for stdout)")
@@ -24,16 +23,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         k = compile_file(args.source, kernel=args.kernel, max_regs=args.regs)
     except CompileError as exc:
-        print(exc, file=sys.stderr)
-        return 1
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return cli.EXIT_USAGE
     if args.asm == "-":
         sys.stdout.write(k.asm)
     elif args.asm:
-        Path(args.asm).write_text(k.asm)
+        cli.write_output(args.asm, k.asm, "assembly")
     if args.output:
         write_hex_atomic(k.program.image, args.output)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from cudac import divide
-from cudac.ir import STORES, imm_fits
+from cudac.ir import imm_fits
 from cudac.types import INT, MASK, UINT, CType, Int, Ptr, Val, arith, fold
 
 SREGS = {"threadIdx": "tid", "blockDim": "ntid", "blockIdx": "ctaid", "gridDim": "nctaid"}
@@ -602,12 +602,7 @@ class ExprMixin:
             off += c * stride
             if v is not None:
                 term = v if stride == 1 else self.binop("*", v, self.const(stride, UINT), e)
-                if reg is None:
-                    reg = term
-                elif term is v and reg is not None and False:
-                    pass
-                else:
-                    reg = self.binop("+", reg, term, e)
+                reg = term if reg is None else self.binop("+", reg, term, e)
             if k + 1 < len(sym.dims):
                 stride //= sym.dims[k + 1]
         base = reg if reg is not None else self.const(0, UINT)
@@ -644,5 +639,4 @@ class ExprMixin:
         if ref.space == "const":
             raise self.err(e, "__constant__ memory is read-only")
         base, off = self.address(ref, store=True)
-        assert any(op == ("STG" if ref.space == "global" else "ST") for op in STORES)
         self.emit("STG" if ref.space == "global" else "ST", None, (base, self.reg_of(value)), imm=off)

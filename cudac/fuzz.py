@@ -10,7 +10,7 @@ the program compiled by cudac and run on the golden model (or the RTL, tb/). A f
 smaller program that still fails.
 
     python -m cudac.fuzz -n 300                 # seeds 0..299
-    python -m cudac.fuzz -n 10000 --shard 2/8   # the seeds s with s % 8 == 2
+    python -m cudac.fuzz -n 10000 --shard 3/8   # shard 3 of 8 (1-based, as every --shard): seeds s % 8 == 2
     python -m cudac.fuzz --seed 1234 --show     # one program, its source and verdict
 """
 
@@ -20,7 +20,6 @@ import argparse
 import dataclasses
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from spec import cli
 
 if TYPE_CHECKING:
     from cudac.host import HostUnit
@@ -195,7 +196,6 @@ class Gen:
         if small:  # the RTL's programs: one or two warps, one block (Icarus pays per thread)
             threads, blocks = r.choice([32, 40, 64]), 1
         vars_ = ["a0", "a1", "a2", "u0", "u1"]
-        fparams = ["p", "q"]
         self.in_func = True
         fbody = self.block(["p", "q"], ["p", "q"], 1, {"may_return": True, "call": False})
         func = Node("func", None, None, self.expr(["p", "q"], 3), [fbody])
@@ -205,7 +205,6 @@ class Gen:
             body.extend(self.block(vars_, vars_, 1, {}))
             body.append(Node("shared", r.choice(vars_), self.expr(vars_, 2), r.randrange(1, threads)))
         body.extend(self.block(vars_, vars_, 0, {"may_return": True}))  # phase 2: returns allowed
-        del fparams
         return Program(seed, threads, blocks, len(vars_), func, body, r.randrange(0, 40), r.getrandbits(32),
                        [r.getrandbits(32) for _ in range(IN_WORDS)])  # fmt: skip
 
@@ -523,23 +522,25 @@ def shard_seeds(start: int, n: int, index: int, count: int) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = cli.ArgumentParser(
         prog="python -m cudac.fuzz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("-n", type=int, default=300, help="programs (seeds start..start+n-1)")
     ap.add_argument("--start", type=int, default=0, help="first seed")
     ap.add_argument("--seed", type=int, help="one seed only")
-    ap.add_argument("--shard", default="0/1", help="I/N: only seeds s with s %% N == I")
+    ap.add_argument(
+        "--shard", default="1/1", help="I/N, 1 <= I <= N (as every --shard): seeds s with s %% N == I - 1"
+    )
     ap.add_argument("--fault", help="plant a compiler fault (e.g. no-ssy) to see the fuzzer catch it")
     ap.add_argument("--show", action="store_true", help="print the program's source")
     ap.add_argument("--no-shrink", action="store_true")
     args = ap.parse_args(argv)
     try:
         si, sn = (int(x) for x in args.shard.split("/"))
-        assert 0 <= si < sn
+        assert 1 <= si <= sn
     except (ValueError, AssertionError):
-        ap.error(f"--shard {args.shard!r}: write I/N with 0 <= I < N")
-    seeds = [args.seed] if args.seed is not None else shard_seeds(args.start, args.n, si, sn)
+        ap.error(f"--shard {args.shard!r}: write I/N with 1 <= I <= N, e.g. 2/8")
+    seeds = [args.seed] if args.seed is not None else shard_seeds(args.start, args.n, si - 1, sn)
     if args.show:
         for s in seeds:
             print(generate(s).source())
@@ -554,4 +555,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

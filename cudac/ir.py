@@ -46,9 +46,6 @@ class Ins:
     def is_label(self) -> bool:
         return self.op == "LABEL"
 
-    def has_side_effect(self) -> bool:
-        return self.dst is None or self.op in LOADS and False
-
 
 def imm_fits(op: str, value: int) -> bool:
     """Whether ``value`` is encodable as the immediate of ``op`` (docs/assembler.md ranges)."""

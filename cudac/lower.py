@@ -512,8 +512,6 @@ class Lowerer(ExprMixin):
             v = self.binop(e.op, a, b, e)
         else:
             v = self.rv(e)
-        if isinstance(v.ctype, Ptr) and not v.is_const:
-            pass
         if v.is_const:
             if (v.const != 0) == when:
                 self.emit("BRA", target=target)

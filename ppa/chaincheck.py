@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -129,6 +131,7 @@ def spice_deck(pins: dict[str, list[str]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    cli.ArgumentParser(prog="python -m ppa.chaincheck", description=__doc__.splitlines()[0]).parse_args(argv)
     from ppa import timedlib
 
     start = time.monotonic()
@@ -184,4 +187,4 @@ def sta_version() -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -45,6 +45,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -705,7 +707,7 @@ def _finish(work: Path, data_cells: dict, version: str, start: float, log) -> tu
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--force", action="store_true")
     ap.add_argument("--jobs", type=int, default=2, help="ngspice runs at a time (each up to ~0.6 GB)")
     ap.add_argument("--fine-pass", action="store_true", help="setup/hold to 5 ps (one more ngspice run)")
@@ -723,4 +725,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -29,6 +29,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -359,7 +361,7 @@ def analyse_config(cfg, log=print) -> dict:
 def main(argv: list[str] | None = None) -> int:
     from ppa.config import Config
 
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lanes", default="4,8,16,32")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
@@ -383,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
 
 
 # ----------------------------------------------------------------------------- one unit alone

@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -168,7 +170,7 @@ def report(res: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="lanes", choices=["lanes", "all"])
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-chain", action="store_true")
@@ -254,4 +256,4 @@ def fmax_of(sm_name: str) -> float | None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

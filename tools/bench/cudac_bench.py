@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
+from spec import cli  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
@@ -39,7 +40,7 @@ def model_counts(name: str, size: int, lanes: int) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--lanes", type=int, default=8)
     ap.add_argument("--rtl", choices=["icarus", "verilator"], help="also run both on the RTL for cycles")
@@ -109,4 +110,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

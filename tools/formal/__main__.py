@@ -11,15 +11,15 @@ The table is also written to build/reports/formal.md.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from spec import cli
 from tools.formal import report
 from tools.formal.jobs import Job, all_jobs
-from tools.formal.sby import FormalToolError, Result, check_tools, run
+from tools.formal.sby import FormalToolError, Result, check_tools, prepare, run
 
 
 def _solvers(jobs: Sequence[Job]) -> set[str]:
@@ -34,11 +34,13 @@ def _solvers(jobs: Sequence[Job]) -> set[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
+    p = cli.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these jobs")
     p.add_argument("--list", action="store_true", help="list the jobs and exit")
-    p.add_argument("--jobs", type=int, default=2, help="jobs run at the same time (default 2)")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds per job before it counts as failed")
+    p.add_argument("--jobs", type=cli.positive_int, default=2, help="jobs run at the same time (default 2)")
+    p.add_argument(
+        "--timeout", type=cli.positive_int, default=900, help="seconds per job before it counts as failed"
+    )
     p.add_argument("--docs", action="store_true", help="rewrite the table in docs/verification.md")
     args = p.parse_args(argv)
 
@@ -58,18 +60,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
         jobs = [j for j in jobs if j.name in args.only]
+    start = time.monotonic()
     try:
         env = check_tools(_solvers(jobs))
+        print(
+            "starting Yosys (its first run on a machine compiles the WebAssembly: about 3 minutes)",
+            flush=True,
+        )
+        prep_wall, prep_cpu = prepare(env)
     except FormalToolError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    print(f"Yosys ready after {prep_wall:.1f} s wall, {prep_cpu:.1f} s CPU", flush=True)
 
-    start = time.monotonic()
     results: list[Result] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for res in pool.map(lambda j: run(j, env, args.timeout), jobs):
             mark = "ok " if res.ok else "BAD"
-            print(f"[{mark}] {res.job.name:<28} {res.verdict:<26} {res.seconds:6.1f}s", flush=True)
+            print(
+                f"[{mark}] {res.job.name:<28} {res.verdict:<26} {res.seconds:6.1f}s wall {res.cpu:6.1f}s CPU",
+                flush=True,
+            )
             if not res.ok:
                 print(
                     f"      expected {'a counterexample' if res.job.expect == 'fail' else 'PASS'}; "
@@ -82,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(table)
     bad = [r for r in results if not r.ok]
-    summary = report.summary(results, wall)
+    summary = report.summary(results, wall) + f" (Yosys start: {prep_wall:.0f} s wall, {prep_cpu:.0f} s CPU)"
     print(summary)
     report.write_build(table, summary)
     if args.docs:
@@ -91,4 +102,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -14,10 +14,9 @@ code with the RTL decoder and does not read rtl/include/simt_isa.vh.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-from spec import isa
+from spec import cli, isa
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "formal" / "sm" / "simt_decode_ref.v"
@@ -146,17 +145,23 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    parser = cli.ArgumentParser(
+        prog="python -m tools.formal.gen_decode",
+        description="Write formal/sm/simt_decode_ref.v from spec/isa.py.",
+    )
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale; write nothing")
+    args = parser.parse_args(argv)
     text = generate()
-    if "--check" in argv:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_decode", file=sys.stderr)
-            return 1
+    current = OUT.read_text() if OUT.exists() else None
+    if args.check:
+        if current != text:
+            return cli.fail(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_decode")
         return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT.relative_to(ROOT)}")
+    if current != text:
+        OUT.write_text(text)
+    print(f"{OUT.relative_to(ROOT)} is up to date")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

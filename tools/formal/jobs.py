@@ -39,6 +39,9 @@ class Job:
     defines: tuple[str, ...] = ()
     mutant: Mutant | None = None
     expect: str = "pass"  # pass | fail (a planted fault must fail)
+    # memory_map: the unit's small memories become flip-flops (bit-level for the solver, and the words can
+    # be named in `// peek:` lines as dut.<mem>[<i>])
+    map_memories: bool = False
 
     @property
     def engine_name(self) -> str:
@@ -58,6 +61,7 @@ def _unit(
     name: str | None = None,
     props: str | None = None,
     top: str | None = None,
+    map_memories: bool = False,
 ) -> list[Job]:
     """A unit's proof job and one fault job per planted mutant (same wrapper, same depth)."""
     base = name or unit.removeprefix("simt_")
@@ -67,7 +71,17 @@ def _unit(
     # INVARIANTS: the wrapper's induction invariants (the unit's registers equal the wrapper's model);
     # left out of the fault runs, so a planted fault is caught by a property, not by an invariant.
     proof = Job(
-        base, unit, props, top, sources, what, mode=mode, depth=depth, params=params, defines=("INVARIANTS",)
+        base,
+        unit,
+        props,
+        top,
+        sources,
+        what,
+        mode=mode,
+        depth=depth,
+        params=params,
+        defines=("INVARIANTS",),
+        map_memories=map_memories,
     )
     jobs = [proof]
     for i, m in enumerate(faults, 1):
@@ -84,6 +98,7 @@ def _unit(
                 params=params,
                 mutant=m,
                 expect="fail",
+                map_memories=map_memories,
             )
         )
     return jobs
@@ -304,6 +319,7 @@ def all_jobs() -> list[Job]:
         params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
         depth=6,
         mode="bmc",
+        map_memories=True,
         faults=[
             Mutant(
                 "rtl/sm/simt_div_stack.v",
@@ -316,6 +332,31 @@ def all_jobs() -> list[Job]:
                 "wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;",
                 "wire [WARP_SIZE-1:0] p_mask = top_mask;",
                 "a pop restores exited lanes",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_gmem_unit",
+        "sm",
+        "memory-port valid/ready, no tag reused while outstanding (nothing duplicated), each access completes "
+        "once after all its transactions are answered with their count, acc_ready low for a busy warp, every "
+        "response reaches its warp and lane (watched lane: one transaction carries it, its word returned)",
+        params={"WARP_SIZE": 4, "NUM_WARPS": 2, "SEG_WORDS": 2},
+        depth=8,
+        mode="bmc",
+        extra_sources=("rtl/sm/simt_coalescer.v",),
+        faults=[
+            Mutant(
+                "rtl/sm/simt_gmem_unit.v",
+                "if (rsp_lanes[k]) data_q[k*32 +: 32] <= rsp_words[k*32 +: 32];",
+                "if (rsp_lanes[k] && k != 0) data_q[k*32 +: 32] <= rsp_words[k*32 +: 32];",
+                "lane 0's load data is never written (a response does not reach its lane)",
+            ),
+            Mutant(
+                "rtl/sm/simt_gmem_unit.v",
+                "assign done[g]       = busy_q && issued_q && out_q == {CNT_W{1'b0}};",
+                "assign done[g]       = busy_q && out_q == {CNT_W{1'b0}};",
+                "an access completes before all its transactions were issued",
             ),
         ],
     )

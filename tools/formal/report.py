@@ -15,8 +15,8 @@ END = "<!-- formal-table: end -->"
 
 
 def table(results: Sequence[Result]) -> str:
-    head = "| unit | job | property | parameters | engine | result | time |"
-    rows = [head, "| --- | --- | --- | --- | --- | --- | ---: |"]
+    head = "| unit | job | property | parameters | engine | result | wall | CPU |"
+    rows = [head, "| --- | --- | --- | --- | --- | --- | ---: | ---: |"]
     for r in results:
         params = ", ".join(f"{k}={v}" for k, v in r.job.params.items())
         verdict = r.verdict
@@ -24,12 +24,13 @@ def table(results: Sequence[Result]) -> str:
             cex = f" [cex](../formal/cex/{r.job.name}.vcd)" if r.trace is not None else ""
             verdict = f"{verdict}{cex} ({'expected' if r.ok else 'NOT caught'})"
             if r.failed:
-                verdict += f": `{r.failed.split(': ', 1)[-1]}`"
+                text = r.failed.split(": ", 1)[-1].replace("|", "\\|")  # a table cell
+                verdict += f": `{text}`"
         elif r.job.mode == "prove" and r.status == "PASS":
             verdict = f"proved (k = {r.job.depth})"
         rows.append(
             f"| {r.job.unit} | {r.job.name} | {r.job.what} | {params} | {r.job.engine_name} | {verdict} |"
-            f" {r.seconds:.1f} s |"
+            f" {r.seconds:.1f} s | {r.cpu:.1f} s |"
         )
     return "\n".join(rows)
 
@@ -38,10 +39,11 @@ def summary(results: Sequence[Result], wall: float) -> str:
     proofs = [r for r in results if r.job.expect == "pass"]
     faults = [r for r in results if r.job.expect == "fail"]
     units = sorted({r.job.unit for r in proofs if r.ok and r.job.mode == "prove"})
+    cpu = sum(r.cpu for r in results)
     return (
         f"formal: {sum(r.ok for r in proofs)} of {len(proofs)} property jobs passed "
         f"({len(units)} units with an unbounded proof), {sum(r.ok for r in faults)} of {len(faults)} planted "
-        f"faults caught; wall {wall:.0f} s"
+        f"faults caught; wall {wall:.0f} s, CPU {cpu:.0f} s (CPU / 2 = {cpu / 2:.0f} s on an idle 2-core machine)"
     )
 
 

