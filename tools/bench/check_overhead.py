@@ -30,6 +30,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from spec import cli  # noqa: E402
+
 REPORTS = ROOT / "build" / "reports"
 DOCS = ROOT / "docs" / "benchmarks.md"
 RESULTS = ROOT / "docs" / "bench"
@@ -165,7 +167,7 @@ def stale(docs: Path = DOCS, results: Path | None = None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="matrixmul:64,matrixmul:256")
     ap.add_argument("--lanes", default="8,32", help="lanes of the benchmark machine, comma-separated")
     ap.add_argument("--repeat", type=int, default=2)
@@ -203,4 +205,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)
