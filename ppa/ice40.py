@@ -36,7 +36,6 @@ under ``nice -n 19``, one at a time.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -51,6 +50,7 @@ from pathlib import Path
 from ppa import flow, synth
 from ppa.config import Config
 from ppa.yosys import Yosys, YosysError, find, run
+from spec import cli
 
 OUT = synth.BUILD / "ice40"
 NICE = 19
@@ -453,7 +453,7 @@ def write_report(results: Sequence[dict], path: Path, device: Device, wall: floa
 
 def main(argv: Sequence[str] | None = None) -> int:
     units_all = flow.unit_params(CONFIG.sm_params())
-    parser = argparse.ArgumentParser(prog="python -m ppa.ice40", description=__doc__.splitlines()[0])
+    parser = cli.ArgumentParser(prog="python -m ppa.ice40", description=__doc__.splitlines()[0])
     parser.add_argument("--units", default=",".join(units_all), help="comma-separated rtl/sm units")
     parser.add_argument("--no-pnr", action="store_true", help="counts only, no nextpnr")
     parser.add_argument("--force", action="store_true", help="ignore the cache")
@@ -489,4 +489,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ppa.rtlcycles import LATENCY, config_name, machine  # noqa: E402
+from spec import cli  # noqa: E402
 from spec.asm import assemble  # noqa: E402
 from spec.config import GpuConfig  # noqa: E402
 
@@ -214,10 +215,10 @@ def measure(lanes: int, warps: int = 16) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lanes", default="4,8,16,32")
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lanes", type=cli.int_list(1, 64), default=[4, 8, 16, 32])
     args = ap.parse_args(argv)
-    for n in map(int, args.lanes.split(",")):
+    for n in args.lanes:
         m = measure(n)
         print(
             f"{m['config']} (ROWS {m['rows']}): " + ", ".join(f"{k} {v:.3f}" for k, v in m["params"].items()),
@@ -227,4 +228,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

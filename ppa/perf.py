@@ -47,6 +47,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -409,11 +411,11 @@ def geomean_abs(errors: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lanes", default="4,8,16,32")
-    ap.add_argument("--warps", default="8,16")
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lanes", type=cli.int_list(1, 64), default=[4, 8, 16, 32])
+    ap.add_argument("--warps", type=cli.int_list(1, 64), default=[8, 16])
     args = ap.parse_args(argv)
-    rows = compare([int(x) for x in args.lanes.split(",")], [int(x) for x in args.warps.split(",")])
+    rows = compare(args.lanes, args.warps)
     for r in rows:
         print(
             f"{r['config']:<14} {r['kernel']:<11} {r['size']:>5} rtl {r['rtl']:>8} model {r['predicted']:>8} "
@@ -459,4 +461,4 @@ def report_md(rows: list[dict]) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

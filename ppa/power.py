@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ppa import energy  # noqa: E402
+from spec import cli  # noqa: E402
 
 OUT = ROOT / "build" / "ppa" / "power"
 EVENTS = ("cycles", "warp_instr", "alu_thread", "data_bit", "shared_pass", "gmem_access", "gmem_txn",
@@ -160,7 +161,7 @@ def fit_and_validate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lanes", type=int, default=8)
     args = ap.parse_args(argv)
     import time
@@ -214,4 +215,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

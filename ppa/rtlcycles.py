@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from spec import cli  # noqa: E402
 from spec.config import GpuConfig  # noqa: E402
 
 CACHE = ROOT / "build" / "ppa" / "cycles"
@@ -145,15 +146,15 @@ def collect(cfg: GpuConfig, cases: dict[str, list[int]] | None = None, force: bo
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lanes", default="8,16,32,4")
-    ap.add_argument("--warps", default="16,8")
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lanes", type=cli.int_list(1, 64), default=[8, 16, 32, 4])
+    ap.add_argument("--warps", type=cli.int_list(1, 64), default=[16, 8])
     ap.add_argument("--kernels", default="")
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args(argv)
     cases = {k: v for k, v in CASES.items() if not args.kernels or k in args.kernels.split(",")}
-    for w in map(int, args.warps.split(",")):
-        for n in map(int, args.lanes.split(",")):
+    for w in args.warps:
+        for n in args.lanes:
             rows = collect(machine(n, w), cases, args.force)
             for r in rows:
                 print(f"  {r['kernel']}/{r['size']}: {r['cycles']} cycles")
@@ -161,4 +162,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ppa.config import Config  # noqa: E402
+from spec import cli  # noqa: E402
 
 OUT = ROOT / "build" / "ppa" / "sweep"
 SHARED_WORDS = 1024  # the SM's default, so the simulated machine is the synthesised one
@@ -220,7 +221,7 @@ def geomean(xs: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-rtl", action="store_true")
     ap.add_argument("--no-energy", action="store_true")
     ap.add_argument("--only-cached", action="store_true", help="skip configurations not synthesised yet")
@@ -255,10 +256,16 @@ def main(argv: list[str] | None = None) -> int:
             "synthesis": a["synth_seconds"] + a.get("gpu_synth_seconds", 0.0),
             "rtl": getattr(cycles, "rtl_seconds", 0.0) if not args.no_rtl else 0.0,
         }
+        from ppa.timing import fmax_of
+
+        fmax = fmax_of(c.sm_only().name)  # OpenSTA's, when make ppa-timing has run for this SM (else None)
+        for r in rows:
+            r["time_us"] = (r["rtl"] or r["predicted"]) / fmax if fmax else None
         results.append(
             {
                 "name": c.name,
                 "config": c.as_dict(),
+                "fmax_mhz": fmax,
                 "area": a,
                 "rows": rows,
                 "skipped": skipped,
@@ -294,4 +301,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -30,6 +30,7 @@ def summary_rows(results: list[dict]) -> list[dict]:
         energy = _geo([r["energy"] for r in rows]) if all(r.get("energy") for r in rows) else None
         mm2 = c["area"]["gpu_mm2"]
         cyc = rtl or pred
+        fmax = c.get("fmax_mhz")
         out.append(
             {
                 "name": c["name"],
@@ -45,6 +46,8 @@ def summary_rows(results: list[dict]) -> list[dict]:
                 "perf_area": 1e6 / (cyc * mm2),
                 "energy": energy,
                 "perf_energy": 1e12 / (cyc * energy) if energy else None,
+                "fmax": fmax,
+                "time_us": cyc / fmax if fmax else None,
             }
         )
     return out
@@ -179,18 +182,20 @@ def write(
         "",
         "| configuration | SMs | area mm² | logic mm² (per SM) | macros mm² (per SM) | cases (skipped) | cycles RTL (geomean) "
         "| cycles model (geomean) | model abs(error) (geomean, all cases) | perf/area | energy (geomean, µm²·toggles) "
-        "| perf/energy |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| perf/energy | Fmax MHz (OpenSTA) | time µs (geomean) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]  # fmt: skip
     for s in summary:
         err = "" if s["err"] is None else f"{s['err']:.1%}"
         energy = "" if s["energy"] is None else f"{s['energy']:.3g}"
         perf_energy = "" if s["perf_energy"] is None else f"{s['perf_energy']:.3g}"
         rtl = "" if s["rtl"] is None else f"{s['rtl']:,.0f}"
+        fmax = "" if s["fmax"] is None else f"{s['fmax']:.1f}"
+        time_us = "" if s["time_us"] is None else f"{s['time_us']:.2f}"
         lines.append(
             f"| {s['name']} | {s['sms']} | {s['mm2']:.2f} | {s['logic']:.2f} | {s['macro']:.2f} | "
             f"{s['cases']} ({s['skipped']}) | {rtl} | {s['pred']:,.0f} | {err} | {s['perf_area']:.3g} | "
-            f"{energy} | {perf_energy} |"
+            f"{energy} | {perf_energy} | {fmax} | {time_us} |"
         )
     if errs:
         geo = _geo([max(abs(e), 1e-4) for e in errs])
@@ -213,7 +218,9 @@ def write(
     lines += [
         "",
         "perf/area: launches per 10⁶ cycles per mm² (geomean over the common cases, RTL cycles). perf/energy: "
-        "launches per 10⁶ cycles per 10⁶ µm²·toggles.",
+        "launches per 10⁶ cycles per 10⁶ µm²·toggles. Fmax: the SM's register-to-register Fmax from OpenSTA "
+        "with the characterized sky130 Liberty (make ppa-timing; synthesised + characterized, pre-layout, no "
+        "wires; empty when not run for that SM); time µs = cycles (RTL, else modelled) / Fmax.",
     ]
     skipped = [f"{c['name']}: {s}" for c in results for s in c["skipped"]]
     if skipped:

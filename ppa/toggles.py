@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -244,10 +243,22 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
     return out
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """A smoke run: the toggle counts of a one-EXIT launch on the machine of ``--lanes`` lanes."""
     from ppa.rtlcycles import machine
+    from spec import cli
     from spec.asm import assemble
 
-    cfg = machine(int(os.environ.get("LANES", "8")))
+    ap = cli.ArgumentParser(prog="python -m ppa.toggles", description=main.__doc__)
+    ap.add_argument("--lanes", type=cli.int_range(1, 64), default=8, help="lanes of the machine (default 8)")
+    args = ap.parse_args(argv)
+    cfg = machine(args.lanes)
     img = assemble("        EXIT\n", "<t>", cfg).image
     print(json.dumps(run(cfg, img.to_words()), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    from spec import cli
+
+    cli.run(main)

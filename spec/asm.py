@@ -11,14 +11,13 @@ CLI: ``python -m spec.asm kernel.s -o kernel.hex [--listing]``.
 
 from __future__ import annotations
 
-import argparse
 import os
+import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import isa, reachability
+from . import cli, isa, reachability
 from .asm_expr import (  # noqa: F401 (MAX_NESTING, MAX_OPERATORS: the limits, named here too)
     _BINARY,
     FUNCTIONS,
@@ -38,6 +37,7 @@ from .asm_lex import _REG, AsmError, AsmErrors, Tok, _did_you_mean, _Err, _Unkno
 from .config import GpuConfig
 from .disasm import IMM, MEM, REG_ITEMS, SREG, disassemble, operand_syntax
 from .image import MAX_COUNT, MAX_DIM, LaunchError, LaunchImage
+from .image_rules import MAGIC
 
 MAX_ERRORS = 50
 WORD_MIN = -(1 << 31)  # values of .word/.param/LI: [-2**31, 2**32), stored modulo 2**32
@@ -787,6 +787,12 @@ class _Assembler:
             return isa.SREG_PARAM_BASE + self.param_names[name]
         if name.lower() in isa.SREGS:
             return isa.SREGS[name.lower()]
+        if (m := re.fullmatch(r"param(\d+)", name.lower())) and int(m.group(1)) >= isa.NUM_PARAMS:
+            raise _Err(
+                toks[0].col,
+                f"no parameter '%{name}': the kernel parameters are %param0..%param{isa.NUM_PARAMS - 1} "
+                "(or the names .param gives them)",
+            )
         hint = _did_you_mean(name.lower(), [*isa.SREGS, *self.param_names])
         raise _Err(toks[0].col, f"unknown special register '%{name}'{hint or '; see docs/isa.md'}")
 
@@ -927,6 +933,8 @@ class _Assembler:
 # ---------------------------------------------------------------------------------------------
 def assemble(text: str, filename: str = "<string>", cfg: GpuConfig | None = None) -> Program:
     """Assemble a source; raise AsmErrors listing every error (at most MAX_ERRORS shown)."""
+    if (problem := _not_source(text, filename)) is not None:
+        raise AsmErrors([AsmError(filename, 1, 1, problem)])
     asm = _Assembler(text, filename)
     try:
         return asm.run(cfg)
@@ -943,6 +951,22 @@ def assemble(text: str, filename: str = "<string>", cfg: GpuConfig | None = None
                 )
             ]
         ) from None
+
+
+def _not_source(text: str, filename: str) -> str | None:
+    """Why ``text`` is not assembly source at all (one message instead of an error per line)."""
+    if text.startswith("\ufeff"):
+        return (
+            "the file starts with a UTF-8 byte-order mark (U+FEFF, bytes ef bb bf); save it as UTF-8 "
+            "without a BOM (the editor's 'UTF-8' rather than 'UTF-8 with BOM')"
+        )
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if first.startswith("// SIMT launch image") or first.lower() == f"{MAGIC:08x}":
+        return (
+            f"{filename} is a launch image (.hex, the assembler's output), not assembly source; "
+            f"read it with: python -m spec.disasm {filename}"
+        )
+    return None
 
 
 def read_source(path: str | Path) -> str:
@@ -971,18 +995,10 @@ def assemble_file(path: str | Path, cfg: GpuConfig | None = None) -> Program:
 
 
 def write_hex_atomic(image: LaunchImage, path: str | Path) -> None:
-    """Write the image next to ``path`` and rename it into place (never a partial file). A symbolic
-    link is written through: its target is replaced, the link stays."""
-    target = Path(os.path.realpath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        image.write_hex(tmp)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write the image at ``path`` (spec/cli.py write_output): a regular file is written next to its
+    target and renamed into place (never a partial file; a symbolic link is written through); a
+    character device or FIFO (``/dev/null``, ``/dev/stdout``) is written into, never replaced."""
+    cli.write_output(path, image.to_hex(), "image")
 
 
 def output_problem(output: str, source: str) -> str | None:
@@ -1001,11 +1017,13 @@ def output_problem(output: str, source: str) -> str | None:
         )
     if out.is_dir():
         return f"-o {output} is a directory; name the .hex file to write"
+    if cli.output_kind(output) not in ("regular", "stream"):
+        return f"-o {output} is a block device or other special file; name the .hex file to write"
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = cli.ArgumentParser(
         prog="python -m spec.asm",
         description="Assemble a SIMT kernel into a $readmemh launch image (docs/assembler.md).",
     )
@@ -1043,4 +1061,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

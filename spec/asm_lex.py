@@ -7,13 +7,26 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from dataclasses import dataclass
+
+from . import cli
 
 
 # ---------------------------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------------------------
-class AsmError(Exception):
+def _unexpected(c: str) -> str:
+    """The message for a character the syntax has no use for; invisible and non-ASCII ones by name."""
+    if c == "\ufeff":
+        return "a byte-order mark (U+FEFF) inside the text; delete it (an editor may show nothing there)"
+    if c.isascii() and c.isprintable():
+        return f"unexpected character {c!r}"
+    name = unicodedata.name(c, "unnamed")
+    return f"unexpected character U+{ord(c):04X} ({name}); the assembler reads ASCII source: retype it"
+
+
+class AsmError(cli.InputError):
     """One assembly error at file:line:col (1-based)."""
 
     def __init__(self, file: str, line: int, col: int, message: str) -> None:
@@ -153,5 +166,5 @@ def lex(text: str) -> list[Tok]:
             toks.append(Tok("op", c, col))
             i += 1
         else:
-            raise _Err(col, f"unexpected character {c!r}")
+            raise _Err(col, _unexpected(c))
     return toks

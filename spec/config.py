@@ -14,8 +14,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
+from . import cli
 
-class ConfigError(ValueError):
+
+class ConfigError(ValueError, cli.InputError):
     """An illegal machine configuration (raised before simulation)."""
 
 

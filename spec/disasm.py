@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Iterable, Mapping
 
-from . import isa
+from . import cli, isa
 from .image import ImageFormatError, LaunchImage
 
 # Operand items of Fmt.syntax.
@@ -139,7 +139,7 @@ def _word_arg(text: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = cli.ArgumentParser(
         prog="python -m spec.disasm",
         description="Disassemble a launch image (.hex) or single instruction words.",
     )
@@ -167,4 +167,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

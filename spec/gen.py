@@ -10,6 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from spec import cli
+
 from . import isa, machines, retire_record
 from .config import AT_MOST, PARAMS, Param
 from .image import MAGIC, VERSION, Tag
@@ -308,7 +310,7 @@ def stale() -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="only check; exit 1 if a generated file is stale")
     args = ap.parse_args(argv)
     if args.check:
@@ -325,4 +327,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -13,6 +13,7 @@ import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import cli
 from .config import GpuConfig
 from .image_rules import MAGIC, MAX_COUNT, MAX_DIM, RECORD_ORDER, VERSION, WORD_LIMIT, Rule, Tag, check_words
 
@@ -21,11 +22,11 @@ __all__ = ["MAGIC", "MAX_COUNT", "MAX_DIM", "RECORD_ORDER", "VERSION", "Rule", "
 MAX_BLOCKS = (1 << 32) - 1  # flat block indices are 32 bits wide
 
 
-class LaunchError(ValueError):
+class LaunchError(ValueError, cli.InputError):
     """A launch that cannot run on the configured machine (refused before simulation)."""
 
 
-class ImageFormatError(ValueError):
+class ImageFormatError(ValueError, cli.InputError):
     """A word stream that is not a well-formed launch image."""
 
 

@@ -14,8 +14,6 @@ in docs/verification.md ("Machines") lists them; ``python -m spec.machines`` pri
 
 from __future__ import annotations
 
-import sys
-
 from .config import GpuConfig
 
 BENCH_LANES = (8, 16, 32)
@@ -121,6 +119,16 @@ def doc_table() -> list[str]:
     return rows
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """Print the named machines' table (docs/machines.md)."""
+    from . import cli
+
+    cli.ArgumentParser(prog="python -m spec.machines", description=main.__doc__).parse_args(argv)
     print("\n".join(doc_table()))
-    sys.exit(0)
+    return 0
+
+
+if __name__ == "__main__":
+    from . import cli
+
+    cli.run(main)

@@ -403,8 +403,10 @@ class Model:
             self.counters.global_transactions += len(rec.mem.transactions)
         if self._races is not None and unit != "const":
             self._race_check(w, unit, addrs, mask, write=False)
-        safe = np.where(bits, addrs, U32(0)) if len(mem) else addrs
-        value = mem[safe] if len(mem) else np.zeros(self.W, U32)
+        if not len(mem):
+            value = np.zeros(self.W, U32)
+        else:  # inactive lanes may hold any address: they read word 0
+            value = mem[addrs if mask == self.full else np.where(bits, addrs, U32(0))]
         self._write(rec, w.regs, ins.rd, value, mask, bits)
 
     def _store(self, w: Warp, ins: _Instr, rec: Retire, bits: np.ndarray) -> None:
@@ -520,12 +522,15 @@ def row_passes(addrs: Sequence[int], mask: int, warp_size: int, num_lanes: int, 
         rm = (mask >> lo) & row_mask
         if not rm:
             continue
-        distinct = {addrs[lo + i] for i in range(num_lanes) if rm >> i & 1}
-        if len(distinct) == 1:
+        if rm == row_mask:
+            distinct = set(addrs[lo : lo + num_lanes])
+        else:
+            distinct = {addrs[lo + i] for i in range(num_lanes) if rm >> i & 1}
+        banks = [a % num_banks for a in distinct]
+        if len(set(banks)) == len(banks):  # one address per bank (a broadcast included): one pass
             out.append(1)
             continue
-        per_bank = Counter(a % num_banks for a in distinct)
-        out.append(max(per_bank.values()))
+        out.append(max(Counter(banks).values()))
     return out
 
 

@@ -6,25 +6,35 @@ table in docs/sm.md "Retire port" all come from :data:`FIELDS`:
 
 * ``python -m spec.gen`` writes ``rtl/include/simt_retire.vh`` (field widths, and the trace
   line of one SM's record) and the docs table; ``make model`` fails when either is stale;
-* :class:`RtlRetire` is built from the table, and :func:`decode` reads a trace line in its order.
+* :class:`RtlRetire` is built from the table, and :func:`decode` reads a trace line in its order;
+* :func:`project` turns the golden model's retire into the RtlRetire a correct RTL reports, so the
+  scoreboards compare whole records with ``==``; on a difference :func:`differences` lists the
+  differing fields, each with the scoreboard that owns it (``Field.board``: the table is the
+  partition of the record among the boards).
 
 Widths are Verilog expressions in ``WARP_SIZE`` and ``DEPTH_W`` (= clog2(STACK_DEPTH + 1)).
 """
 
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass, field, make_dataclass
+from collections import namedtuple
+from dataclasses import dataclass
 from typing import Any
+
+#: The scoreboards that own the record's fields, in the order a mismatch is attributed: when fields of
+#: several boards differ on one retire, the first board here names the mismatch (docs/verification.md).
+BOARDS = ("retire", "divergence", "shared memory", "coalescing/bank")
 
 
 @dataclass(frozen=True)
 class Field:
     name: str  # Python attribute; the port is rt_<name>
     width: str  # Verilog width expression
-    kind: type  # int or bool (values: list of lanes)
+    kind: type  # int or bool; list: the lanes' values, packed as on the bus (lane i in bits 32i+31..32i)
     doc: str
+    board: str  # the scoreboard that owns (reports) this field: one of BOARDS
     default: Any = None  # fields with a default may be left out by hand-built records (model tests)
+    show: str = "{}"  # how a value is printed in a mismatch table
 
     @property
     def port(self) -> str:
@@ -38,74 +48,84 @@ class Field:
         return int(eval(self.width, {}, {"WARP_SIZE": warp_size, "DEPTH_W": depth_w}))  # noqa: S307 - our table
 
 
+R, D, S, C = BOARDS
+HEX, WORD = "0x{:x}", "0x{:08x}"
 FIELDS: tuple[Field, ...] = (
-    Field("block", "32", int, "flat block index"),
-    Field("warp", "5", int, "warp index in the block"),
-    Field("pc", "17", int, "pc of the instruction"),
-    Field("instr", "32", int, "instruction word"),
-    Field("mask", "WARP_SIZE", int, "active mask"),
-    Field("wr", "1", bool, "writes register `rd`"),
-    Field("rd", "5", int, "destination register"),
+    Field("block", "32", int, "flat block index", R),
+    Field("warp", "5", int, "warp index in the block", R),
+    Field("pc", "17", int, "pc of the instruction", R),
+    Field("instr", "32", int, "instruction word", R, show=WORD),
+    Field("mask", "WARP_SIZE", int, "active mask", R, show=HEX),
+    Field("wr", "1", bool, "writes register `rd`", R),
+    Field("rd", "5", int, "destination register", R, show="r{}"),
     Field("values", "WARP_SIZE*32", list, "`rd` of every lane after the write (lane i in bits 32i+31..32i); only "
-          "active lanes are meaningful (inactive lanes may hold anything, X included on Icarus: None)"),
-    Field("next_pc", "17", int, "pc the warp continues with"),
-    Field("next_mask", "WARP_SIZE", int, "active mask the warp continues with"),
-    Field("pushes", "1", int, "divergence-stack pushes of the instruction"),
-    Field("pops", "DEPTH_W", int, "divergence-stack pops of the instruction"),
-    Field("merged", "1", int, "a DIV entry was merged"),
-    Field("depth", "DEPTH_W", int, "stack depth after the instruction"),
-    Field("passes", "7", int, "shared access: passes"),
-    Field("txns", "6", int, "global access: transactions"),
-    Field("barrier", "1", bool, "the warp arrived at a barrier"),
-    Field("done", "1", bool, "the warp finished"),
+          "active lanes are meaningful (inactive lanes may hold anything, X included on Icarus)", R, show=WORD),
+    Field("next_pc", "17", int, "pc the warp continues with", D),
+    Field("next_mask", "WARP_SIZE", int, "active mask the warp continues with", D, show=HEX),
+    Field("pushes", "1", int, "divergence-stack pushes of the instruction", D),
+    Field("pops", "DEPTH_W", int, "divergence-stack pops of the instruction", D),
+    Field("merged", "1", int, "a DIV entry was merged", D),
+    Field("depth", "DEPTH_W", int, "stack depth after the instruction", D),
+    Field("passes", "7", int, "shared access: passes", C),
+    Field("txns", "6", int, "global access: transactions", C),
+    Field("barrier", "1", bool, "the warp arrived at a barrier", R),
+    Field("done", "1", bool, "the warp finished", R),
     Field("slot", "4", int, "block slot of the warp's block in its SM (shared physical address = "
-          "slot · `cfg_sh_stride` + address)", 0),
+          "slot · `cfg_sh_stride` + address)", S, 0),
     Field("top_pc", "17", int, "top of the warp's divergence stack after the instruction: pc (rpc of a SYNC, "
-          "path pc of a DIV); 0 when `depth` is 0", 0),
-    Field("top_mask", "WARP_SIZE", int, "top of stack: mask as pushed, merges OR-ed in", 0),
+          "path pc of a DIV); 0 when `depth` is 0", D, 0),
+    Field("top_mask", "WARP_SIZE", int, "top of stack: mask as pushed, merges OR-ed in", D, 0, HEX),
     Field("top_kind", "1", int, "top of stack: kind, 0 SYNC, 1 DIV (the model's `Warp.stack[-1]` = "
-          "[kind, pc, mask])", 0),
+          "[kind, pc, mask])", D, 0),
 )  # fmt: skip
+assert all(f.board in BOARDS for f in FIELDS)
 
-_TYPES = {int: int, bool: bool, list: "list[int | None]"}
-
-#: One record of the retire port, as the scoreboards see it (RTL side).
-RtlRetire = make_dataclass(
-    "RtlRetire",
-    [
-        (f.name, _TYPES[f.kind]) if f.default is None else (f.name, _TYPES[f.kind], field(default=f.default))
-        for f in FIELDS
-    ],
-    slots=True,
-)
-RtlRetire.__module__ = __name__
-RtlRetire.__doc__ = (
-    'One record of an SM\'s retire port (docs/sm.md "Retire port"); fields: spec/retire_record.py.'
-)
+M32 = 0xFFFF_FFFF
 
 
-def _lanes(hexdigits: str, warp_size: int) -> list[int | None]:
-    """Lane values from the trace's hex (MSB first, lane 0 last); a lane with X/Z digits is None."""
-    try:
-        words = struct.unpack(f">{warp_size}I", bytes.fromhex(hexdigits))
-    except ValueError:  # X or Z somewhere (Icarus: lanes never written): lane by lane
-        pass
-    else:
-        return list(reversed(words))
-    out: list[int | None] = []
-    end = len(hexdigits)
-    for _ in range(warp_size):
-        chunk = hexdigits[end - 8 : end]
-        end -= 8
-        try:
-            out.append(int(chunk, 16))
-        except ValueError:
-            out.append(None)
-    return out
+class RtlRetire(
+    namedtuple(  # noqa: PYI024 - built from the table, so not a class statement
+        "RtlRetire",
+        [f.name for f in FIELDS] + ["xlanes"],
+        defaults=[f.default for f in FIELDS if f.default is not None] + [0],
+    )
+):
+    """One record of an SM's retire port (docs/sm.md "Retire port"), as the scoreboards see it, and what
+    the model's retire projects to (:func:`project`): the scoreboards compare the two with ``==``.
 
+    Fields: :data:`FIELDS` in table order, then ``xlanes`` (not a port: the lanes whose value the
+    trace showed as X/Z, bit i = lane i; Icarus only). ``values`` packs the lanes as the bus does;
+    :meth:`lane` reads one. A tuple: built, compared and read at C speed, once per retire."""
+
+    __slots__ = ()
+
+    def lane(self, i: int) -> int | None:
+        """Lane ``i``'s value of ``values`` (None: the trace showed X/Z there)."""
+        return None if self.xlanes >> i & 1 else self.values >> (32 * i) & M32
+
+
+assert RtlRetire._fields[: len(FIELDS)] == tuple(f.name for f in FIELDS)
+_new = tuple.__new__  # RtlRetire from a sequence in field order, without the keyword machinery
 
 _VALUES = next(i for i, f in enumerate(FIELDS) if f.kind is list)
 _BOOLS = tuple(i for i, f in enumerate(FIELDS) if f.kind is bool)
+_BASES = (16,) * len(FIELDS)
+
+
+def _lanes_with_x(hexdigits: str) -> tuple[int, int]:
+    """Packed lane values and X/Z lanes from the trace's hex (MSB first, lane 0 last); an X/Z lane
+    reads 0 and sets its bit in the second result."""
+    value = xlanes = 0
+    end, lane = len(hexdigits), 0
+    while end > 0:
+        chunk = hexdigits[max(0, end - 8) : end]
+        try:
+            value |= int(chunk, 16) << (32 * lane)
+        except ValueError:
+            xlanes |= 1 << lane
+        end -= 8
+        lane += 1
+    return value, xlanes
 
 
 def decode(tokens: list[str], warp_size: int) -> Any:
@@ -114,21 +134,109 @@ def decode(tokens: list[str], warp_size: int) -> Any:
         raise AssertionError(
             f"retire record with {len(tokens)} fields, the table has {len(FIELDS)}: {tokens}"
         )
+    xlanes = 0
     try:
-        vals: list[Any] = [int(t, 16) for t in tokens]
+        vals: list[Any] = list(map(int, tokens, _BASES))
     except ValueError:
         vals = [0] * len(tokens)
         for i, (f, tok) in enumerate(zip(FIELDS, tokens, strict=True)):
             if i == _VALUES:
+                vals[i], xlanes = _lanes_with_x(tok)
                 continue
             try:
                 vals[i] = int(tok, 16)
             except ValueError:
                 raise AssertionError(f"retire field {f.name} carries X/Z: {tok}") from None
-    vals[_VALUES] = _lanes(tokens[_VALUES], warp_size)
     for i in _BOOLS:
-        vals[i] = bool(vals[i])
-    return RtlRetire(*vals)
+        vals[i] = vals[i] == 1  # (a 1-bit field: the bool the table names)
+    vals.append(xlanes)
+    return _new(RtlRetire, vals)
+
+
+# ---- the model's retire as the RTL reports it ------------------------------------------------------
+_LANE_BITS: dict[int, int] = {}
+
+
+def lane_bits(mask: int) -> int:
+    """The bits of ``values`` that the lanes of ``mask`` occupy."""
+    bits = _LANE_BITS.get(mask)
+    if bits is None:
+        bits = sum(M32 << (32 * i) for i in range(mask.bit_length()) if mask >> i & 1)
+        if len(_LANE_BITS) < 4096:
+            _LANE_BITS[mask] = bits
+    return bits
+
+
+def project(exp: Any, warp: Any, rtl: Any) -> Any:
+    """The record a correct RTL reports for the model's retire ``exp`` (spec/records.py ``Retire``;
+    ``warp``: the model's warp after it, for its divergence stack).
+
+    What docs/isa.md section 10 leaves open is taken from ``rtl``, so ``project(exp, warp, rtl) == rtl``
+    compares exactly the defined fields: the values of inactive lanes, ``rd`` and ``values`` of an
+    instruction that writes no register, the next pc, mask and stack of a finished warp, the top of
+    an empty stack, the pass count of an access that is not shared, the transaction count of one
+    that is not global, and the block slot (the SM's choice)."""
+    wr = exp.rd is not None
+    values, xlanes, rd = rtl.values, rtl.xlanes, rtl.rd
+    if wr:
+        rd = exp.rd
+        lanes = lane_bits(exp.mask)
+        values = (values & ~lanes) | (
+            int.from_bytes(exp.values.astype("<u4", copy=False).tobytes(), "little") & lanes
+        )
+        xlanes &= ~exp.mask
+    pushes = pops = merged = 0
+    for e in exp.stack:
+        if e.action == "push":
+            pushes += 1
+        elif e.action == "pop":
+            pops += 1
+        else:
+            merged += 1
+    if exp.done:
+        next_pc, next_mask, depth = rtl.next_pc, rtl.next_mask, rtl.depth
+        top_pc, top_mask, top_kind = rtl.top_pc, rtl.top_mask, rtl.top_kind
+    else:
+        stack = warp.stack
+        next_pc, next_mask, depth = exp.next_pc, exp.next_mask, len(stack)
+        if stack:
+            kind, top_pc, top_mask = stack[-1]
+            top_kind = int(kind == "DIV")
+        else:
+            top_pc, top_mask, top_kind = rtl.top_pc, rtl.top_mask, rtl.top_kind
+    mem = exp.mem
+    passes = mem.passes if mem is not None and mem.space == "shared" else rtl.passes
+    txns = len(mem.transactions) if mem is not None and mem.space == "global" else rtl.txns
+    return _new(RtlRetire, (
+        exp.block, exp.warp, exp.pc, exp.word, exp.mask, wr, rd, values, next_pc, next_mask, pushes, pops,
+        merged, depth, passes, txns, exp.barrier, exp.done, rtl.slot, top_pc, top_mask, top_kind, xlanes,
+    ))  # fmt: skip
+
+
+def differences(want: Any, got: Any) -> list[tuple[str, str, str, str]]:
+    """The fields where ``got`` (the RTL) differs from ``want`` (:func:`project`), as rows
+    (field, board, expected, RTL), in table order; ``values`` one row per differing lane."""
+    rows = []
+    for f in FIELDS:
+        w, g = getattr(want, f.name), getattr(got, f.name)
+        if f.kind is list:
+            if w == g and want.xlanes == got.xlanes:
+                continue
+            for lane in range(want.mask.bit_length()):  # project() took every other lane from the RTL
+                wl, gl = want.lane(lane), got.lane(lane)
+                if want.mask >> lane & 1 and wl != gl:
+                    shown = "X" if gl is None else f.show.format(gl)
+                    rows.append((f"values[lane {lane}] (r{want.rd})", f.board, f.show.format(wl), shown))
+        elif w != g:
+            rows.append((f.name, f.board, f.show.format(w), f.show.format(g)))
+    return rows
+
+
+def difference_table(rows: list[tuple[str, str, str, str]]) -> str:
+    """``rows`` of :func:`differences` as an aligned text table with a header."""
+    table = [("field", "board", "expected", "RTL"), *rows]
+    widths = [max(len(r[i]) for r in table) for i in range(4)]
+    return "\n".join("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip() for r in table)
 
 
 def verilog_format() -> tuple[str, str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from spec.config import GpuConfig
 from spec.machines import SYSTEM as CONFIGS
 from tb import rtlsim
+from tools import envvars
 
 __all__ = ["BENCH_SOURCES", "CONFIGS", "HDL", "MODULE", "SOURCES", "TOPLEVEL", "VISIBILITY", "run_gpu"]
 
@@ -33,6 +34,9 @@ def run_gpu(
     """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
     ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
+    envvars.check(
+        {**os.environ, **env}, ["KERNEL_SEEDS", "KERNEL_CASES", "GMEM_PROFILE", "GMEM_LATENCY", "CHECK_MODE"]
+    )
     cfg = cfg if cfg is not None else CONFIGS[tag]
     extra = {"GPU_TAG": tag, **env}
     for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE"):

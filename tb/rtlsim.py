@@ -17,6 +17,7 @@ state seeded from that seed; ``SIMT_CODE_COVERAGE=1`` adds Verilator line and to
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -33,7 +34,7 @@ from cocotb_tools.runner import Verilator, get_runner
 from spec.config import GpuConfig, check_parameters
 from tb import illegal_probe
 from tb.benchenv import PARAMETERS_ENV
-from tools import simenv
+from tools import envvars, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
 # Mutation testing (tools/mutants/) runs the benches on a mutated copy of rtl/: SIMT_RTL_ROOT names that
@@ -99,7 +100,132 @@ CODE_COVERAGE_ARGS = ["--coverage-line", "--coverage-toggle"]
 COVERAGE_DATA = ROOT / "build" / "coverage" / "dat"
 
 
-class ProjectVerilator(Verilator):
+class SimulationTimeout(AssertionError):
+    """A simulator run passed its wall-clock bound (stuck in zero simulated time, where no cocotb
+    watchdog runs): the message names the test, the seed and the last simulated time the run printed."""
+
+
+# One cocotb log line starts with the simulated time: "  1234.00ns INFO  ..."
+_SIM_TIME = re.compile(rb"^\s*(\d+(?:\.\d+)?)\s*(fs|ps|ns|us|ms|s)\s")
+# The bound is on the simulator's CPU time (a run stuck in zero time burns CPU; one that is only slow on a
+# loaded machine does not), 10x as much wall clock as a backstop. A run without a recorded duration gets
+# BOUND_DEFAULT; a known run BOUND_FACTOR times its last duration, at least BOUND_FLOOR.
+# SIMT_SIM_TIMEOUT=s overrides both and is wall clock.
+BOUND_DEFAULT = 3600.0
+BOUND_FACTOR = 20.0
+BOUND_FLOOR = 600.0
+DURATIONS = "durations.json"  # per build folder: the last wall time of each run, by test selection
+
+
+class _Bounded:
+    """A runner mixin: the simulation commands (not the build) end after ``bound`` seconds of wall
+    clock, with a :class:`SimulationTimeout`; the output is passed through as it comes, and the last
+    simulated time in it remembered."""
+
+    bound: float | None = None
+    cpu_bound: bool = False  # count the simulator's CPU time, not the wall clock (a scaled bound)
+    what: str = ""
+
+    def _execute_cmds(self, cmds, cwd, stdout=None) -> None:  # type: ignore[no-untyped-def]
+        if self.bound is None:
+            super()._execute_cmds(cmds, cwd, stdout)  # type: ignore[misc]
+            return
+        for cmd in cmds:
+            self._run_bounded([str(c) for c in cmd], cwd, stdout)
+
+    def _run_bounded(self, cmd: list[str], cwd: object, stdout: object) -> None:
+        import signal
+        import sys
+        import threading
+
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,  # type: ignore[attr-defined]
+            start_new_session=True,
+        )  # fmt: skip
+        last = ["0 (no simulated time printed)"]
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if m := _SIM_TIME.match(line):
+                    last[0] = (m.group(1) + m.group(2)).decode()
+                if stdout is not None:
+                    stdout.write(line.decode(errors="replace"))  # type: ignore[attr-defined]
+                else:
+                    sys.stdout.write(line.decode(errors="replace"))
+                    sys.stdout.flush()
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        rc, spent = _wait_bounded(proc, self.bound, self.cpu_bound)
+        if rc is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            reader.join(timeout=5)
+            raise SimulationTimeout(
+                f"{self.what}: the simulator ran {spent} without finishing "
+                f"(stuck in zero simulated time? a combinational loop, or a for loop that never ends); "
+                f"last simulated time printed: {last[0]}; killed. Raise the bound with SIMT_SIM_TIMEOUT=s "
+                "if the run is only slow"
+            ) from None
+        reader.join(timeout=5)
+        if rc != 0:
+            raise RuntimeError(f"Command failed with return code: {rc}")
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), None where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _wait_bounded(proc: subprocess.Popen, bound: float, cpu: bool) -> tuple[int | None, str]:
+    """Wait for ``proc``: (its exit code, "") or (None, what was spent) once past ``bound``. With
+    ``cpu`` the bound is on the simulator's CPU time (a run stuck in zero time burns CPU; a run that is
+    only slow on a loaded machine does not), with 10 times the bound of wall clock as a backstop."""
+    start = time.monotonic()
+    while True:
+        try:
+            return proc.wait(timeout=2.0), ""
+        except subprocess.TimeoutExpired:
+            wall = time.monotonic() - start
+            used = _cpu_seconds(proc.pid) if cpu else None
+            if used is not None and used > bound:
+                return None, f"{used:.0f} s of CPU time ({wall:.0f} s wall clock, bound {bound:.0f} s CPU)"
+            if wall > (10 * bound if used is not None else bound):
+                return None, f"{wall:.0f} s of wall-clock time (bound {bound:.0f} s)"
+
+
+def _durations(bdir: Path) -> dict[str, float]:
+    try:
+        return json.loads((bdir / DURATIONS).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def wall_bound(bdir: Path, key: str) -> float:
+    """The wall-clock bound of a run: SIMT_SIM_TIMEOUT, else scaled from the run's last duration."""
+    if text := os.environ.get("SIMT_SIM_TIMEOUT", "").strip():
+        return float(text)
+    last = _durations(bdir).get(key)
+    return BOUND_DEFAULT if last is None else max(BOUND_FLOOR, BOUND_FACTOR * last)
+
+
+def _record_duration(bdir: Path, key: str, seconds: float) -> None:
+    with open(bdir / ".build.lock", "w") as lock:  # the build lock also guards the durations file
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        table = _durations(bdir)
+        table[key] = round(seconds, 1)
+        tmp = bdir / f".{DURATIONS}.{os.getpid()}"
+        tmp.write_text(json.dumps(table, indent=0, sort_keys=True))
+        os.replace(tmp, bdir / DURATIONS)
+
+
+class ProjectVerilator(_Bounded, Verilator):
     """cocotb's Verilator runner with two project choices: ``selective`` drops ``--public-flat-rw`` (only
     what a Verilator control file, ``visibility=``, marks public is visible to the harness, so Verilator
     optimises the rest), and ``make_vars`` go to the C++ build (e.g. the optimisation of small benches,
@@ -163,6 +289,7 @@ def _build_and_test(
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
         parameters = machine_parameters(machine, toplevel) | dict(parameters or {})
     seed_given = simenv.check_seed()  # a bad SEED stops here, before any build
+    envvars.check(names=envvars.USER_VARS)  # so does any other bad variable (WAVES=2, KERNEL_SEEDS=1-3, ...)
     if precheck and toplevel in MACHINE_DESIGNS:  # an illegal parameter's readable message first, on
         check_parameters(dict(parameters or {}), toplevel)  # both simulators (expect_fatal skips it)
     simenv.apply([sim])
@@ -191,7 +318,7 @@ def _build_and_test(
     if sim == "verilator":
         runner = ProjectVerilator(visibility is not None, () if visibility is not None else FAST_BUILD)
     else:
-        runner = get_runner(sim)
+        runner = _bounded_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent tests of one configuration build it once
         runner.build(
@@ -244,6 +371,11 @@ def _build_and_test(
         else list(testcase or [])
     )
     test_filter = r"\.(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
+    key = ",".join(names) or "*"
+    runner.bound = wall_bound(bdir, key)
+    runner.cpu_bound = not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()  # an explicit bound is wall clock
+    runner.what = f"{os.environ.get('PYTEST_CURRENT_TEST', toplevel).split(' ')[0]} ({toplevel} {key}, {sim}, seed {seed}: rerun with SEED={seed})"
+    started = time.monotonic()
     results = runner.test(
         hdl_toplevel=toplevel,
         hdl_toplevel_lang="verilog",
@@ -258,9 +390,17 @@ def _build_and_test(
         extra_env=env,
         log_file=log_file,
     )
+    runner.bound = None
+    _record_duration(bdir, key, time.monotonic() - started)
     if waves:
         print(f"waves: {run_dir} or {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
     return Path(results)
+
+
+def _bounded_runner(sim: str):  # type: ignore[no-untyped-def]
+    """cocotb's runner of ``sim`` with the wall-clock bound of :class:`_Bounded`."""
+    base = type(get_runner(sim))
+    return type(f"Bounded{base.__name__}", (_Bounded, base), {})()
 
 
 def run(

@@ -37,7 +37,6 @@ Verilator never instruments (see :data:`NOT_INSTRUMENTED`).
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
 import os
@@ -49,6 +48,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+from spec import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
@@ -73,7 +74,7 @@ CAVEATS = [
 ]
 
 
-class CodecovError(Exception):
+class CodecovError(cli.InputError):
     """The coverage input is missing, empty or malformed; the message says what and how to get it."""
 
 
@@ -769,7 +770,7 @@ def report(dat_files: Sequence[Path], out: Path, rtl_root: Path = RTL) -> CodeCo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.codecov", description=__doc__.split("\n\n")[0])
+    parser = cli.ArgumentParser(prog="python -m tools.codecov", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "inputs",
         nargs="*",
@@ -802,4 +803,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

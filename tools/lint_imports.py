@@ -18,10 +18,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = "spec"
-NOT_FROM_SPEC = ("tb", "kernels", "tools", "ppa")
-PACKAGES = ("spec", "tb", "kernels", "tools", "ppa")
+NOT_FROM_SPEC = ("tb", "kernels", "tools", "ppa", "cudac")
+PACKAGES = ("spec", "cudac", "tb", "kernels", "tools", "ppa")
 
 
 def imported_modules(path: Path, root: Path = ROOT) -> Iterator[tuple[int, str]]:
@@ -76,5 +78,11 @@ def lint() -> int:
     return 1 if found else 0
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Check the layering of the Python packages (no arguments)."""
+    cli.ArgumentParser(prog="python -m tools.lint_imports", description=main.__doc__).parse_args(argv)
+    return lint()
+
+
 if __name__ == "__main__":
-    sys.exit(lint())
+    cli.run(main)

@@ -15,13 +15,13 @@ Usage: ``python -m tools.lint_rtl [FILE ...]`` (default: every file; the Makefil
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from spec import cli
 from tools import simenv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,7 +119,7 @@ def lint(files: Sequence[Path] | None = None, rtl: Path = RTL) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.lint_rtl", description=__doc__.splitlines()[0])
+    parser = cli.ArgumentParser(prog="python -m tools.lint_rtl", description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="Verilog files (default: all under rtl/)")
     parser.add_argument("--rtl", type=Path, default=RTL, help="RTL root (default: rtl/)")
     args = parser.parse_args(argv)
@@ -131,4 +131,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
 
@@ -50,5 +52,16 @@ def lint(files: Sequence[Path] | None = None) -> int:
     return rc
 
 
+def main(argv: list[str] | None = None) -> int:
+    """actionlint over the workflow files (default: every .github/workflows file)."""
+    ap = cli.ArgumentParser(prog="python -m tools.lint_workflows", description=main.__doc__)
+    ap.add_argument("files", nargs="*", type=Path, help="workflow files")
+    args = ap.parse_args(argv)
+    for f in args.files:
+        if not f.is_file():
+            raise cli.UsageError(f"{f}: error: no such workflow file; name a .github/workflows/*.yml file")
+    return lint(args.files or None)
+
+
 if __name__ == "__main__":
-    sys.exit(lint([Path(a) for a in sys.argv[1:]] or None))
+    cli.run(main)

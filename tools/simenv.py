@@ -27,7 +27,6 @@ Only the standard library is used, so this runs before anything else is importab
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import importlib.util
 import os
@@ -39,6 +38,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from spec import cli
 
 SIMULATORS: tuple[str, ...] = ("icarus", "verilator")
 DEFAULT_SIM = "verilator"
@@ -59,7 +60,7 @@ VENV_HINT = (
 )
 
 
-class SimEnvError(RuntimeError):
+class SimEnvError(RuntimeError, cli.InputError):
     """The simulator environment is unusable; the message says what was found and what to do."""
 
 
@@ -390,7 +391,7 @@ def apply(sims: Sequence[str] = ()) -> dict[str, str]:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = cli.ArgumentParser(
         prog="python -m tools.simenv",
         description="Check the simulators and print the environment that selects the project's tools.",
     )
@@ -427,4 +428,4 @@ def _main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(_main())
+    cli.run(_main)

@@ -8,6 +8,9 @@
     python -m tools.tasks regress --sim verilator     (model + unit + system, then a summary)
     python -m tools.tasks differential                (Icarus vs Verilator traces)  [-- PYTEST_ARGS...]
     python -m tools.tasks mutants                     (mutation testing of rtl/)  [-- --count N --seed S ...]
+    python -m tools.tasks soak --sim verilator        (the fault soak)  [-- --launches N --shard I/N]
+    python -m tools.tasks seeds                       (the seed sweep)  [-- --count N --sim both --shard I/N]
+    python -m tools.tasks formal                      (SymbiYosys proofs, tools/formal/)  [-- --only NAME ...]
 
 ``--sim`` defaults to the SIM environment variable (default verilator). A task whose tests do not
 exist yet says so and succeeds. Simulator tasks first select and check the tools (tools/simenv.py) and
@@ -16,7 +19,6 @@ pass SIM (and WAVES) on to the tests in the environment.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -27,7 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import lint_imports, lint_rtl, lint_workflows, simenv
+from spec import cli
+from tools import envvars, lint_imports, lint_rtl, lint_workflows, simenv
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tb" / "tests"
@@ -35,7 +38,7 @@ BENCH = ROOT / "tools" / "bench"
 REPORTS = ROOT / "build" / "reports"
 FCOV = ROOT / "build" / "coverage" / "functional"  # functional-coverage files of the system runs
 # Python that ruff checks.
-LINT_PY = ["spec", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
+LINT_PY = ["spec", "cudac", "tb", "tools", "ppa", "kernels", "noxfile.py", "conftest.py"]
 
 PYTEST_EXIT_NO_TESTS = 5
 
@@ -326,6 +329,59 @@ def task_mutants(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("mutants", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
 
 
+def task_seeds(sim: str, extra: Sequence[str]) -> Outcome:
+    """make seeds: every unit bench and meta-test under N random seeds on both simulators (or the one
+    ``--sim`` names), each failing seed listed with its rerun command (tools/seeds.py). ``extra`` goes
+    to ``python -m tools.seeds`` (--count N, --seeds a,b, --base B, --sim, --shard I/N, --jobs J)."""
+    from tools.seeds import main as seeds_main
+
+    start = time.monotonic()
+    rc = seeds_main(list(extra))
+    detail = {0: "no failing seed", 1: "failing seeds: build/reports/seeds*.md"}.get(rc, f"exit {rc}")
+    return Outcome("seeds", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
+def task_soak(sim: str, extra: Sequence[str]) -> Outcome:
+    """make soak: the fault soak (tools/soak.py), thousands of launches with faults injected, native and
+    AXI tops; ``extra`` goes to ``python -m tools.soak`` (--launches N, --chunk C, --shard I/N)."""
+    from tools.soak import main as soak_main
+
+    start = time.monotonic()
+    rc = soak_main(["--sim", sim, *extra])
+    detail = {0: "every fault survived, every launch exact", 1: "failed runs: build/reports/soak*.md"}.get(
+        rc, f"exit {rc}"
+    )
+    return Outcome("soak", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
+def task_fuzz(sim: str, extra: Sequence[str]) -> Outcome:
+    """make fuzz: the CUDA-C compiler's random-program campaign (cudac/fuzz.py): each program compiled
+    by gcc with the host header and by cudac on the golden model, outputs compared, failures shrunk.
+    ``extra`` goes to ``python -m cudac.fuzz`` (-n N, --start S, --shard I/N, --fault F); ``sim`` is not
+    used (the model needs no simulator)."""
+    from cudac.fuzz import main as fuzz_main
+
+    start = time.monotonic()
+    rc = fuzz_main(list(extra))
+    detail = "0 mismatches" if rc == 0 else "FAILING programs (shrunk sources printed above)"
+    return Outcome("fuzz", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
+def task_formal(sim: str, extra: Sequence[str]) -> Outcome:
+    """make formal: SymbiYosys proofs of the units and their planted faults (tools/formal/,
+    docs/verification.md "Formal"); ``extra`` goes to ``python -m tools.formal`` (--only NAME..., --docs).
+    No simulator; not a `make test` session (its own CI job)."""
+    from tools.formal.__main__ import main as formal_main
+
+    start = time.monotonic()
+    rc = formal_main(list(extra))
+    detail = {
+        0: "every property proved, every planted fault caught",
+        2: "tools missing or bad arguments",
+    }.get(rc, "a proof failed or a planted fault was not caught (build/reports/formal.md)")
+    return Outcome("formal", "passed" if rc == 0 else "failed", detail, time.monotonic() - start)
+
+
 TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "lint": task_lint,
     "model": task_model,
@@ -336,6 +392,10 @@ TASKS: dict[str, Callable[[str, Sequence[str]], Outcome]] = {
     "differential": task_differential,
     "coverage": task_coverage,
     "mutants": task_mutants,
+    "seeds": task_seeds,
+    "soak": task_soak,
+    "fuzz": task_fuzz,
+    "formal": task_formal,
 }
 
 
@@ -345,15 +405,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in argv:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1 :]
-    parser = argparse.ArgumentParser(prog="python -m tools.tasks", description="Run one project task.")
+    parser = cli.ArgumentParser(prog="python -m tools.tasks", description="Run one project task.")
     parser.add_argument("task", choices=sorted(TASKS))
     parser.add_argument("--sim", default=None, help="icarus|verilator (default: $SIM, else verilator)")
     args = parser.parse_args(argv)
     try:
+        envvars.check(names=envvars.USER_VARS)  # every variable, before anything runs (SIM, SEED: simenv)
         sim = simenv.check_sim_name(args.sim) if args.sim else simenv.sim_from_env()
         outcome = TASKS[args.task](sim, extra)
     except simenv.SimEnvError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    except envvars.EnvError as err:
+        print(err, file=sys.stderr)
         return 2
     if outcome.status != "nothing to run":  # (that case was already said, with the reason)
         detail = f" ({outcome.detail})" if outcome.detail else ""
@@ -362,4 +426,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

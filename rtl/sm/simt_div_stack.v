@@ -226,9 +226,17 @@ module simt_div_stack #(
     // stays on the stack. Pops that refill an empty mask are left alone (the warp would idle).
     `SIMT_FAULT_PLUSARG
     reg  f_dropped;
-    initial f_dropped = 1'b0;
-    wire f_drop = simt_fault == `SIMT_FAULT_DROPPED_POP && !f_dropped && a_pop && a_mask != 0;
-    always @(posedge clk) if (!rst && !busy && start && f_drop) f_dropped <= 1'b1;  // not a random state in reset
+    reg  f_reset_seen;  // armed only after a reset has been seen and out of reset: under Verilator's
+    initial begin       // random initial state rst, start and busy may read anything at the first edges
+        f_dropped    = 1'b0;
+        f_reset_seen = 1'b0;
+    end
+    wire f_drop = simt_fault == `SIMT_FAULT_DROPPED_POP && !f_dropped && a_pop && a_mask != 0
+                  && f_reset_seen && !rst;
+    always @(posedge clk) begin
+        if (rst) f_reset_seen <= 1'b1;
+        if (!busy && start && f_drop) f_dropped <= 1'b1;
+    end
     wire s_pop = a_pop && !f_drop;
 `else
     wire s_pop = a_pop;  // the start step is followed by pops

@@ -131,9 +131,16 @@ module simt_gmem_unit #(
     // access completes as if it had been sent and acknowledged; memory never sees its words.
     `SIMT_FAULT_PLUSARG
     reg  f_lost;
-    initial f_lost = 1'b0;
-    wire f_lose = simt_fault == `SIMT_FAULT_LOST_TXN && !f_lost && issue && co_store && !rst;  // not in reset
-    always @(posedge clk) if (f_lose) f_lost <= 1'b1;
+    reg  f_reset_seen;  // armed only after a reset has been seen and out of reset: under Verilator's
+    initial begin       // random initial state rst and the coalescer may read anything at the first edges
+        f_lost       = 1'b0;
+        f_reset_seen = 1'b0;
+    end
+    wire f_lose = simt_fault == `SIMT_FAULT_LOST_TXN && !f_lost && issue && co_store && f_reset_seen && !rst;
+    always @(posedge clk) begin
+        if (rst) f_reset_seen <= 1'b1;
+        if (f_lose) f_lost <= 1'b1;
+    end
     wire sent = issue && !f_lose;
 `else
     wire sent = issue;                                // the transaction reaches the port

@@ -160,11 +160,12 @@ class HostDriver(pyuvm.uvm_driver):
             st = await bfm.status()
             assert st == 0, f"after reset STATUS must be idle, got 0x{st:x}"
             return
-        for _ in range(10_000):  # abort while responses are owed, so the GPU's drain is exercised
-            if int(dut.mem_pending.value) > 0:
-                break
-            await RisingEdge(dut.clk)
-        assert int(dut.mem_pending.value) > 0, "no memory request in flight to abort"
+        if hasattr(dut, "mem_pending"):  # (the AXI top has no such count: ABORT at the cycle drawn)
+            for _ in range(10_000):  # abort while responses are owed, so the GPU's drain is exercised
+                if int(dut.mem_pending.value) > 0:
+                    break
+                await RisingEdge(dut.clk)
+            assert int(dut.mem_pending.value) > 0, "no memory request in flight to abort"
         await bfm.abort()
         st = await bfm.wait_idle()
         assert not st & ST_BUSY, f"after ABORT STATUS must not be busy, got 0x{st:x}"

@@ -130,20 +130,27 @@ def sample_retire(dut: Any, warp_size: int, sm: int = 0, depth_w: int | None = N
     """Decode SM ``sm``'s retire record (call in ReadOnly when its rt_valid bit is high).
 
     Works on one SM's ports and on the GPU top, where every rt_* signal packs one slice per SM.
-    Lanes holding X or Z (Icarus: never-written registers of inactive lanes) become None, so a
-    scoreboard can tell "unknown" from any value.
+    Lanes holding X or Z (Icarus: never-written registers of inactive lanes) are flagged in
+    ``xlanes`` (``record.lane(i)`` is None), so a scoreboard can tell "unknown" from any value.
     """
     dw = depth_w if depth_w is not None else len(dut.rt_pops) // len(dut.rt_valid)
     vals: list[Any] = []
+    xlanes = 0
     for f in FIELDS:  # spec/retire_record.py: the one definition of the record
         bits = _field(dut, f.port, sm, f.bits(warp_size, dw))
-        if f.kind is list:
-            chunks = [bits[len(bits) - 32 * (i + 1) : len(bits) - 32 * i] for i in range(warp_size)]
-            vals.append([int(c, 2) if set(c) <= {"0", "1"} else None for c in chunks])
+        if f.kind is list:  # lanes packed as on the bus; an X/Z lane reads 0 and is flagged in xlanes
+            value = 0
+            for i in range(warp_size):
+                chunk = bits[len(bits) - 32 * (i + 1) : len(bits) - 32 * i]
+                if set(chunk) <= {"0", "1"}:
+                    value |= int(chunk, 2) << (32 * i)
+                else:
+                    xlanes |= 1 << i
+            vals.append(value)
         else:
             v = int(bits, 2)
             vals.append(bool(v) if f.kind is bool else v)
-    return RtlRetire(*vals)
+    return RtlRetire(*vals, xlanes)
 
 
 async def retire_monitor(dut: Any, warp_size: int, sink: Any) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import pyuvm
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge, ValueChange
 
-from spec import retire_record
+from spec.retire_record import decode as decode_retire
 from tb.agents.gmem_responder import M32, MemTxn, ProtocolError
 
 PROTOCOL_ERRORS = {
@@ -108,6 +108,10 @@ class TraceMonitor(pyuvm.uvm_component):
         self.lines += 1
         t = line.split()
         kind = t[0]
+        if kind == "R":  # most lines: one per retired warp-instruction
+            self.cycle = int(t[1], 16)
+            self.retire_ap.write((decode_retire(t[3:], self.cfg.warp_size), int(t[2])))
+            return
         if kind == "Z":
             self._pending.clear()
             return
@@ -116,9 +120,7 @@ class TraceMonitor(pyuvm.uvm_component):
                 f"memory port: {PROTOCOL_ERRORS.get(int(t[1], 16), t[1])} (trace {self.path})"
             )
         self.cycle = int(t[1], 16)
-        if kind == "R":
-            self.retire_ap.write((retire_record.decode(t[3:], self.cfg.warp_size), int(t[2])))
-        elif kind == "S":
+        if kind == "S":
             writes = []
             for pair in t[5:]:
                 a, d = pair.split(":")

@@ -102,6 +102,11 @@ def arrival_class(order: list[int]) -> str:
 
 
 @functools.cache
+def _mnemonic(word: int) -> str:
+    return isa.decode(word).op.mnemonic
+
+
+@functools.cache
 def _target(word: int) -> int:
     return isa.decode(word).imm
 
@@ -200,6 +205,7 @@ class GpuCoverage:
     def __init__(self, cfg: GpuConfig) -> None:
         _LIVE.add(self)
         self.cfg = cfg
+        self.full = cfg.full_mask
         self.instr = _cross("gpu.instr.opcode_x_mask", ("opcode", MNEMONICS), ("mask", MASK_CLASSES))
         self.depth = _point(
             f"gpu.div.stack_depth_s{cfg.stack_depth}", [*range(cfg.stack_depth + 1), OVERFLOW]
@@ -216,6 +222,8 @@ class GpuCoverage:
         self.switch = _point("gpu.sched.switch", SWITCH)
         self.after = _point("gpu.launch.after", AFTER)
         self.samples = 0
+        # (word, mask, valid threads, stack depth, SWITCH index or None) of each checked retire
+        self.raw: Counter[tuple[int, int, int, int, int | None]] = Counter()
         self.previous = "reset"  # what happened before the next launch
         self._new_launch()
 
@@ -228,6 +236,7 @@ class GpuCoverage:
     # ---- launches (host driver) ------------------------------------------------------------------
     def flush(self) -> None:
         """Hand every counted sample to cocotb-coverage (at each launch event and before export)."""
+        self._classify()
         for tally in vars(self).values():
             if isinstance(tally, _Tally):
                 tally.flush()
@@ -253,15 +262,12 @@ class GpuCoverage:
     def retire(self, exp: Any, sm: int, warp: Any) -> None:
         """``exp``: the model's :class:`~spec.model.Retire`; ``warp``: the model's warp after it."""
         self.samples += 1
-        self.instr(exp.mnemonic, mask_class(exp.mask, warp.valid))
-        self.depth(len(warp.stack))
         prev = self.last_retire.get(sm)
         key = (exp.block, exp.warp)
-        if prev is not None:
-            self.switch(
-                "same_warp" if prev == key else "other_warp" if prev[0] == exp.block else "other_block"
-            )
+        switch = None if prev is None else 0 if prev == key else 1 if prev[0] == exp.block else 2
         self.last_retire[sm] = key
+        # opcode x mask class, stack depth and switch, counted raw and classified per distinct key at flush
+        self.raw[(exp.word, exp.mask, warp.valid, len(warp.stack), switch)] += 1
         self._divergence(exp, warp)
         if exp.mem is not None:
             self._memory(exp)
@@ -274,12 +280,21 @@ class GpuCoverage:
             sm_of = self.block_sm.pop(exp.block, sm)
             self.resident_on[sm_of] = max(0, self.resident_on.get(sm_of, 1) - 1)
 
+    def _classify(self) -> None:
+        """The raw counts of :meth:`retire` as samples of the opcode x mask, depth and switch points."""
+        for (word, mask, valid, depth, switch), n in self.raw.items():
+            self.instr.counts[(_mnemonic(word), mask_class(mask, valid))] += n
+            self.depth.counts[(depth,)] += n
+            if switch is not None:
+                self.switch.counts[(SWITCH[switch],)] += n
+        self.raw.clear()
+
     def _divergence(self, exp: Any, warp: Any) -> None:
         """Shapes (docs/isa.md 4.2): a BEQ/BNE *splits* when part of its active threads go on. loop: the
         split branch jumps backwards; nested: it splits threads already split off (the mask was a
         subset of the live threads); if_else: it pushes a DIV entry (both sides run); if_only: one side
         reached the reconvergence point and waits there (no entry); merge: joined a pending DIV entry."""
-        name = exp.mnemonic
+        name = _mnemonic(exp.word)
         if name in ("BEQ", "BNE"):
             split = exp.next_mask != exp.mask and exp.next_mask != 0
             if not split:
@@ -301,8 +316,9 @@ class GpuCoverage:
 
     def _memory(self, exp: Any) -> None:
         mem = exp.mem
-        every = mem.addrs.tolist()
-        addrs = [every[i] for i in range(self.cfg.warp_size) if exp.mask >> i & 1]
+        addrs = mem.addrs.tolist()
+        if exp.mask != self.full:
+            addrs = [addrs[i] for i in range(self.cfg.warp_size) if exp.mask >> i & 1]
         if mem.space == "shared":
             for degree in set(mem.rows):  # the model's passes per row (row_conflicts)
                 self.passes(degree)

@@ -10,7 +10,6 @@ docs/testplan.yaml (``holes:``). Exit status 1 when a hole has no explanation.
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
 import sys
 import xml.etree.ElementTree as ET
@@ -20,6 +19,8 @@ from typing import Any
 
 import yaml
 from cocotb_coverage.coverage import merge_coverage
+
+from spec import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTPLAN = ROOT / "docs" / "testplan.yaml"
@@ -183,11 +184,18 @@ def markdown(m: Merged, testplan: dict[str, Any] | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tb.coverage.report", description=__doc__.splitlines()[0])
+    ap = cli.ArgumentParser(prog="python -m tb.coverage.report", description=__doc__.splitlines()[0])
     ap.add_argument("inputs", nargs="+", type=Path, help="coverage .yml files or folders holding them")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "reports" / "coverage")
     args = ap.parse_args(argv)
     files = sorted(p for i in args.inputs for p in ([i] if i.is_file() else i.rglob("*.yml")))
+    for f in files:
+        if (problem := _not_coverage(f)) is not None:
+            raise cli.UsageError(
+                f"{f}: error: not a functional-coverage file ({problem}); name the .yml files a run wrote"
+            )
+    if args.out.exists() and not args.out.is_dir():
+        raise cli.UsageError(f"--out {args.out}: error: not a folder; name the folder for the report")
     plan = load_testplan()
     try:
         m = merge(files, args.out / "functional-merged.yml", plan)
@@ -223,5 +231,16 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if m.unexplained else 0
 
 
+def _not_coverage(path: Path) -> str | None:
+    """Why ``path`` is not a coverage YAML file (None when it is one): every top-level entry a mapping."""
+    try:
+        db = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        return type(exc).__name__
+    if not isinstance(db, dict) or not all(isinstance(v, dict) for v in db.values()):
+        return "no cover points in it"
+    return None
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

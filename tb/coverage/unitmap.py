@@ -36,6 +36,8 @@ from pathlib import Path
 
 import yaml
 
+from spec import cli
+
 ROOT = Path(__file__).resolve().parents[2]
 RTL = ROOT / "rtl"
 HDL = ROOT / "tb" / "hdl"
@@ -460,7 +462,7 @@ def stale(tree: Tree | None = None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--check", action="store_true", help="only check; exit 1 if the map is stale or incomplete"
     )
@@ -486,4 +488,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

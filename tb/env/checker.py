@@ -286,7 +286,7 @@ class LaunchChecker(pyuvm.uvm_component):
                     + "; ".join(diffs)
                     + f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}",
                 )
-        self.checked_ap.write((exp, sm, self.model.warp(exp.block, exp.warp)))
+        self.checked_ap.write((exp, sm, self.retire.warp))
 
     @_observer
     def write_shared(self, event: tuple[int, bool, list[tuple[int, int]]]) -> None:

@@ -79,8 +79,8 @@ class TraceWriter(pyuvm.uvm_component):
 
     def write_retire(self, event: tuple[Any, int]) -> None:
         r, sm = event
-        lanes = [i for i in range(len(r.values)) if r.mask >> i & 1] if r.wr else []
-        vals = " ".join(f"{i}:{'x' if r.values[i] is None else f'{r.values[i]:08x}'}" for i in lanes)
+        lanes = [i for i in range(r.mask.bit_length()) if r.mask >> i & 1] if r.wr else []
+        vals = " ".join(f"{i}:{'x' if r.lane(i) is None else f'{r.lane(i):08x}'}" for i in lanes)
         self._add(
             "R",
             f"sm={sm} block={r.block} warp={r.warp} pc={r.pc} instr={r.instr:08x} mask={r.mask:x} "

@@ -14,6 +14,33 @@ class Mismatch(AssertionError):
     """The RTL did something the golden model did not. The message names what and where."""
 
 
+class RetireMismatch(Mismatch):
+    """The RTL retired something the golden model did not."""
+
+
+class DivergenceMismatch(Mismatch):
+    """The divergence stack, or the pc and mask a warp continues with, differ from the model's."""
+
+
+class SharedMismatch(Mismatch):
+    """A shared-memory bank write, or a block's final shared contents, differs from the model's."""
+
+
+class CoalescingMismatch(Mismatch):
+    """Memory traffic (transactions, pass counts, port integrity) differs from the model's."""
+
+
+#: The mismatch each per-retire scoreboard raises, by board name: the retire record's field table names
+#: the board that owns each field (spec/retire_record.py ``Field.board``); a difference in a field is
+#: raised as its board's mismatch.
+OWNERS: dict[str, type[Mismatch]] = {
+    "retire": RetireMismatch,
+    "divergence": DivergenceMismatch,
+    "shared memory": SharedMismatch,
+    "coalescing/bank": CoalescingMismatch,
+}
+
+
 class Scoreboard:
     """Every scoreboard has one shape: ``check(...)`` per observed item returns the differences found
     (or raises :attr:`mismatch`), ``end()`` at the end of a launch returns what never matched; the

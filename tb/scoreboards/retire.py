@@ -1,11 +1,13 @@
 """Retire scoreboard: every warp-instruction the RTL retires is replayed on the golden model.
 
-On each RTL retire the model steps *that* warp (the RTL decides the interleaving) and the retire
-fields are compared: pc, instruction, active mask, destination register and every active lane's
-value, barrier arrival and finish (docs/isa.md section 10). The model's record is returned so the
-divergence, shared-memory and coalescing scoreboards check the rest of the same retire.
-The first mismatch raises with the SM, block, warp, pc, disassembly, lane, expected and actual
-values and the last retires of that warp.
+On each RTL retire the model steps *that* warp (the RTL decides the interleaving); the model's record,
+projected to the RTL's record type (spec/retire_record.py ``project``), must equal the RTL's record
+(``==`` on the whole record: every field docs/isa.md section 10 defines). On a difference the
+mismatch carries a table of the differing fields, each with the scoreboard that owns it
+(``Field.board``), and is raised as that board's mismatch (:attr:`RetireScoreboard.owners`). The
+model's record is returned so the divergence, shared-memory and coalescing scoreboards check the rest
+of the same retire (memory traffic, bank writes). The first mismatch raises with the SM, block,
+warp, pc, disassembly, the table and the last retires of that warp.
 """
 
 from __future__ import annotations
@@ -15,12 +17,8 @@ from typing import Any
 
 from spec.disasm import disassemble
 from spec.model import KernelError, Model, Retire, StepError
-from spec.retire_record import RtlRetire
-from tb.scoreboards.base import Mismatch, Scoreboard
-
-
-class RetireMismatch(Mismatch):
-    """The RTL retired something the golden model did not."""
+from spec.retire_record import BOARDS, RtlRetire, difference_table, differences, project
+from tb.scoreboards.base import OWNERS, Mismatch, RetireMismatch, Scoreboard
 
 
 def where(rtl: Any, sm: int) -> str:
@@ -43,6 +41,9 @@ class RetireScoreboard(Scoreboard):
         self.sm = 0
         self.history = history  # retires of a warp shown with a mismatch
         self.lanes_compared = 0
+        self.warp: Any = None  # the model's warp after the last checked retire
+        # board name (spec/retire_record.py Field.board) -> the mismatch raised for its fields
+        self.owners: dict[str, type[Mismatch]] = OWNERS
         # each warp's last LOOP_HISTORY retires (pc, word, mask): a hang report's loop (spec/hang.py)
         keep = max(history, LOOP_HISTORY)
         self._last: dict[tuple[int, int], deque[tuple[int, int, int]]] = defaultdict(
@@ -56,32 +57,21 @@ class RetireScoreboard(Scoreboard):
             exp = self.model.step(rtl.block, rtl.warp)
         except (StepError, KernelError) as exc:
             self.fail(rtl, f"the model cannot execute this retire: {exc}")
-        diffs: list[str] = []
-
-        def cmp(name: str, got: Any, want: Any, fmt: str = "{}") -> None:
-            if got != want:
-                diffs.append(f"{name}: expected {fmt.format(want)}, RTL {fmt.format(got)}")
-
-        cmp("pc", rtl.pc, exp.pc)
-        cmp("instruction", rtl.instr, exp.word, "0x{:08x}")
-        cmp("active mask", rtl.mask, exp.mask, "0x{:x}")
-        cmp("writes a register", rtl.wr, exp.rd is not None)
-        if exp.rd is not None and exp.values is not None:
-            cmp("destination", rtl.rd, exp.rd, "r{}")
-            want_all = exp.values.tolist()
-            got_all = rtl.values
-            lanes = [i for i in range(len(got_all)) if exp.mask >> i & 1]
-            self.lanes_compared += len(lanes)
-            for lane in lanes:
-                if got_all[lane] != want_all[lane]:
-                    got, want = got_all[lane], want_all[lane]
-                    shown = "X" if got is None else f"0x{got:08x}"
-                    diffs.append(f"lane {lane} r{exp.rd}: expected 0x{want:08x}, RTL {shown}")
-        cmp("finished", rtl.done, exp.done)
-        cmp("barrier arrival", rtl.barrier, exp.barrier)
-        self._last[(rtl.block, rtl.warp)].append((exp.pc, exp.word, exp.mask))  # formatted only when shown
-        if diffs:
-            self.fail(rtl, "; ".join(diffs))
+        self.warp = warp = self.model.blocks[exp.block].warps[exp.warp]
+        self._last[(exp.block, exp.warp)].append((exp.pc, exp.word, exp.mask))  # formatted only when shown
+        want = project(exp, warp, rtl)
+        if want != rtl:
+            rows = differences(want, rtl)
+            owner = min((row[1] for row in rows), key=BOARDS.index, default="retire")
+            self.fail(
+                rtl,
+                f"{len(rows)} field(s) differ from the model's\n    "
+                + difference_table(rows).replace("\n", "\n    "),
+                owner,
+                self.owners.get(owner, RetireMismatch),
+            )
+        if want.wr:
+            self.lanes_compared += exp.mask.bit_count()
         self.compared += 1
         return exp
 

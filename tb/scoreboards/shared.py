@@ -24,13 +24,9 @@ import numpy as np
 
 from spec.config import GpuConfig
 from spec.model import Model, Retire
-from tb.scoreboards.base import Mismatch, Scoreboard
+from tb.scoreboards.base import Scoreboard, SharedMismatch
 
 Write = tuple[int, int]  # (physical word address, data)
-
-
-class SharedMismatch(Mismatch):
-    """A shared-memory bank write, or a block's final shared contents, differs from the model's."""
 
 
 class SharedMemoryScoreboard(Scoreboard):
@@ -71,9 +67,12 @@ class SharedMemoryScoreboard(Scoreboard):
         return want
 
     def check(self, rtl: Any, exp: Retire, sm: int) -> list[str]:
+        mem = exp.mem
+        if not self.pending and mem is None and not exp.done:
+            self.compared += 1  # no bank write pending, no store, no block end: nothing to compare
+            return []
         got = self.pending.pop((sm, rtl.slot * self.wpb + rtl.warp), [])
         diffs: list[str] = []
-        mem = exp.mem
         if mem is not None and mem.space == "shared" and mem.store:
             want = self.expected_writes(rtl, exp)
             seen = Counter(got)

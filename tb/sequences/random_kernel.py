@@ -81,11 +81,10 @@ the source and a summary (features, the model's warp-instructions), to reproduce
 
 from __future__ import annotations
 
-import argparse
-import sys
 from dataclasses import fields
 
 from kernels import launch
+from spec import cli
 from spec.config import GpuConfig
 from spec.machines import RANDOM
 from tb.sequences.random_plan import (
@@ -1074,9 +1073,7 @@ CONFIGS: dict[str, GpuConfig] = RANDOM  # spec/machines.py
 def main(argv: list[str] | None = None) -> int:
     from spec.model import KernelError, Model
 
-    ap = argparse.ArgumentParser(
-        prog="python -m tb.sequences.random_kernel", description=__doc__.split("\n")[0]
-    )
+    ap = cli.ArgumentParser(prog="python -m tb.sequences.random_kernel", description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--config", default="sm2-l8", choices=sorted(CONFIGS))
     ap.add_argument("--no-source", action="store_true", help="print the summary only")
@@ -1130,4 +1127,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

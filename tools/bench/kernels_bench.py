@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
+from spec import cli  # noqa: E402
 from spec.machines import BENCH_LANES  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
 
@@ -242,8 +243,8 @@ def plot(rows: list[dict], path: Path) -> bool:
     return True
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", default=",".join(suite.names()))
     ap.add_argument("--lanes", default=",".join(map(str, BENCH_LANES)))
     ap.add_argument("--latency", type=int, default=20, help="global-memory latency in cycles (fixed)")
@@ -255,7 +256,7 @@ def main() -> int:
         action="store_true",
         help=f"only size {REPORT_SIZE} at every lane count (the cycle table), not every size at 8 lanes",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sim = os.environ.get("SIM", "verilator")
     kernels = [k for k in args.kernels.split(",") if k]
     lanes = sorted(int(n) for n in args.lanes.split(","))
@@ -290,4 +291,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

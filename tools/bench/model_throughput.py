@@ -18,16 +18,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from spec import cli  # noqa: E402
 from spec.asm import assemble_file  # noqa: E402
 from spec.config import GpuConfig  # noqa: E402
 from spec.model import Model  # noqa: E402
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=64, help="matrix size (multiple of 8)")
     ap.add_argument("--repeat", type=int, default=3, help="runs; the best is reported")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     n = args.n
     if n % 8:
         ap.error("--n must be a multiple of 8")
@@ -66,4 +67,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from spec import cli  # noqa: E402
 from spec.config import GpuConfig  # noqa: E402
 from tb import rtlsim  # noqa: E402
 from tb.gpurun import BENCH_SOURCES, CONFIGS  # noqa: E402
@@ -111,16 +112,16 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20, sim: str = "verilat
     return RawResult(int(m.group(1), 16), int(m.group(2)), int(m.group(3)), int(m.group(4)), cpu, wall)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     from kernels.suite import prepare
 
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("kernel", nargs="?", default="matrixmul")
     ap.add_argument("size", nargs="?", type=int, default=32)
     ap.add_argument("--config", default="sm1-l8", choices=sorted(CONFIGS))
     ap.add_argument("--latency", type=int, default=20)
     ap.add_argument("--sim", default=os.environ.get("SIM", "verilator"))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     cfg = CONFIGS[args.config]
     case = prepare(args.kernel, args.size, 1, cfg)
     r = run(cfg, case.image.to_words(), args.latency, args.sim)
@@ -132,4 +133,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

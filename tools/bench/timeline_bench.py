@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
+from spec import cli  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
 from tools.timeline import draw  # noqa: E402
 from tools.timeline.states import breakdown, read_launches, warp_rows  # noqa: E402
@@ -36,12 +37,12 @@ def cases() -> list[tuple[str, int]]:
     return [(k, min(suite.generator(k).CI_SIZES)) for k in suite.names()]
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> int:
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--docs", action="store_true", help="copy the pictures docs/benchmarks.md shows to docs/img/"
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     from tb.gpurun import run_gpu
 
     sim = os.environ.get("SIM", "verilator")
@@ -119,4 +120,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from spec import cli
 from tools import simenv
 from tools.mutants import report
 from tools.mutants.generate import OPERATORS, RTL, Mutant, all_mutants
@@ -219,7 +220,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.mutants", description=__doc__.splitlines()[0])
+    parser = cli.ArgumentParser(prog="python -m tools.mutants", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run", help="run a seeded sample of mutants and write the report")
     lst = sub.add_parser("list", help="print every mutant id")
@@ -268,4 +269,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

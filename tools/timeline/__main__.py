@@ -12,15 +12,15 @@ stall breakdown of every launch in the trace.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from spec import cli
 from tools.timeline import draw
-from tools.timeline.states import breakdown, read_launches, warp_rows
+from tools.timeline.states import TraceError, breakdown, read_launches, warp_rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
+    ap = cli.ArgumentParser(
         prog="python -m tools.timeline",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -28,15 +28,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("trace", type=Path)
     ap.add_argument("--launch", type=int, help="launch index (0 = first, -1 = last); without: list them")
     ap.add_argument("--out", type=Path, default=Path("build/reports/timeline.png"), help=".png or .svg")
-    ap.add_argument("--num-warps", type=int, default=8, help="NUM_WARPS of the machine (tag layout)")
-    ap.add_argument("--window", help="first:last cycle to show")
+    ap.add_argument(
+        "--num-warps", type=cli.int_range(1, 64), default=8, help="NUM_WARPS of the machine (tag layout)"
+    )
+    ap.add_argument("--window", type=_window, help="first:last cycle to show")
     ap.add_argument("--stalls", type=Path, help="also write the stall breakdown of every launch here")
     args = ap.parse_args(argv)
     if not args.trace.exists():
-        raise SystemExit(f"{args.trace}: no such trace (a run folder's trace.txt, see docs/verification.md)")
-    launches = read_launches(args.trace)
+        raise cli.UsageError(
+            f"{args.trace}: error: no such trace (a run folder's trace.txt, see docs/verification.md)"
+        )
+    if not args.trace.is_file():
+        raise cli.UsageError(f"{args.trace}: error: not a file; name a run's trace.txt")
+    try:
+        launches = read_launches(args.trace)
+    except TraceError as err:
+        raise cli.UsageError(str(err)) from None
     if not launches:
-        raise SystemExit(f"{args.trace}: no launch in it (no dispatch of block 0)")
+        raise cli.UsageError(f"{args.trace}: error: no launch in it (no dispatch of block 0)")
     ws = _warp_size(args.trace)
     if args.stalls:
         per = [(f"launch {x.index}", breakdown(warp_rows(x, ws, args.num_warps)), None) for x in launches]
@@ -50,15 +59,25 @@ def main(argv: list[str] | None = None) -> int:
         print("pick one with --launch N")
         return 0
     if not -len(launches) <= args.launch < len(launches):
-        raise SystemExit(
-            f"--launch {args.launch}: the trace has launches 0..{len(launches) - 1} (or -1 for the last)"
+        raise cli.UsageError(
+            f"{args.trace}: error: --launch {args.launch}: the trace has launches 0..{len(launches) - 1} (or -1 for the last)"
         )
     launch = launches[args.launch]
-    window = tuple(int(x) for x in args.window.split(":")) if args.window else None
+    window = args.window
     rows = warp_rows(launch, ws, args.num_warps)
     title = f"{args.trace.parent.name}: launch {launch.index}, cycles {launch.start}..{launch.end}"
     print(f"timeline: {draw.timeline(rows, title, args.out, window)}")  # type: ignore[arg-type]
     return 0
+
+
+def _window(text: str) -> tuple[int, int]:
+    try:
+        first, last = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: write FIRST:LAST cycles, e.g. --window 0:2000") from None
+    if not 0 <= first < last:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= FIRST < LAST")
+    return first, last
 
 
 def _warp_size(trace: Path) -> int:
@@ -72,4 +91,4 @@ def _warp_size(trace: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

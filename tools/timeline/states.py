@@ -23,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec import retire_record
+from spec import cli, retire_record
 
 REASONS = ("start", "own", "others", "memory", "barrier")
 
@@ -78,31 +78,54 @@ def read_launches(path: Path, warp_size: int | None = None) -> list[Launch]:
     """Every launch of a trace file, in order. ``warp_size`` is found from the records if not given."""
     launches: list[Launch] = []
     cur: Launch | None = None
-    for line in path.read_text().splitlines():
-        t = line.split()
-        if not t or t[0] in ("Z", "E", "S"):
-            continue
-        cycle = int(t[1], 16)
-        if t[0] == "D":
-            block, sm = int(t[2], 16), int(t[3])
-            if block == 0:
-                cur = Launch(len(launches), cycle)
-                launches.append(cur)
-            if cur is not None:
-                cur.dispatches.append((cycle, block, sm))
-        elif cur is None:
-            continue
-        elif t[0] == "R":
-            ws = warp_size or 4 * len(t[3 + _VALUES]) // 32
-            r = retire_record.decode(t[3:], ws)
-            cur.retires.append(
-                Retire(cycle, int(t[2]), r.block, r.warp, r.slot, r.pc, r.barrier, r.done, r.txns)
-            )
-        elif t[0] == "Q":
-            cur.requests.append((cycle, int(t[6], 16)))
-        if cur is not None:
-            cur.end = max(cur.end, cycle)
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError as e:
+        raise TraceError(
+            f"{path}: error: not a trace (byte {e.start} is not text); name a run's trace.txt"
+        ) from None
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            cur = _read_line(line.split(), launches, cur, warp_size)
+        except (ValueError, IndexError, KeyError, AssertionError):
+            raise TraceError(
+                f"{path}:{number}: error: not a trace record: {line[:60]!r}; name a run's trace.txt "
+                "(tb/hdl/simt_tb_trace.v writes it)"
+            ) from None
     return launches
+
+
+class TraceError(ValueError, cli.InputError):
+    """A file that is not a trace: the message names the file and line (one line, for the CLI)."""
+
+
+def _read_line(
+    t: list[str], launches: list[Launch], cur: Launch | None, warp_size: int | None
+) -> Launch | None:
+    """One trace record into ``launches``; returns the launch being read."""
+    if not t or t[0] in ("Z", "E", "S"):
+        return cur
+    if len(t[0]) != 1 or not t[0].isupper():  # every record starts with its one-letter kind
+        raise ValueError(t[0])
+    cycle = int(t[1], 16)
+    if t[0] == "D":
+        block, sm = int(t[2], 16), int(t[3])
+        if block == 0:
+            cur = Launch(len(launches), cycle)
+            launches.append(cur)
+        if cur is not None:
+            cur.dispatches.append((cycle, block, sm))
+    elif cur is None:
+        return cur
+    elif t[0] == "R":
+        ws = warp_size or 4 * len(t[3 + _VALUES]) // 32
+        r = retire_record.decode(t[3:], ws)
+        cur.retires.append(Retire(cycle, int(t[2]), r.block, r.warp, r.slot, r.pc, r.barrier, r.done, r.txns))
+    elif t[0] == "Q":
+        cur.requests.append((cycle, int(t[6], 16)))
+    if cur is not None:
+        cur.end = max(cur.end, cycle)
+    return cur
 
 
 _VALUES = next(i for i, f in enumerate(retire_record.FIELDS) if f.name == "values")

@@ -41,7 +41,7 @@ ASM_LINES = [
     ("output-is-directory", ["k.s", "-o", "."], 2, "error: -o . is a directory; name the .hex file to write"),
     ("output-in-missing-dir", ["k.s", "-o", "nodir/k.hex"], 1, "nodir/k.hex: error: cannot write the image: No such file or directory"),
     ("missing-source", ["nosuch.s"], 2, "nosuch.s: error: cannot read the source: No such file or directory"),
-    ("no-arguments", [], 2, "usage: python -m spec.asm"),
+    ("no-arguments", [], 2, "python -m spec.asm: error: the following arguments are required: source (see: python -m spec.asm --help)"),
 ]  # fmt: skip
 
 

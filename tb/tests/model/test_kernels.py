@@ -19,6 +19,17 @@ from spec.machines import bench as bench_config
 # Cases too slow for the model stage of `make test` (they run in `make bench` on the RTL and the model).
 SLOW = {("matrixmul", 256)}
 CASES = [(k, n) for k in suite.names() for n in suite.sizes(k) if (k, n) not in SLOW]
+# The C versions (name.cu) beside the hand-written assembly: the smallest size and the unusual ones
+# here (the edges: partial warps, tiles, k-tiles); every size runs in `python tools/bench/cudac_bench.py
+# --all-sizes` (a minute more than make model should pay for kernels already checked in assembly)
+CU_SIZES = {k: sorted({suite.generator(k).SIZES[0], *suite.generator(k).ODD_SIZES}) for k in suite.variants()}
+CASES += [
+    (k, n)
+    for k in suite.variants()
+    if k.endswith(".cu")
+    for n in CU_SIZES[k]
+    if (k, n) != ("matrixmul.cu", 100)
+]
 
 
 @pytest.mark.parametrize(("kernel", "size"), CASES, ids=[f"{k}-{n}" for k, n in CASES])
@@ -42,7 +53,7 @@ def test_kernel_on_wider_machines(kernel: str, lanes: int) -> None:
     assert not diffs and compared
 
 
-CI_CASES = [(k, n) for k in suite.names() for n in suite.generator(k).CI_SIZES]
+CI_CASES = [(k, n) for k in suite.variants() for n in suite.generator(k).CI_SIZES]
 
 
 @pytest.mark.parametrize(("kernel", "size"), CI_CASES, ids=[f"{k}-{n}" for k, n in CI_CASES])

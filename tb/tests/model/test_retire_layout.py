@@ -54,7 +54,7 @@ def test_committed_layout_is_contiguous() -> None:
 
 
 def test_a_field_added_to_a_copy_of_the_table_regenerates_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    new = Field("latency", "9", int, "cycles from issue to retire", 0)
+    new = Field("latency", "9", int, "cycles from issue to retire", "retire", 0)
     at = [f.name for f in FIELDS].index("txns") + 1  # in the middle: later fields must move up
     extended = (*FIELDS[:at], new, *FIELDS[at:])
     before = gen.render_retire_header()

@@ -9,7 +9,6 @@ are the system meta-tests: tb/tests/system/test_gpu.py::test_planted_fault_is_ca
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,10 +17,11 @@ import pytest
 from kernels.directed import image_of
 from spec.config import GpuConfig
 from spec.model import DIV, Model, Retire
+from spec.retire_record import BOARDS, FIELDS
 from tb.agents.gmem_responder import MemTxn
 from tb.agents.sm_driver import RtlRetire, SmLaunch
-from tb.scoreboards.coalescing import CoalescingScoreboard, sm_tag_width
-from tb.scoreboards.divergence import DivergenceScoreboard
+from tb.scoreboards.coalescing import CoalescingMismatch, CoalescingScoreboard, sm_tag_width
+from tb.scoreboards.divergence import DivergenceMismatch, DivergenceScoreboard
 from tb.scoreboards.end_of_kernel import EXACT_COUNTERS, EndOfKernelChecker
 from tb.scoreboards.retire import RetireMismatch, RetireScoreboard
 from tb.scoreboards.shared import SharedMemoryScoreboard
@@ -41,7 +41,7 @@ def as_rtl(rec: Retire, model: Model) -> RtlRetire:
         mask=rec.mask,
         wr=rec.rd is not None,
         rd=rec.rd or 0,
-        values=[int(v) for v in rec.values] if rec.values is not None else [0] * 32,
+        values=int.from_bytes(rec.values.astype("<u4").tobytes(), "little") if rec.values is not None else 0,
         next_pc=rec.next_pc,
         next_mask=rec.next_mask,
         pushes=sum(e.action == "push" for e in rec.stack),
@@ -94,26 +94,81 @@ def test_retire_board_catches(fault: str) -> None:
     )
     i = next(k for k, r in enumerate(recs) if target(r))
     planted = {
-        "lane": lambda r: replace(r, values=[(r.values[0] or 0) ^ 1, *r.values[1:]]),
-        "mask": lambda r: replace(r, mask=r.mask ^ 1),
-        "pc": lambda r: replace(r, pc=r.pc + 1),
-        "barrier": lambda r: replace(r, barrier=False),
+        "lane": lambda r: r._replace(values=r.values ^ 1),
+        "mask": lambda r: r._replace(mask=r.mask ^ 1),
+        "pc": lambda r: r._replace(pc=r.pc + 1),
+        "barrier": lambda r: r._replace(barrier=False),
     }[fault](recs[i])
     board = RetireScoreboard(model)
     for r in recs[:i]:
         board.check(r)
-    with pytest.raises(RetireMismatch):
+    with pytest.raises(RetireMismatch) as exc:
         board.check(planted)
+    report = str(exc.value)
+    field = {"lane": "values[lane 0]", "mask": "mask", "pc": "pc", "barrier": "barrier"}[fault]
+    assert (
+        report.startswith("retire mismatch on SM 0 block 0 warp ") and "last retires of this warp" in report
+    )
+    row = next(line.split() for line in report.splitlines() if line.strip().startswith(field))
+    assert "retire" in row, report  # the table names the field and its board
+
+
+def test_every_record_field_has_a_board_that_raises_its_mismatch() -> None:
+    """The record's field table is the board partition: every board it names exists and owns a mismatch."""
+    owners = RetireScoreboard(twin("vecadd", 0)[0]).owners
+    assert set(owners) == set(BOARDS) == {f.board for f in FIELDS}
+    boards = [RetireScoreboard, DivergenceScoreboard, SharedMemoryScoreboard, CoalescingScoreboard]
+    assert {b.name: b.mismatch for b in boards} == owners
+
+
+def test_a_difference_in_several_boards_fields_names_the_first_board() -> None:
+    model, pairs = twin("divergence", 5)
+    board = RetireScoreboard(model)
+    rtl = pairs[0][1]
+    rtl = rtl._replace(next_pc=rtl.next_pc + 1, pops=rtl.pops + 1, pc=rtl.pc + 1)
+    with pytest.raises(RetireMismatch) as exc:  # the retire board's field wins over the divergence ones
+        board.check(rtl)
+    rows = [line.split()[:2] for line in str(exc.value).splitlines()[2:5]]
+    assert "3 field(s) differ" in str(exc.value)
+    assert rows == [["pc", "retire"], ["next_pc", "divergence"], ["pops", "divergence"]], str(exc.value)
+
+
+def test_project_leaves_undefined_fields_to_the_rtl() -> None:
+    """Inactive lanes, a finished warp's next pc and the block slot are not compared (docs/isa.md 10)."""
+    model, pairs = twin("divergence")
+    board = RetireScoreboard(model)
+    for rec, rtl in pairs:
+        junk = rtl._replace(slot=3)
+        if rec.done:
+            junk = junk._replace(next_pc=junk.next_pc + 7, next_mask=5, depth=1)
+        if rec.rd is not None and rec.mask != CFG.full_mask:
+            inactive = next(i for i in range(32) if not rec.mask >> i & 1)
+            junk = junk._replace(values=junk.values ^ (0xFF << (32 * inactive)), xlanes=1 << inactive)
+        board.check(junk)
+    assert board.compared == len(pairs)
+
+
+def test_an_x_lane_in_an_active_lane_is_a_mismatch() -> None:
+    model, pairs = twin("vecadd")
+    i = next(k for k, (rec, _) in enumerate(pairs) if rec.rd is not None and rec.mask & 1)
+    board = RetireScoreboard(model)
+    for _, rtl in pairs[:i]:
+        board.check(rtl)
+    with pytest.raises(RetireMismatch, match=r"values\[lane 0\].* X"):
+        board.check(pairs[i][1]._replace(xlanes=1))
 
 
 # ---- divergence -----------------------------------------------------------------------------------
 def run_divergence(pairs: list[tuple[Retire, RtlRetire]], model: Model, plant: Any) -> list[str]:
+    """The divergence fields are compared in the whole record by the retire board and raised as the
+    divergence board's mismatch; returns the report's lines (empty when everything matched)."""
     retire, div = RetireScoreboard(model), DivergenceScoreboard(model)
     for _, rtl in pairs:
         rtl = plant(rtl)
-        diffs = div.check(rtl, retire.check(rtl))
-        if diffs:
-            return diffs
+        try:
+            div.check(rtl, retire.check(rtl))
+        except DivergenceMismatch as exc:
+            return str(exc).splitlines()
     assert div.compared == len(pairs) and div.pushes and div.pops and div.tops
     return []
 
@@ -121,18 +176,18 @@ def run_divergence(pairs: list[tuple[Retire, RtlRetire]], model: Model, plant: A
 @pytest.mark.parametrize(
     "fault,plant,words",
     [
-        ("dropped pop", lambda r: replace(r, pops=r.pops - 1) if r.pops else r, "stack pops"),
-        ("next pc", lambda r: replace(r, next_pc=r.next_pc + 1) if r.pops else r, "next pc"),
-        ("top mask", lambda r: replace(r, top_mask=r.top_mask ^ 2) if r.pushes else r, "top of stack mask"),
-        ("top pc", lambda r: replace(r, top_pc=r.top_pc + 1) if r.pushes else r, "top of stack pc"),
-        ("depth", lambda r: replace(r, depth=r.depth + 1) if r.pushes else r, "stack depth"),
+        ("dropped pop", lambda r: r._replace(pops=r.pops - 1) if r.pops else r, "pops"),
+        ("next pc", lambda r: r._replace(next_pc=r.next_pc + 1) if r.pops else r, "next_pc"),
+        ("top mask", lambda r: r._replace(top_mask=r.top_mask ^ 2) if r.pushes else r, "top_mask"),
+        ("top pc", lambda r: r._replace(top_pc=r.top_pc + 1) if r.pushes else r, "top_pc"),
+        ("depth", lambda r: r._replace(depth=r.depth + 1) if r.pushes else r, "depth"),
     ],
 )
 def test_divergence_board_catches(fault: str, plant: Any, words: str) -> None:
     model, pairs = twin("divergence")
     assert run_divergence(pairs, *twin("divergence")[:1], lambda r: r) == []
     diffs = run_divergence(pairs, model, plant)
-    assert any(words in d for d in diffs), f"{fault} not caught: {diffs}"
+    assert any(d.split()[:2] == [words, "divergence"] for d in diffs), f"{fault} not caught: {diffs}"
 
 
 # ---- shared memory --------------------------------------------------------------------------------
@@ -174,8 +229,8 @@ def test_shared_board_catches_stray_write_and_final_contents() -> None:
 
 
 # ---- coalescing / bank ----------------------------------------------------------------------------
-def coalescing_run(plant: str | None) -> list[str]:
-    model, pairs = twin("vecadd")
+def coalescing_run(plant: str | None, kernel: str = "vecadd") -> list[str]:
+    model, pairs = twin(kernel)
     retire = RetireScoreboard(model)
     board = CoalescingScoreboard(CFG, model.image)
     seq = 0
@@ -194,8 +249,12 @@ def coalescing_run(plant: str | None) -> list[str]:
                 board.on_response(txn)
                 seq += 1
         if rec.mem is not None and rec.mem.space == "shared" and plant == "passes":
-            rtl = replace(rtl, passes=rtl.passes + 1)
-        diffs = board.check(rtl, retire.check(rtl), 0)
+            rtl = rtl._replace(passes=rtl.passes + 1)
+        try:
+            exp = retire.check(rtl)
+        except CoalescingMismatch as exc:  # its record fields (passes, txns): the whole-record compare
+            return str(exc).splitlines()
+        diffs = board.check(rtl, exp, 0)
         if diffs:
             return diffs
     assert board.accesses and board.txns
@@ -208,10 +267,11 @@ def test_coalescing_board_passes_faithful_traffic() -> None:
 
 
 @pytest.mark.parametrize(
-    "fault,words", [("lost", "transactions on the memory port"), ("mask", "transaction 0")]
+    "fault,words",
+    [("lost", "transactions on the memory port"), ("mask", "transaction 0"), ("passes", "passes")],
 )
 def test_coalescing_board_catches(fault: str, words: str) -> None:
-    diffs = coalescing_run(fault)
+    diffs = coalescing_run(fault, "shared_barrier" if fault == "passes" else "vecadd")
     assert any(words in d for d in diffs), diffs
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spec import retire_record
+from spec import cli, retire_record
 from tools.timeline.__main__ import main
 from tools.timeline.states import breakdown, read_launches, warp_rows
 
@@ -105,5 +105,5 @@ def test_the_command_draws_one_launch(
         == 0
     )
     assert out.stat().st_size > 1000 and (tmp_path / "s.svg").exists()
-    with pytest.raises(SystemExit, match="launches 0..1"):
+    with pytest.raises(cli.UsageError, match="launches 0..1"):
         main([str(trace), "--launch", "5", "--out", str(out)])

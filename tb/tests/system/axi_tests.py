@@ -22,7 +22,7 @@ from tb.agents.host_bfm import REG_CONFIG, REG_ID, REG_PERF_SEL
 from tb.env.axi_env import AxiGpuEnv
 from tb.env.items import LaunchItem
 from tb.sequences import library
-from tb.tests.system.gpu_tests import GpuTest, seeds_from_env
+from tb.tests.system.gpu_tests import GpuTest, SoakMixin, seeds_from_env
 
 # the AXI slave's behaviour per launch, cycled: no pauses, the default profile, heavy backpressure
 AXI_PROFILES = [GMEM_PROFILES["ideal"], GMEM_PROFILES["default"], GMEM_PROFILES["stress"]]
@@ -127,3 +127,8 @@ class AxiFaultTest(AxiGpuTest):
         )
         self.logger.info(f"caught as expected by {self.expect}: {str(fault).splitlines()[0]}")
         self.drop_objection()
+
+
+@pyuvm.test()
+class AxiSoakTest(SoakMixin, AxiGpuTest):
+    """The fault soak (tb/sequences/soak.py) on the AXI top."""

@@ -41,14 +41,11 @@ from tb.agents.trace_monitor import trace_path
 from tb.env.gpu_env import GpuEnv
 from tb.env.items import LaunchItem
 from tb.sequences import library
+from tools import envvars
 
 
 def seeds_from_env(default: str = "0:4") -> list[int]:
-    text = os.environ.get("KERNEL_SEEDS", default)
-    if ":" in text:
-        lo, hi = (int(x) for x in text.split(":"))
-        return list(range(lo, hi))
-    return [int(x) for x in text.split(",") if x]
+    return envvars.kernel_seeds(os.environ.get("KERNEL_SEEDS", default))
 
 
 class GpuTest(pyuvm.uvm_test):
@@ -127,6 +124,36 @@ class GpuTest(pyuvm.uvm_test):
         }  # fmt: skip
         with open(path, "a") as f:
             f.write(json.dumps(stats) + "\n")
+
+
+class SoakMixin:
+    """The fault soak (tb/sequences/soak.py): SOAK_LAUNCHES launches back to back on one GPU, faults
+    injected at random cycles, each followed by a clean launch checked in lockstep. The tally (launches,
+    faults by kind, recoveries) goes to the log and, with SIMT_SOAK=file, to a JSON line there."""
+
+    def items(self) -> list[LaunchItem]:
+        from tb.sequences import soak
+
+        self.soak = soak.plan(self.cfg, self.rng, int(os.environ.get("SOAK_LAUNCHES", "24")))  # type: ignore[attr-defined]
+        return self.soak.items
+
+    def report_phase(self) -> None:
+        super().report_phase()  # type: ignore[misc]
+        tally = {
+            "top": "axi" if "Axi" in type(self).__name__ else "native", "config": os.environ.get("GPU_TAG", ""),
+            "sim": os.environ.get("SIM", ""), "launches": self.soak.launches,
+            "faults": dict(self.soak.faults), "recoveries": self.soak.recoveries,
+            "checked": self.env.checker.kernels_checked,  # type: ignore[attr-defined]
+        }  # fmt: skip
+        self.logger.info(f"soak: {tally}")  # type: ignore[attr-defined]
+        if path := os.environ.get("SIMT_SOAK"):
+            with open(path, "a") as f:
+                f.write(json.dumps(tally) + "\n")
+
+
+@pyuvm.test()
+class SoakTest(SoakMixin, GpuTest):
+    """The fault soak on the native top."""
 
 
 REG_UNLISTED = 0x1F  # no register has this index (docs/gpu.md)
@@ -387,6 +414,24 @@ class KernelTest(GpuTest):
                         "cycles_per_sm": item.cycles_per_sm,
                     }
                     f.write(json.dumps(row) + "\n")
+
+
+@pyuvm.test()
+class CudacFuzzTest(GpuTest):
+    """Random CUDA-C programs (cudac/fuzz.py; CUDAC_FUZZ=start:count) compiled by cudac: every retire
+    checked in lock-step against the golden model, the final global memory against the same program
+    compiled by gcc with the host header (docs/kernels-c.md, "Fuzzer")."""
+
+    def items(self) -> list[LaunchItem]:
+        from cudac.fuzz import rtl_cases
+        from kernels.suite import Case, Output
+
+        start, count = (int(x) for x in os.environ["CUDAC_FUZZ"].split(":"))
+        items = []
+        for prog, image, want in rtl_cases(start, count, self.cfg):
+            case = Case(f"cudac-fuzz{prog.seed}", 0, prog.seed, image, [Output("memory", 0, want)], None)
+            items.append(LaunchItem(f"cudac fuzz seed {prog.seed}", image, golden=case, max_cycles=1 << 24))
+        return items
 
 
 FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "SharedMismatch": "shared_barrier",

@@ -1,0 +1,129 @@
+"""The mapped gate-level netlist that static timing reads (issue 28), cached per configuration.
+
+Two Yosys runs per SM configuration, each cached under ``build/ppa/sta/``:
+
+1. ``coarse``: ppa/flow.py's coarse script (the same as make ppa's), kept as ``coarse.il``; keyed by the
+   RTL sources (every ``rtl/sm/*.v``, globbed), the script and the Yosys version;
+2. ``timed``: the coarse design mapped as make ppa maps it (flip-flop arrays to gates, ABC onto the area
+   library's 28 cells, flip-flops onto ``dfxtp_1``: the cells ppa/charlib.py characterizes), and every
+   memory macro (ppa/memory.py's rule) replaced by its **registered boundary**
+   (ppa/macro_boundary.v: each address/data/enable bit ends at a ``simt_macro_in`` endpoint, each read
+   data bit starts at a ``simt_macro_out`` whose clock-to-output is the macro's access time). Written
+   as ``netlist.v`` (hierarchical: one module per unit) for OpenSTA.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+from ppa import flow
+from ppa.config import Config
+from ppa.yosys import Yosys, run
+
+STA_BUILD = flow.ROOT / "build" / "ppa" / "sta"
+BOUNDARY_V = Path(__file__).resolve().parent / "macro_boundary.v"
+
+
+def key(parts: list[str]) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:12]
+
+
+def sources(files: list[Path]) -> list[str]:
+    incs = sorted(flow.INCLUDE.glob("*.vh"))
+    return [f"{f.name}:{f.read_text()}" for f in [*files, *incs]]
+
+
+def timed_script(liberty: Path, macros: Path) -> str:
+    """coarse.il -> netlist.v: flop arrays to gates, macros to registered boundaries (the cells of the
+    *macros* Liberty), ABC onto *liberty*."""
+    return (
+        "\n".join(
+            [
+                "read_rtlil coarse.il",
+                f"read_liberty -lib {liberty}",
+                f"read_liberty -lib {macros}",
+                f"select -set flopmem {flow.FLOP_ARRAYS}",
+                *flow._MAP_FLOP_ARRAYS,
+                # what is left of $mem_v2 are the macros: each becomes its registered boundary
+                f"techmap -map {BOUNDARY_V} t:$mem_v2",
+                "opt_clean",
+                f"abc -liberty {liberty}",
+                "opt_clean",
+                f"dfflibmap -liberty {liberty}",
+                "opt_clean",
+                "splitnets -ports",
+                "opt_clean -purge",
+                f"tee -q -o cells.json stat -liberty {liberty} -json",
+                "write_verilog -noattr -noexpr -nohex -nodec netlist.v",
+            ]
+        )
+        + "\n"
+    )
+
+
+def coarse(yosys: Yosys, cfg: Config, log=print, top: str = "simt_sm", params: dict | None = None) -> Path:
+    """The cached ``coarse.il`` of *cfg*'s SM, or of one rtl/sm unit *top* with *params* (ppa/flow.py's
+    coarse script)."""
+    params = cfg.sm_params() if params is None else params
+    script = flow.coarse_script(params, top)
+    k = key([yosys.version, script, *sources(flow.SM_FILES)])
+    work = STA_BUILD / f"coarse-{label(cfg, top)}-{k}"
+    il = work / "coarse.il"
+    if il.is_file():
+        return il
+    shutil.rmtree(work, ignore_errors=True)
+    log(f"  coarse synthesis of {label(cfg, top)} ({yosys.short_version}, nice 10) in {work}")
+    seconds = run(yosys, script.replace("write_json coarse.json\n", ""), work, "coarse")
+    (work / "seconds.txt").write_text(f"{seconds:.1f}\n")
+    return il
+
+
+def label(cfg: Config, top: str = "simt_sm") -> str:
+    """``L8-W16-R512-B8`` for the SM, ``simt_alu@L8-W16-R512-B8`` for one of its units."""
+    return cfg.sm_only().name if top == "simt_sm" else f"{top}@{cfg.sm_only().name}"
+
+
+def timed(
+    yosys: Yosys, cfg: Config, macros: Path, log=print, top: str = "simt_sm", params: dict | None = None
+) -> Path:
+    """The cached gate-level netlist (``netlist.v``) of *cfg*'s SM: mapped exactly as make ppa maps it
+    (ABC onto the area library of ppa/liberty.py, whose cells the characterized Liberty times), with the
+    memory macros as registered boundaries (*macros*)."""
+    from ppa import synth
+
+    il = coarse(yosys, cfg, log, top, params)
+    area_lib, _ = synth.library()
+    script = timed_script(area_lib, macros)
+    k = key(
+        [
+            il.read_text(),
+            script,
+            area_lib.read_text(),
+            macros.read_text(),
+            BOUNDARY_V.read_text(),
+            yosys.version,
+        ]
+    )
+    work = STA_BUILD / f"timed-{label(cfg, top)}-{k}"
+    net = work / "netlist.v"
+    if net.is_file():
+        return net
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    shutil.copy(il, work / "coarse.il")
+    log(f"  mapping {label(cfg, top)} (the area flow's mapping, macros as boundaries) in {work}")
+    seconds = run(yosys, script, work, "timed")
+    (work / "seconds.txt").write_text(f"{seconds:.1f}\n")
+    (work / "coarse.il").unlink()
+    return net
+
+
+def coarse_seconds(cfg_dir: Path) -> float:
+    p = cfg_dir / "seconds.txt"
+    return float(p.read_text()) if p.is_file() else 0.0

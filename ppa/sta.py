@@ -1,0 +1,458 @@
+"""Static timing of each configuration's mapped SM with OpenSTA (issue 28), and the parsing of its reports.
+
+    python -m ppa.sta [--lanes 4,8,16,32] [--jobs 2]
+
+Per configuration: the timed netlist (ppa/netlist.py: the SM mapped onto the characterized Liberty, memory
+macros as registered boundaries) is read by OpenSTA with the Liberty and ``simt_macros`` (ppa/timedlib.py);
+one ideal clock on ``clk``; ports are not timed (``set_input_delay``/``set_output_delay`` are not set: only
+register-to-register paths count, the macro boundaries being registers).
+
+- **Fmax** = 1 / (the clock period − the worst setup slack) over register-to-register paths.
+- **Per unit**, its worst path: the worst endpoint inside the unit (the hierarchical instance the endpoint
+  lies in, deepest project module), with its start point, the cells on the path and the arrival (ns).
+
+Wire load: none. A net's load is the input capacitance of its fanout pins (a fanout-based wire-load model
+whose wire term is zero): **pre-layout, no wires**; no buffering of high-fanout nets (ABC maps with drive
+strength 1 only), no clock tree (ideal clock). Kind: synthesised + characterized, OpenSTA's own version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from spec import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+OUT = ROOT / "build" / "ppa" / "sta"
+PERIOD = 20.0  # ns: the clock the reports are computed against (Fmax does not depend on it)
+VECTORLESS_ACTIVITY = 0.1  # toggles per clock of every input port (OpenSTA propagates it): a stated default
+
+
+class StaError(RuntimeError):
+    """OpenSTA is missing or failed."""
+
+
+# ----------------------------------------------------------------------------- netlist hierarchy
+
+_MODULE = re.compile(r"^module\s+(\S+)\s*\(", re.M)
+_INST = re.compile(r"^\s+(\\?[^\s(]+)\s+(\\\S+|[^\s(]+)\s*\(", re.M)
+
+
+def hierarchy(verilog: str) -> dict[str, dict[str, str]]:
+    """Module -> {instance name: module/cell type} of a Yosys ``write_verilog`` netlist."""
+    mods: dict[str, dict[str, str]] = {}
+    parts = re.split(r"^endmodule\s*$", verilog, flags=re.M)
+    for part in parts:
+        m = _MODULE.search(part)
+        if not m:
+            continue
+        body = part[m.end() :]
+        insts = {}
+        for t, n in _INST.findall(body):
+            if t in ("input", "output", "inout", "wire", "reg", "assign", "module"):
+                continue
+            insts[n.lstrip("\\").strip()] = t.lstrip("\\")
+        mods[m.group(1).lstrip("\\")] = insts
+    return mods
+
+
+def unit_of(pin: str, top: str, mods: dict[str, dict[str, str]]) -> str:
+    """The deepest project module an OpenSTA pin path (``a/b/c/D``) lies in (``top`` for the top's own
+    cells). OpenSTA escapes the brackets of generated names (``gen\\[0\\]``); both spellings work."""
+    from ppa.flow import unit_name
+
+    parts = pin.replace("\\", "").split("/")[:-2]  # drop the cell instance and its pin
+    mod, unit = top, unit_name(top)
+    i = 0
+    while i < len(parts):
+        insts = mods.get(mod, {})
+        # a name with '/' inside cannot happen in Yosys output; join greedily for safety
+        for j in range(len(parts), i, -1):
+            name = "/".join(parts[i:j])
+            if name in insts and insts[name] in mods:
+                mod = insts[name]
+                unit = unit_name(mod)
+                i = j
+                break
+        else:
+            break
+    return unit
+
+
+# ----------------------------------------------------------------------------- report parsing
+
+
+@dataclass
+class Path_:
+    startpoint: str
+    endpoint: str
+    arrival: float  # ns, data arrival time
+    required: float | None  # ns
+    slack: float | None  # ns
+    cells: list[str] = field(default_factory=list)  # cell types along the path, launch flip-flop first
+    instances: list[str] = field(default_factory=list)
+
+
+_START = re.compile(r"^Startpoint:\s+(\S+)", re.M)
+_END = re.compile(r"^Endpoint:\s+(\S+)", re.M)
+_ARR = re.compile(r"^\s*(-?[0-9.]+)\s+data arrival time", re.M)
+_REQ = re.compile(r"^\s*(-?[0-9.]+)\s+data required time", re.M)
+_SLACK = re.compile(r"^\s*(-?[0-9.]+)\s+slack \((MET|VIOLATED)\)", re.M)
+_STEP = re.compile(r"^\s*-?[0-9.]+\s+-?[0-9.]+\s+[v^]\s+(\S+)\s+\(([^)]+)\)", re.M)
+
+
+def parse_paths(text: str) -> list[Path_]:
+    """Every ``report_checks -format full`` path of *text*."""
+    out = []
+    for block in re.split(r"(?=^Startpoint:)", text, flags=re.M):
+        s, e, a = _START.search(block), _END.search(block), _ARR.search(block)
+        if not (s and e and a):
+            continue
+        data_part = block[: a.end()]
+        cells, insts = [], []
+        for pin, cell in _STEP.findall(data_part):
+            inst = pin.rsplit("/", 1)[0]
+            if not insts or insts[-1] != inst:
+                insts.append(inst)
+                cells.append(cell)
+        r, sl = _REQ.search(block), _SLACK.search(block)
+        out.append(
+            Path_(
+                s.group(1),
+                e.group(1),
+                float(a.group(1)),
+                float(r.group(1)) if r else None,
+                float(sl.group(1)) if sl else None,
+                cells,
+                insts,
+            )
+        )
+    return out
+
+
+_END_ROW = re.compile(
+    r"^(\S+)\s+\(([^)]*)\)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+(-?[0-9.]+)\s+\((MET|VIOLATED)\)", re.M
+)
+
+
+def parse_endpoints(text: str) -> list[tuple[str, float]]:
+    """(endpoint pin, slack ns) of every row of ``report_checks -format end``."""
+    return [(m.group(1), float(m.group(5))) for m in _END_ROW.finditer(text)]
+
+
+_POWER_ROW = re.compile(
+    r"^(Sequential|Combinational|Macro|Pad|Total)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)\s+([-0-9.eE+]+)",
+    re.M,
+)
+
+
+def parse_power(source: Path | str) -> dict[str, dict[str, float]] | None:
+    """``report_power``'s group rows: {group: {internal, switching, leakage, total}} in watts (a file or
+    its text; None for a missing file)."""
+    if isinstance(source, Path):
+        if not source.is_file():
+            return None
+        source = source.read_text()
+    keys = ("internal", "switching", "leakage", "total")
+    rows = {m.group(1): dict(zip(keys, map(float, m.groups()[1:]))) for m in _POWER_ROW.finditer(source)}
+    return rows or None
+
+
+def fmax_mhz(period: float, slack: float) -> float:
+    """Fmax of a path with *slack* at clock *period* (ns): 1 / (period − slack)."""
+    need = period - slack
+    if need <= 0:
+        raise ValueError(f"slack {slack} ns is not less than the period {period} ns")
+    return 1000.0 / need
+
+
+# ----------------------------------------------------------------------------- running OpenSTA
+
+
+def sta_exe() -> str:
+    exe = shutil.which("sta")
+    if exe is None:
+        raise StaError(
+            "OpenSTA not found: `apt-get install opensta` (Debian) — a named prerequisite of make ppa"
+        )
+    return exe
+
+
+def sta_version() -> str:
+    return (
+        "OpenSTA "
+        + subprocess.run([sta_exe(), "-version"], capture_output=True, text=True, timeout=60).stdout.strip()
+    )
+
+
+def script(
+    libs: list[Path],
+    netlist: Path,
+    top: str,
+    endpoints: Path,
+    paths: Path,
+    to_pins: list[str],
+    power_period: float | None = None,
+) -> str:
+    reg = "-from [all_registers -clock_pins] -to [all_registers -data_pins]"
+    lines = [
+        *[f"read_liberty {p}" for p in libs],
+        f"read_verilog {netlist}",
+        f"link_design {top}",
+        f"create_clock -name clk -period {PERIOD} [get_ports clk]",
+        "set_input_transition 0.04 [get_ports clk]",
+        f"report_checks -path_delay max {reg} -format end -digits 4 -group_count 1000000 -endpoint_count 1 "
+        f"-sort_by_slack > {endpoints}",
+        f"report_checks -path_delay max {reg} -format full -digits 4 > {paths}",
+    ]
+    for pin in to_pins:
+        lines.append(
+            f"report_checks -path_delay max -to [get_pins {{{pin}}}] -format full -digits 4 >> {paths}"
+        )
+    if power_period:  # vectorless power at Fmax: OpenSTA propagates a default activity from the inputs
+        lines += [
+            f"create_clock -name clk -period {power_period:.4f} [get_ports clk]",
+            f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
+            f"report_power -digits 6 > {paths.parent / 'power.rpt'}",
+        ]
+    lines.append("exit")
+    return "\n".join(lines) + "\n"
+
+
+def run_sta(tcl: Path, log: Path) -> float:
+    cmd = [sta_exe(), "-no_splash", "-exit", str(tcl)]
+    if shutil.which("nice"):
+        cmd = ["nice", "-n", "10", *cmd]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tcl.parent)
+    log.write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0 or "Error" in proc.stdout + proc.stderr:
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
+        raise StaError(f"OpenSTA failed on {tcl} (see {log}):\n{tail}")
+    return time.monotonic() - start
+
+
+def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
+    """Fmax and the worst path of every unit of *netlist* (two OpenSTA runs: the endpoints, then the
+    worst path of each unit's worst endpoint)."""
+    work.mkdir(parents=True, exist_ok=True)
+    mods = hierarchy(netlist.read_text())
+    ends, paths = work / "endpoints.rpt", work / "paths.rpt"
+    t1 = run_sta(_write(work / "ends.tcl", script(libs, netlist, top, ends, paths, [])), work / "ends.log")
+    rows = parse_endpoints(ends.read_text())
+    if not rows:
+        raise StaError(f"no register-to-register endpoint in {ends}")
+    worst_pin, worst_slack = min(rows, key=lambda r: r[1])
+    per_unit: dict[str, tuple[str, float]] = {}
+    for pin, slack in rows:
+        u = unit_of(pin, top, mods)
+        if u not in per_unit or slack < per_unit[u][1]:
+            per_unit[u] = (pin, slack)
+    pins = [p for p, _ in per_unit.values()]
+    tcl2 = script(libs, netlist, top, ends, paths, pins, power_period=PERIOD - worst_slack)
+    t2 = run_sta(_write(work / "paths.tcl", tcl2), work / "paths.log")
+    found = parse_paths(paths.read_text())
+    critical = found[0]
+    by_end = {p.endpoint: p for p in found[1:]}
+    units = {}
+    for u, (pin, slack) in sorted(per_unit.items(), key=lambda kv: kv[1][1]):
+        inst = pin.rsplit("/", 1)[0]
+        p = (
+            by_end.get(inst)
+            or by_end.get(pin)
+            or next((q for q in found[1:] if q.endpoint.startswith(inst)), None)
+        )
+        units[u] = {
+            "endpoint": pin,
+            "slack_ns": slack,
+            "delay_ns": PERIOD - slack,
+            "fmax_mhz": fmax_mhz(PERIOD, slack),
+            "path": asdict(p) if p else None,
+            "start_unit": unit_of(p.startpoint + "/X", top, mods) if p else None,
+        }
+    return {
+        "fmax_mhz": fmax_mhz(PERIOD, worst_slack),
+        "min_period_ns": PERIOD - worst_slack,
+        "critical": {
+            **asdict(critical),
+            "end_unit": unit_of(worst_pin, top, mods),
+            "start_unit": unit_of(critical.startpoint + "/X", top, mods),
+        },
+        "units": units,
+        "endpoints": len(rows),
+        "power_vectorless_w": parse_power(work / "power.rpt"),
+        "seconds": t1 + t2,
+    }
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+# ----------------------------------------------------------------------------- the flow
+
+
+def libraries(log=print) -> tuple[Path, Path, str]:
+    """(the standard-cell Liberty, the macro boundary Liberty, a label): PPA_LIBERTY or ours."""
+    from ppa import charlib, timedlib
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    macros = OUT / "simt_macros.lib"
+    text = timedlib.macro_liberty_text()
+    if not macros.is_file() or macros.read_text() != text:
+        macros.write_text(text)
+    user = timedlib.user_liberty()
+    if user is not None:
+        return user.resolve(), macros, f"PPA_LIBERTY={user}"
+    work, data = charlib.characterize(log=log)
+    lib = work / "sky130_fd_sc_hd_char.lib"
+    text = timedlib.liberty_text(data)
+    if not lib.is_file() or lib.read_text() != text:
+        lib.write_text(text)
+    return lib, macros, f"characterized ({data['tool']}, tt 1.8 V 25 C)"
+
+
+def analyse_config(cfg, log=print) -> dict:
+    """Synthesis (cached), OpenSTA (cached by the netlist and libraries) of one SM configuration."""
+    from ppa import netlist
+    from ppa.yosys import find
+
+    lib, macros, label = libraries(log)
+    y = find()
+    t0 = time.monotonic()
+    net = netlist.timed(y, cfg, macros, log)
+    synth_s = time.monotonic() - t0
+    key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
+    work = OUT / f"{cfg.sm_only().name}-{key}"
+    res_path = work / "sta.json"
+    if res_path.is_file():
+        return json.loads(res_path.read_text())
+    log(f"  OpenSTA on SM {cfg.sm_only().name}")
+    res = analyse([lib, macros], net, "simt_sm", work)
+    cells = json.loads((net.parent / "cells.json").read_text())
+    res.update(
+        name=cfg.sm_only().name,
+        config=cfg.sm_only().as_dict(),
+        library=label,
+        tool=sta_version(),
+        yosys=y.version,
+        wire_load="none: net load = fanout pin capacitance (pre-layout, no wires)",
+        macro_model=f"registered boundary, access {__import__('ppa.timedlib').timedlib.MACRO_ACCESS_NS} ns",
+        cells=cells.get("design", {}).get("num_cells"),
+        area_um2=cells.get("design", {}).get("area"),
+        seconds_synth=synth_s,
+    )
+    res_path.write_text(json.dumps(res, indent=1))
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ppa.config import Config
+
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lanes", default="4,8,16,32")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args(argv)
+    cfgs = [Config(lanes=n, banks=n, rf_depth=4096 // n) for n in (int(x) for x in args.lanes.split(","))]
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+            results = list(ex.map(analyse_config, cfgs))
+    except (StaError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    for r in results:
+        c = r["critical"]
+        print(
+            f"{r['name']}: Fmax {r['fmax_mhz']:.1f} MHz ({r['min_period_ns']:.3f} ns), critical "
+            f"{c['start_unit']} -> {c['end_unit']} ({len(c['cells'])} cells)"
+        )
+    (OUT / "summary.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(main)
+
+
+# ----------------------------------------------------------------------------- one unit alone
+
+UNITS_ALONE = ("simt_alu", "simt_shared_lsu")  # Lies 2019 §5.2's two candidates for the critical path
+
+
+def unit_script(libs: list[Path], netlist: Path, top: str, paths: Path) -> str:
+    """A unit synthesised alone: its ports are treated as registered (input and output delay 0 against
+    the clock; a virtual clock for a unit without one), so its worst path is its own logic's."""
+    return (
+        "\n".join(
+            [
+                *[f"read_liberty {p}" for p in libs],
+                f"read_verilog {netlist}",
+                f"link_design {top}",
+                "if {[llength [get_ports -quiet clk]]} "
+                f"{{ create_clock -name clk -period {PERIOD} [get_ports clk] }} "
+                f"else {{ create_clock -name clk -period {PERIOD} }}",
+                "set_input_delay 0 -clock clk [all_inputs]",
+                "set_output_delay 0 -clock clk [all_outputs]",
+                "set_input_transition 0.1 [all_inputs]",
+                f"report_checks -path_delay max -format full -digits 4 > {paths}",
+                "exit",
+            ]
+        )
+        + "\n"
+    )
+
+
+def analyse_unit(job: tuple) -> dict:
+    """(Config, unit) -> the unit's worst path alone (synthesised as make ppa maps it, cached)."""
+    from ppa import flow, netlist
+    from ppa.yosys import find
+
+    cfg, unit = job
+    lib, macros, label = libraries()
+    y = find()
+    params = flow.unit_params(cfg.sm_params())[unit]
+    t0 = time.monotonic()
+    net = netlist.timed(y, cfg, macros, print, top=unit, params=params)
+    synth_s = time.monotonic() - t0
+    key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
+    work = OUT / f"{netlist.label(cfg, unit)}-{key}"
+    res_path = work / "sta.json"
+    if res_path.is_file():
+        return json.loads(res_path.read_text())
+    work.mkdir(parents=True, exist_ok=True)
+    paths = work / "paths.rpt"
+    seconds = run_sta(
+        _write(work / "unit.tcl", unit_script([lib, macros], net, unit, paths)), work / "unit.log"
+    )
+    found = parse_paths(paths.read_text())
+    if not found:
+        raise StaError(f"no timed path in {paths}")
+    p = found[0]
+    res = {
+        "unit": unit,
+        "config": cfg.sm_only().name,
+        "lanes": cfg.lanes,
+        "params": params,
+        "delay_ns": PERIOD - (p.slack or 0.0),
+        "fmax_mhz": fmax_mhz(PERIOD, p.slack or 0.0),
+        "path": asdict(p),
+        "library": label,
+        "seconds_sta": seconds,
+        "seconds_synth": synth_s,
+    }
+    res_path.write_text(json.dumps(res, indent=1))
+    return res

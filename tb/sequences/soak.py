@@ -1,0 +1,102 @@
+"""The fault soak (``make soak``, tb/tests/system/test_soak.py): launches back to back on one GPU, with
+faults injected at random cycles, every launch after a fault a clean one checked in lockstep.
+
+Fault kinds: ABORT mid-launch and reset mid-launch (at a random cycle), an illegal launch image (each of
+the loader's refusals in turn), a kernel that traps (each kernel error kind in turn), and a launch under
+memory at the extremes (almost no backpressure or nearly always stalled, latencies from 1 to 500
+cycles, responses reordered). The launches between faults are directed and constrained-random kernels.
+Every launch goes through the same environment as every system test: each retire checked against the
+golden model, every memory transaction and shared write on its scoreboard.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kernels.directed import ERROR_KERNELS, image_of
+from spec.config import GpuConfig
+from tb.agents.gmem_agent import GMEM_PROFILES
+from tb.env.items import LaunchItem
+from tb.sequences import library
+
+FAULT_KINDS = ("abort", "reset", "illegal-image", "trap", "memory-extreme")
+CLEAN_KERNELS = ["vecadd", "alu", "divergence", "shared_barrier", "matmul"]
+# memory at its extremes: nearly never ready and very slow; or always ready with the shortest latency
+MEMORY_EXTREMES = [
+    {"req_ready_prob": 0.05, "latency": (1, 500), "out_of_order": True, "rsp_valid_prob": 0.1},
+    {"req_ready_prob": 1.0, "latency": (1, 1), "out_of_order": False, "rsp_valid_prob": 1.0},
+    {"req_ready_prob": 0.5, "latency": (200, 500), "out_of_order": True, "rsp_valid_prob": 0.05},
+]
+
+
+@dataclass
+class SoakPlan:
+    items: list[LaunchItem]
+    faults: Counter = field(default_factory=Counter)
+    recoveries: int = 0  # clean launches right after a fault (each one checked in lockstep)
+    faulted: list[int] = field(default_factory=list)  # the indices of the faulted launches
+
+    @property
+    def launches(self) -> int:
+        return len(self.items)
+
+
+def _clean(cfg: GpuConfig, rng: random.Random, tag: str, random_share: float = 0.3) -> LaunchItem:
+    if rng.random() < random_share:
+        from tb.sequences.random_kernel import generate
+
+        seed = rng.randrange(1 << 31)
+        return LaunchItem(f"{tag}: random kernel {seed}", generate(seed, cfg).image, seed=seed)
+    name = rng.choice(CLEAN_KERNELS)
+    return LaunchItem(f"{tag}: {name}", image_of(name, rng))
+
+
+def plan(
+    cfg: GpuConfig, rng: random.Random, launches: int, fault_share: float = 0.3, random_share: float = 0.3
+) -> SoakPlan:
+    """``launches`` launches; about ``fault_share`` of them faulted, each fault followed by a clean one;
+    ``random_share`` of the clean launches are constrained-random kernels, the rest directed ones."""
+    out = SoakPlan([])
+    illegal = [i for i in library.launch_errors(cfg, rng) if i.expect_launch_error is not None]
+    traps = list(ERROR_KERNELS)
+    while len(out.items) < launches:
+        n = len(out.items)
+        if launches - n >= 2 and rng.random() < fault_share / (1 - fault_share):
+            kind = rng.choice(FAULT_KINDS)
+            out.faults[kind] += 1
+            if kind in ("abort", "reset"):
+                after_cycles = rng.randrange(20, 300)
+                item = LaunchItem(
+                    f"{n}: matmul, {kind} after {after_cycles} cycles",
+                    image_of("matmul", rng),
+                    interrupt=kind,
+                    interrupt_after=after_cycles,
+                )
+            elif kind == "illegal-image":
+                template = illegal[out.faults[kind] % len(illegal)]
+                item = LaunchItem(
+                    f"{n}: illegal image ({template.get_name()})",
+                    template.image,
+                    words=template.words,
+                    start=template.start,
+                    expect_launch_error=template.expect_launch_error,
+                    expect_rule=template.expect_rule,
+                )
+            elif kind == "trap":
+                err = traps[out.faults[kind] % len(traps)]
+                item = LaunchItem(f"{n}: trap {err}", image_of(err, rng), expect_error=err)
+            else:
+                item = _clean(cfg, rng, f"{n}: under extreme memory", random_share)
+                item.gmem = rng.choice(MEMORY_EXTREMES)
+                item.max_cycles *= 4
+            out.faulted.append(len(out.items))
+            out.items.append(item)
+            after = _clean(cfg, rng, f"{n + 1}: after {kind}", random_share)
+            after.gmem = dict(GMEM_PROFILES["default"])  # the ordinary memory again
+            out.items.append(after)
+            out.recoveries += 1
+        else:
+            out.items.append(_clean(cfg, rng, str(n), random_share))
+    return out

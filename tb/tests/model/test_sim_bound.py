@@ -1,0 +1,53 @@
+"""The wall-clock bound of a simulator run (tb/rtlsim.py): scaled from the run's last duration, fixed by
+SIMT_SIM_TIMEOUT; the simulated time read from the run's output. The bound itself ending a real hung
+simulation is tb/tests/unit/test_zero_time_hang.py (both simulators)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tb import rtlsim
+
+
+def test_bound_scales_with_the_last_duration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SIMT_SIM_TIMEOUT", raising=False)
+    assert rtlsim.wall_bound(tmp_path, "t") == rtlsim.BOUND_DEFAULT  # never ran: the default
+    rtlsim._record_duration(tmp_path, "t", 1.0)
+    assert rtlsim.wall_bound(tmp_path, "t") == rtlsim.BOUND_FLOOR  # short: the floor
+    rtlsim._record_duration(tmp_path, "t", 100.0)
+    assert rtlsim.wall_bound(tmp_path, "t") == rtlsim.BOUND_FACTOR * 100.0
+    assert rtlsim.wall_bound(tmp_path, "other") == rtlsim.BOUND_DEFAULT  # per test selection
+    monkeypatch.setenv("SIMT_SIM_TIMEOUT", "7")
+    assert rtlsim.wall_bound(tmp_path, "t") == 7.0
+
+
+@pytest.mark.parametrize(
+    "line,expect",
+    [(b"   1234.00ns INFO     cocotb.regression running", "1234.00ns"), (b"  0.00ns WARNING  x", "0.00ns"),
+     (b"     5.50us INFO  y", "5.50us"), (b"VCD info: dumpfile", None)],
+)  # fmt: skip
+def test_simulated_time_is_read_from_the_log(line: bytes, expect: str | None) -> None:
+    m = rtlsim._SIM_TIME.match(line)
+    assert (None if m is None else (m.group(1) + m.group(2)).decode()) == expect
+
+
+def test_a_process_burning_cpu_is_stopped_and_a_slow_one_is_not_by_cpu() -> None:
+    import subprocess
+    import sys
+
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        rc, spent = rtlsim._wait_bounded(burner, 0.3, cpu=True)
+        assert rc is None and "CPU time" in spent
+    finally:
+        burner.kill()
+        burner.wait()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        rc, spent = rtlsim._wait_bounded(sleeper, 0.2, cpu=True)  # no CPU spent: the wall backstop (10x)
+        assert rc is None and "wall-clock" in spent
+    finally:
+        sleeper.kill()
+        sleeper.wait()

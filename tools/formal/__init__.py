@@ -1,0 +1,1 @@
+"""Formal verification of the RTL units with SymbiYosys (make formal; docs/verification.md "Formal")."""

@@ -1,0 +1,94 @@
+"""`make formal`: run the formal jobs (tools/formal/jobs.py) and print the summary table.
+
+    python -m tools.formal                 every job, two at a time
+    python -m tools.formal --only NAME...  some jobs (names from --list)
+    python -m tools.formal --list          the jobs, their properties and parameters
+    python -m tools.formal --docs          also rewrite the table in docs/verification.md ("Formal")
+
+Exit status 0 when every proof passed and every planted fault produced its counterexample.
+The table is also written to build/reports/formal.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from spec import cli
+from tools.formal import report
+from tools.formal.jobs import Job, all_jobs
+from tools.formal.sby import FormalToolError, Result, check_tools, run
+
+
+def _solvers(jobs: Sequence[Job]) -> set[str]:
+    out: set[str] = set()
+    for j in jobs:
+        parts = j.engine.split()
+        if parts[0] == "smtbmc":
+            out.add(parts[-1] if len(parts) > 1 else "yices")
+        elif parts[0] == "abc":
+            out.add("abc")
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = cli.ArgumentParser(prog="python -m tools.formal", description=__doc__.splitlines()[0])
+    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these jobs")
+    p.add_argument("--list", action="store_true", help="list the jobs and exit")
+    p.add_argument("--jobs", type=int, default=2, help="jobs run at the same time (default 2)")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per job before it counts as failed")
+    p.add_argument("--docs", action="store_true", help="rewrite the table in docs/verification.md")
+    args = p.parse_args(argv)
+
+    jobs = all_jobs()
+    if args.list:
+        for j in jobs:
+            params = ", ".join(f"{k}={v}" for k, v in j.params.items())
+            print(f"{j.name:<28} {j.engine_name:<28} {params:<40} {j.what}")
+        return 0
+    if args.only:
+        names = {j.name for j in jobs}
+        unknown = [n for n in args.only if n not in names]
+        if unknown:
+            print(
+                f"error: unknown job(s) {', '.join(unknown)}; see python -m tools.formal --list",
+                file=sys.stderr,
+            )
+            return 2
+        jobs = [j for j in jobs if j.name in args.only]
+    try:
+        env = check_tools(_solvers(jobs))
+    except FormalToolError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+    start = time.monotonic()
+    results: list[Result] = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for res in pool.map(lambda j: run(j, env, args.timeout), jobs):
+            mark = "ok " if res.ok else "BAD"
+            print(f"[{mark}] {res.job.name:<28} {res.verdict:<26} {res.seconds:6.1f}s", flush=True)
+            if not res.ok:
+                print(
+                    f"      expected {'a counterexample' if res.job.expect == 'fail' else 'PASS'}; "
+                    f"log: build/formal/{res.job.name}/run/logfile.txt",
+                    flush=True,
+                )
+            results.append(res)
+    wall = time.monotonic() - start
+    table = report.table(results)
+    print()
+    print(table)
+    bad = [r for r in results if not r.ok]
+    summary = report.summary(results, wall)
+    print(summary)
+    report.write_build(table, summary)
+    if args.docs:
+        report.write_docs(table, summary)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    cli.run(main)

@@ -1,0 +1,326 @@
+"""The formal jobs of `make formal`: one SymbiYosys task per unit and property set (docs/verification.md
+"Formal").
+
+Each unit has a property wrapper in formal/<rtl folder>/<unit>_props.sv: a module that instantiates the
+unit with small but non-trivial parameters, ASSUMES the unit's input contract (the same contract its unit
+bench in tb/tests/unit drives) and ASSERTS the properties. A `prove` job is an unbounded proof by
+k-induction (smtbmc + yices); `bmc` is a bounded check to `depth` cycles; `cover` asks for a trace.
+
+Every property set has at least one planted fault: a `fault` job runs the same wrapper on a copy of the
+unit with one small change (a Mutant: `old` -> `new`, the text must occur exactly once in the file) and
+must END IN A COUNTEREXAMPLE, kept as formal/cex/<job>.vcd. The RTL is never edited for this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str  # repository-relative RTL file
+    old: str  # text replaced (must occur exactly once)
+    new: str
+    why: str  # what the fault breaks, in words
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    unit: str  # the RTL module under proof
+    props: str  # the property wrapper (repository-relative)
+    top: str  # the wrapper module
+    sources: tuple[str, ...]  # RTL files (repository-relative), unit first
+    what: str  # the properties, in words (the summary table)
+    mode: str = "prove"  # prove | bmc | cover
+    depth: int = 8  # k of the induction / the bound
+    engine: str = "smtbmc yices"
+    params: dict[str, int] = field(default_factory=dict)  # shown in the table; set in the wrapper
+    defines: tuple[str, ...] = ()
+    mutant: Mutant | None = None
+    expect: str = "pass"  # pass | fail (a planted fault must fail)
+
+    @property
+    def engine_name(self) -> str:
+        return {"prove": "k-induction", "bmc": "BMC", "cover": "cover"}[self.mode] + f" ({self.engine})"
+
+
+def _unit(
+    unit: str,
+    folder: str,
+    what: str,
+    *,
+    params: dict[str, int],
+    depth: int,
+    faults: list[Mutant],
+    extra_sources: tuple[str, ...] = (),
+    mode: str = "prove",
+    name: str | None = None,
+    props: str | None = None,
+    top: str | None = None,
+) -> list[Job]:
+    """A unit's proof job and one fault job per planted mutant (same wrapper, same depth)."""
+    base = name or unit.removeprefix("simt_")
+    props = props or f"formal/{folder}/{unit}_props.sv"
+    top = top or f"{unit}_props"
+    sources = (f"rtl/{folder}/{unit}.v", *extra_sources)
+    # INVARIANTS: the wrapper's induction invariants (the unit's registers equal the wrapper's model);
+    # left out of the fault runs, so a planted fault is caught by a property, not by an invariant.
+    proof = Job(
+        base, unit, props, top, sources, what, mode=mode, depth=depth, params=params, defines=("INVARIANTS",)
+    )
+    jobs = [proof]
+    for i, m in enumerate(faults, 1):
+        jobs.append(
+            Job(
+                f"{base}_fault{i}",
+                unit,
+                props,
+                top,
+                sources,
+                f"planted fault: {m.why}",
+                mode="bmc",
+                depth=depth if mode == "bmc" else max(depth, 8),
+                params=params,
+                mutant=m,
+                expect="fail",
+            )
+        )
+    return jobs
+
+
+def all_jobs() -> list[Job]:
+    jobs: list[Job] = []
+    jobs += _unit(
+        "simt_warp_sched",
+        "sm",
+        "grant only a ready warp, grant_valid = any ready, grant in range, a warp ready at every take is "
+        "granted within NUM_WARPS takes",
+        params={"NUM_WARPS": 5},
+        depth=4,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_warp_sched.v",
+                "start <= (grant == LAST[W-1:0]) ? {W{1'b0}} : grant + 1'b1;",
+                "start <= (grant == LAST[W-1:0]) ? {W{1'b0}} : grant;",
+                "the pointer stays on the taken warp (starves the others)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_barrier",
+        "sm",
+        "release exactly when every non-exited warp of the block has arrived (and one waits), one-cycle "
+        "pulse, arrivals cleared by the release, out-of-range slots ignored",
+        params={"NUM_BLOCKS": 3, "NUM_WARPS": 3},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_barrier.v",
+                "wire complete = (total_n == {2'b00, warps}) && (arrived_n != 0);",
+                "wire complete = (total_n == {2'b00, warps});",
+                "a block whose last warps exit with nobody waiting releases",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_coalescer",
+        "sm",
+        "each active lane served exactly once, lanes of one transaction in its segment and no segment twice "
+        "(transactions <= lanes), word mask = words touched, highest lane's store data, out_last / out_index "
+        "exact, empty access = one marker beat, offered transaction stable until taken",
+        params={"WARP_SIZE": 4, "SEG_WORDS": 2},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_coalescer.v",
+                "pend_q  <= pend_q & ~out_lanes;",
+                "pend_q  <= pend_q & ~first;",
+                "only the lowest lane is retired per transaction (lanes served twice)",
+            ),
+            Mutant(
+                "rtl/sm/simt_coalescer.v",
+                "if (store_q) out_wdata[w*32 +: 32] = data_q[l*32 +: 32];",
+                "if (store_q && out_wdata[w*32 +: 32] == 32'd0) out_wdata[w*32 +: 32] = data_q[l*32 +: 32];",
+                "a word several lanes store to keeps the first (lowest) lane's non-zero data",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_mem_arbiter",
+        "top",
+        "one SM ready at a time and only a requesting one, no request lost / duplicated / reordered (x_* = "
+        "oldest granted request, payload and tag {sm, tag}), x request held until taken, a requesting SM "
+        "granted within NUM_SMS grants, responses routed by tag",
+        params={"NUM_SMS": 3, "SEG_WORDS": 1, "TAG_W": 2},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/top/simt_mem_arbiter.v",
+                "skid_valid_q <= !out_free && (skid_valid_q || in_fire);",
+                "skid_valid_q <= !out_free && in_fire;",
+                "a request waiting in the skid register is dropped when the output stalls again",
+            ),
+            Mutant(
+                "rtl/top/simt_mem_arbiter.v",
+                "else if (in_fire) last_q <= pick;",
+                "else if (in_fire && pick != 0) last_q <= pick;",
+                "the round-robin pointer does not move past SM 0 (SM 0 can starve the others)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_block_sched",
+        "top",
+        "one block per cycle to a ready SM while blocks remain, k-th dispatch = block k with its ctaid (none "
+        "lost or duplicated), done only when all dispatched and done and then at once, a ready SM served "
+        "within NUM_SMS dispatches",
+        params={"NUM_SMS": 3},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/top/simt_block_sched.v",
+                "if (cx != cfg_grid[15:0] - 16'd1) begin",
+                "if (cx != cfg_grid[15:0]) begin",
+                "the x counter runs one past the grid's x size (wrong ctaid)",
+            ),
+            Mutant(
+                "rtl/top/simt_block_sched.v",
+                "else if (run)             blocks_done <= blocks_done + {27'd0, ndone_now};",
+                "else if (run)             blocks_done <= blocks_done + {27'd0, |blk_done};",
+                "two blocks finishing in one cycle count once (the launch never ends)",
+            ),
+        ],
+    )
+    lsu_params = {"NUM_LANES": 4, "NUM_BANKS": 2, "SHARED_WORDS": 64}
+    jobs += _unit(
+        "simt_shared_lsu",
+        "sm",
+        "each active lane served exactly once, at most one distinct word per bank per pass (broadcast), "
+        "waits only on a conflict, store writes = highest lane's data per bank, clears only while idle, "
+        "passes exact and <= active lanes, rsp_valid after the last pass",
+        params=lsu_params,
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_shared_lsu.v",
+                "if (served[wl]) bank_wd[lane_bank[wl*BWS +: BWS]*32 +: 32] = r_wdata[wl*32 +: 32];",
+                "if (served[wl] && bank_wd[lane_bank[wl*BWS +: BWS]*32 +: 32] == 32'd0) "
+                "bank_wd[lane_bank[wl*BWS +: BWS]*32 +: 32] = r_wdata[wl*32 +: 32];",
+                "several lanes storing one word: the lowest lane's non-zero data wins",
+            ),
+            Mutant(
+                "rtl/sm/simt_shared_lsu.v",
+                "assign clr_ready = ~busy;",
+                "assign clr_ready = 1'b1;",
+                "a line clear is taken while a row is in progress",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "shared_lsu_data",
+            "simt_shared_lsu",
+            "formal/sm/simt_shared_lsu_props.sv",
+            "simt_shared_lsu_props",
+            ("rtl/sm/simt_shared_lsu.v",),
+            "a load returns in every active lane the word last stored or cleared at its address, 0 elsewhere",
+            mode="bmc",
+            depth=6,
+            params=lsu_params,
+            defines=("DATA",),
+        )
+    )
+    jobs += _unit(
+        "simt_alu",
+        "sm",
+        "every operation but MUL/MAD/MULHU equals docs/isa.md 3.1 for all 32-bit operands (wrapping add/sub, "
+        "signed/unsigned compares and min/max, shifts by >= 32, logic, MV)",
+        params={},
+        depth=1,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_alu.v",
+                "wire [31:0] sra  = $signed(a) >>> (big ? 5'd31 : b[4:0]);",
+                "wire [31:0] sra  = $signed(a) >>> b[4:0];",
+                "an arithmetic shift by 32 or more uses only the low 5 bits of the amount",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_decode",
+        "sm",
+        "equal to the decoder generated from spec/isa.py (formal/sm/simt_decode_ref.v) for every word and "
+        "register count: illegal, class, ALU op, operand ports, immediate, rd, BAD_REGISTER, flags, target",
+        params={},
+        depth=1,
+        extra_sources=("formal/sm/simt_decode_ref.v",),
+        faults=[
+            Mutant(
+                "rtl/sm/simt_decode.v",
+                "default: imm = {{21{imm11[10]}}, imm11};",
+                "default: imm = {21'd0, imm11};",
+                "a store's 11-bit offset is zero-extended (negative offsets wrong)",
+            ),
+            Mutant(
+                "rtl/sm/simt_decode.v",
+                "F_LOAD, F_SREG: wr = 1'b1;",
+                "F_LOAD, F_SREG, F_BRANCH: wr = 1'b1;",
+                "branches write rd",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_axi_mem_bridge",
+        "top",
+        "AXI handshake rules (AW/W/AR valid held until ready, payload stable), INCR bursts of SEG_WORDS "
+        "beats with WLAST/WSTRB exact, request -> one transaction (address, ID, kind), same-segment "
+        "ordering (no issue while an in-flight transaction of the segment conflicts), <= MAX_OUT in "
+        "flight, B/R -> native responses with tag and data, no error for a legal slave",
+        params={"SEG_WORDS": 2, "ID_W": 1, "MAX_OUT": 2},
+        depth=8,
+        mode="bmc",
+        faults=[
+            Mutant(
+                "rtl/top/simt_axi_mem_bridge.v",
+                "assign m_axi_awvalid = q_issued && q_write && !aw_done;",
+                "assign m_axi_awvalid = q_issued && q_write && !aw_done && !w_fire;",
+                "AWVALID drops in a cycle a W beat is taken (valid not held until ready)",
+            ),
+            Mutant(
+                "rtl/top/simt_axi_mem_bridge.v",
+                "if (t_valid[i] && t_addr[i] == q_addr && (t_write[i] || q_write)) hazard = 1'b1;",
+                "if (t_valid[i] && t_addr[i] == q_addr && t_write[i] && q_write) hazard = 1'b1;",
+                "a load may pass an in-flight store of its segment (and a store an in-flight load)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_div_stack",
+        "sm",
+        "depth bounds, pops return what was pushed (SYNC: SSY's target and mask; DIV: pc+1 and the "
+        "not-taken lanes, OR-ed by merges), resume mask = popped mask minus exited lanes, a divergent "
+        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top",
+        params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
+        depth=6,
+        mode="bmc",
+        faults=[
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "if (!busy && start && a_merge) st_mask[top_idx] <= top_mask | n_set;",
+                "if (!busy && start && a_merge) st_mask[top_idx] <= n_set;",
+                "a merge replaces the waiting DIV's mask instead of OR-ing into it (lanes lost)",
+            ),
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;",
+                "wire [WARP_SIZE-1:0] p_mask = top_mask;",
+                "a pop restores exited lanes",
+            ),
+        ],
+    )
+    return jobs
+
+
+def by_name() -> dict[str, Job]:
+    return {j.name: j for j in all_jobs()}

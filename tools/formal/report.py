@@ -1,0 +1,62 @@
+"""The summary table of `make formal`: printed, written to build/reports/formal.md and (with --docs) into
+docs/verification.md between the markers below."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from tools.formal.sby import ROOT, Result
+
+DOCS = ROOT / "docs" / "verification.md"
+BEGIN = "<!-- formal-table: begin (python -m tools.formal --docs) -->"
+END = "<!-- formal-table: end -->"
+
+
+def table(results: Sequence[Result]) -> str:
+    head = "| unit | job | property | parameters | engine | result | time |"
+    rows = [head, "| --- | --- | --- | --- | --- | --- | ---: |"]
+    for r in results:
+        params = ", ".join(f"{k}={v}" for k, v in r.job.params.items())
+        verdict = r.verdict
+        if r.job.expect == "fail":
+            cex = f" [cex](../formal/cex/{r.job.name}.vcd)" if r.trace is not None else ""
+            verdict = f"{verdict}{cex} ({'expected' if r.ok else 'NOT caught'})"
+            if r.failed:
+                verdict += f": `{r.failed.split(': ', 1)[-1]}`"
+        elif r.job.mode == "prove" and r.status == "PASS":
+            verdict = f"proved (k = {r.job.depth})"
+        rows.append(
+            f"| {r.job.unit} | {r.job.name} | {r.job.what} | {params} | {r.job.engine_name} | {verdict} |"
+            f" {r.seconds:.1f} s |"
+        )
+    return "\n".join(rows)
+
+
+def summary(results: Sequence[Result], wall: float) -> str:
+    proofs = [r for r in results if r.job.expect == "pass"]
+    faults = [r for r in results if r.job.expect == "fail"]
+    units = sorted({r.job.unit for r in proofs if r.ok and r.job.mode == "prove"})
+    return (
+        f"formal: {sum(r.ok for r in proofs)} of {len(proofs)} property jobs passed "
+        f"({len(units)} units with an unbounded proof), {sum(r.ok for r in faults)} of {len(faults)} planted "
+        f"faults caught; wall {wall:.0f} s"
+    )
+
+
+def write_build(text: str, line: str) -> Path:
+    out = ROOT / "build" / "reports" / "formal.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# make formal\n\n{text}\n\n{line}\n")
+    return out
+
+
+def write_docs(text: str, line: str) -> None:
+    doc = DOCS.read_text()
+    block = f"{BEGIN}\n{text}\n\n{line}\n{END}"
+    if BEGIN in doc and END in doc:
+        doc = re.sub(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _m: block, doc, flags=re.S)
+    else:
+        doc = doc.rstrip("\n") + "\n\n## Formal\n\n" + block + "\n"
+    DOCS.write_text(doc)
