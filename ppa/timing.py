@@ -39,7 +39,12 @@ UNIT_LABEL = {
     "simt_decode": "decode",
     "simt_barrier": "barriers",
     "simt_perf": "perf counters",
-    "simt_sm": "SM control + tables",
+    "simt_warp_table": "warp table",
+    "simt_block_init": "block start",
+    "simt_issue": "issue (F, DEC)",
+    "simt_execute": "execute (EX)",
+    "simt_commit": "commit (CM)",
+    "simt_sm": "SM memories + glue",
 }
 
 
