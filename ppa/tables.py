@@ -28,8 +28,11 @@ UNIT_OF_MODULE = {
     "simt_commit": "commit (CM)",
     "simt_sm": "SM memories + glue",
     "simt_gpu": "GPU top glue",
+    "simt_sm_select": "GPU top glue",
     "simt_block_sched": "block scheduler",
     "simt_loader": "loader",
+    "simt_image_check": "loader",
+    "simt_loader_store": "loader",
     "simt_mem_arbiter": "memory arbiter",
 }
 UNIT_ORDER = list(dict.fromkeys(UNIT_OF_MODULE.values()))

@@ -116,7 +116,7 @@ module simt_gpu #(
     reg  [4:0]  err_warp_q;
     reg  [16:0] err_pc_q;
     reg  [5:0]  err_lane_q;
-    reg  [63:0] perf_value;
+    wire [63:0] perf_value;
 
     // ---- launch loader ---------------------------------------------------------------------------
     wire                   imem_we, cmem_we;
@@ -295,19 +295,19 @@ module simt_gpu #(
     );
 
     // ---- status, errors, counters ----------------------------------------------------------------
-    // The first error wins: a loader error, or the lowest-numbered SM reporting one.
-    reg            any_sm_err;
-    reg [SM_W-1:0] first_sm;
-    integer i;
-    always @(*) begin
-        any_sm_err = 1'b0;
-        first_sm   = {SM_W{1'b0}};
-        for (i = NUM_SMS - 1; i >= 0; i = i - 1)
-            if (sm_err[i]) begin
-                any_sm_err = 1'b1;
-                first_sm   = i[SM_W-1:0];
-            end
-    end
+    // The first error wins: a loader error, or the lowest-numbered SM reporting one (simt_sm_select,
+    // which also picks the SM whose counter and debug view the host reads).
+    wire            any_sm_err;
+    wire [SM_W-1:0] first_sm;
+    wire [31:0]     dbg_warp_r, dbg_block_r, dbg_pc_r, dbg_last_pc_r;
+    simt_sm_select #(.NUM_SMS(NUM_SMS)) u_select (
+        .sm_err(sm_err), .any_sm_err(any_sm_err), .first_sm(first_sm),
+        .perf_sel(perf_sel), .sm_perf(sm_perf), .perf_value(perf_value),
+        .dbg_sm(dbg_sel[12:5]), .sm_dbg_state(sm_dbg_state), .sm_dbg_block(sm_dbg_block),
+        .sm_dbg_wib(sm_dbg_wib), .sm_dbg_pc(sm_dbg_pc), .sm_dbg_last_pc(sm_dbg_last_pc),
+        .sm_dbg_retired(sm_dbg_retired), .dbg_warp(dbg_warp_r), .dbg_block(dbg_block_r),
+        .dbg_pc(dbg_pc_r), .dbg_last_pc(dbg_last_pc_r)
+    );
 
     always @(posedge clk) begin
         if (soft_rst) begin
@@ -350,36 +350,6 @@ module simt_gpu #(
             if (host_fire && host_write && host_addr == R_PERF_SEL) perf_sel <= host_wdata[12:0];
             if (host_fire && host_write && host_addr == R_DBG_SEL) dbg_sel <= host_wdata[12:0];
         end
-    end
-
-    // Counter read: one SM's counter, or (sm = 0xFF) every SM's combined: the sum, except the
-    // maximum stack depth, whose combination is the maximum.
-    always @(*) begin
-        perf_value = 64'd0;
-        for (i = 0; i < NUM_SMS; i = i + 1)
-            if (perf_sel[12:5] == 8'hFF || perf_sel[12:5] == i[7:0]) begin
-                if (perf_sel[4:0] == `SIMT_PERF_MAX_STACK_DEPTH)
-                    perf_value = sm_perf[i*64 +: 64] > perf_value ? sm_perf[i*64 +: 64] : perf_value;
-                else
-                    perf_value = perf_value + sm_perf[i*64 +: 64];
-            end
-    end
-
-    // Debug view (docs/gpu.md "Debug view"): the selected SM's view of the selected warp slot; an SM
-    // that does not exist reads as an empty slot.
-    reg [31:0] dbg_warp_r, dbg_block_r, dbg_pc_r, dbg_last_pc_r;
-    always @(*) begin
-        dbg_warp_r = 32'd0;
-        dbg_block_r = 32'd0;
-        dbg_pc_r = 32'd0;
-        dbg_last_pc_r = 32'd0;
-        for (i = 0; i < NUM_SMS; i = i + 1)
-            if (dbg_sel[12:5] == i[7:0]) begin
-                dbg_warp_r    = {23'd0, sm_dbg_wib[i*5 +: 5], sm_dbg_retired[i], sm_dbg_state[i*3 +: 3]};
-                dbg_block_r   = sm_dbg_block[i*32 +: 32];
-                dbg_pc_r      = {15'd0, sm_dbg_pc[i*17 +: 17]};
-                dbg_last_pc_r = {15'd0, sm_dbg_last_pc[i*17 +: 17]};
-            end
     end
 
     // ERROR shows a loader error from the cycle the loader refuses the word (err_q follows one cycle

@@ -10,6 +10,8 @@
 //     cfg_sh_stride and cfg_slots (tb/agents/sm_driver.py SmLaunch.of), and cfg_nblocks;
 //   - turns DATA runs into SEG_WORDS-aligned masked store requests on a port of the SM memory protocol
 //     (docs/sm.md), one request per segment touched, and counts their acknowledgements.
+// The rule check of each word is simt_image_check and the DATA store path simt_loader_store (their own
+// files, one job each); both are wired here with no register between, so the timing below is unchanged.
 // `loaded` is high once a complete, valid image is held and every DATA store has been acknowledged;
 // `error` is high (with err_code, docs/gpu.md launch errors) from the first offending word until a
 // magic word starts a new image. Words after an error are accepted and ignored, so the host can
@@ -83,12 +85,12 @@ module simt_loader #(
     output reg  [C_AW:0]           cfg_nconst,
     output reg  [31:0]             cfg_nblocks,
     // DATA records: global-memory stores (SM memory protocol, docs/sm.md)
-    output reg                     mreq_valid,
+    output wire                    mreq_valid,
     input  wire                    mreq_ready,
-    output reg  [31:0]             mreq_addr,
+    output wire [31:0]             mreq_addr,
     output wire                    mreq_write,
-    output reg  [SEG_WORDS-1:0]    mreq_mask,
-    output reg  [SEG_WORDS*32-1:0] mreq_wdata,
+    output wire [SEG_WORDS-1:0]    mreq_mask,
+    output wire [SEG_WORDS*32-1:0] mreq_wdata,
     output wire [TAG_W-1:0]        mreq_tag,
     input  wire                    mrsp_valid,
     output wire                    mrsp_ready,
@@ -130,35 +132,14 @@ module simt_loader #(
 
     localparam integer ROWS_LOG    = $clog2(WARP_SIZE / NUM_LANES);  // log2 of rows per warp
     localparam integer WS_LOG      = $clog2(WARP_SIZE);
-    localparam integer SOFF_W      = (SEG_WORDS > 1) ? $clog2(SEG_WORDS) : 1;
-    localparam integer MAX_THREADS = NUM_WARPS * WARP_SIZE;  // a block of more threads cannot fit
-    localparam [7:0]   E_IMAGE = 8'h10, E_FIT = 8'h11, E_SIZE = 8'h12;  // docs/gpu.md launch errors
-    localparam [31:0]  SEG_MASK = ~(SEG_WORDS - 1);  // clears the word-in-segment bits of an address
     // Limits as sized constants, so every comparison below is between equal widths.
-    localparam [23:0]  IMEM_LIM   = IMEM_WORDS[23:0];
-    localparam [23:0]  CONST_LIM  = CONST_WORDS[23:0];
-    localparam [21:0]  THR_LIM    = MAX_THREADS[21:0];
     localparam [15:0]  RF_LIM     = RF_DEPTH[15:0];
     localparam [6:0]   WARP_LIM   = NUM_WARPS[6:0];
     localparam [17:0]  SH_LIM     = SHARED_WORDS[17:0];
     localparam [BCNT_W-1:0] BLK_LIM = NUM_BLOCKS[BCNT_W-1:0];
-    localparam integer SEG_LAST_I = SEG_WORDS - 1;
-    localparam [SOFF_W-1:0] SEG_LAST = SEG_LAST_I[SOFF_W-1:0];
-    localparam [32:0]  GLOBAL_END = {1'b0, GLOBAL_WORDS[31:0]};
 
-    // ---- states (also shown in STATUS bits 7..4) -------------------------------------------------
-    localparam [3:0] S_IDLE    = 4'd0,  // no image: waiting for a magic word
-                     S_VERSION = 4'd1,  // magic seen: the next word is the version
-                     S_HEADER  = 4'd2,  // a record header
-                     S_PAYLOAD = 4'd3,  // payload of GRID .. CONST (record `rec`)
-                     S_DBASE   = 4'd4,  // DATA base address
-                     S_DPAY    = 4'd5,  // DATA words
-                     S_FLUSH   = 4'd6,  // END seen: waiting for store acknowledgements and cfg_slots
-                     S_LOADED  = 4'd7,  // a valid image is held
-                     S_ERROR   = 4'd8;  // an illegal image: words ignored until a magic word
-    // Records in their mandatory order; `rec` is the next one expected (REC_TAIL: DATA or END).
-    localparam [2:0] REC_GRID = 3'd0, REC_BLOCK = 3'd1, REC_REGS = 3'd2, REC_SHARED = 3'd3,
-                     REC_PARAM = 3'd4, REC_INSTR = 3'd5, REC_CONST = 3'd6, REC_TAIL = 3'd7;
+    // ---- states and records (shared with simt_image_check) ---------------------------------------
+    `include "simt_loader_fsm.vh"
 
     reg  [3:0]  state;
     reg  [2:0]  rec;
@@ -191,108 +172,20 @@ module simt_loader #(
     wire [WCNT_W-1:0] wpb_now = thr_rnd[WS_LOG +: WCNT_W];
     // Register rows of one block: wpb (<= 32) * regs (<= 32, checked first) * ROWS (<= 8).
     wire [15:0] rows_now = ({{(16 - WCNT_W){1'b0}}, cfg_wpb} * {10'd0, img_word[5:0]}) << ROWS_LOG;
-    wire        dim_bad  = img_word == 32'd0 || img_word > 32'd65535;
     wire [32:0] data_end = {1'b0, img_word} + {9'd0, plen};  // one past the DATA record's last word
 
-    // ---- validation of the word being accepted ---------------------------------------------------
-    reg [32:0] d_prev_end;  // one past the previous DATA record's last word (0 before the first)
-    reg [7:0] exp_tag;   // tag of the record expected next
-    always @(*) begin
-        case (rec)
-            REC_GRID:   exp_tag = `SIMT_TAG_GRID;
-            REC_BLOCK:  exp_tag = `SIMT_TAG_BLOCK;
-            REC_REGS:   exp_tag = `SIMT_TAG_REGS;
-            REC_SHARED: exp_tag = `SIMT_TAG_SHARED;
-            REC_PARAM:  exp_tag = `SIMT_TAG_PARAM;
-            REC_INSTR:  exp_tag = `SIMT_TAG_INSTR;
-            REC_CONST:  exp_tag = `SIMT_TAG_CONST;
-            default:    exp_tag = `SIMT_TAG_DATA;
-        endcase
-    end
-    // The rule a word breaks (docs/gpu.md ERR_RULE; spec/image_rules.py check_words walks a
-    // stream the same way); the launch error code follows from the rule.
-    reg       bad;       // the word makes the image illegal
-    reg [7:0] bad_rule;
-    wire      known_tag = (hdr_tag >= `SIMT_TAG_GRID && hdr_tag <= `SIMT_TAG_DATA) || hdr_tag == `SIMT_TAG_END;
-    wire [7:0] tag_rule = known_tag ? `SIMT_RULE_ORDER : `SIMT_RULE_TAG;
-    always @(*) begin
-        bad      = 1'b0;
-        bad_rule = 8'd0;
-        case (state)
-            // A word that is not a magic word where an image must start, or after END.
-            S_IDLE: begin
-                bad      = 1'b1;
-                bad_rule = `SIMT_RULE_MAGIC;
-            end
-            S_FLUSH, S_LOADED: begin
-                bad      = 1'b1;
-                bad_rule = `SIMT_RULE_AFTER_END;
-            end
-            S_VERSION: begin
-                bad      = img_word != `SIMT_IMAGE_VERSION;
-                bad_rule = `SIMT_RULE_VERSION;
-            end
-            S_HEADER: begin
-                bad_rule = `SIMT_RULE_LENGTH;
-                if (rec == REC_TAIL) begin
-                    if (hdr_tag == `SIMT_TAG_DATA)     bad = hdr_cnt == 24'd0;  // no base address
-                    else if (hdr_tag == `SIMT_TAG_END) bad = hdr_cnt != 24'd0;
-                    else begin
-                        bad      = 1'b1;
-                        bad_rule = tag_rule;
-                    end
-                end else if (hdr_tag != exp_tag) begin
-                    bad      = 1'b1;  // unknown tag, missing, repeated or out-of-order record
-                    bad_rule = tag_rule;
-                end else begin
-                    case (rec)
-                        REC_GRID, REC_BLOCK:  bad = hdr_cnt != 24'd3;
-                        REC_REGS, REC_SHARED: bad = hdr_cnt != 24'd1;
-                        REC_PARAM:            bad = hdr_cnt > 24'd16;
-                        REC_INSTR: begin
-                            bad      = hdr_cnt == 24'd0 || hdr_cnt > IMEM_LIM;
-                            bad_rule = (hdr_cnt == 24'd0) ? `SIMT_RULE_LENGTH : `SIMT_RULE_SIZE_INSTR;
-                        end
-                        default: begin  // REC_CONST
-                            bad      = hdr_cnt > CONST_LIM;
-                            bad_rule = `SIMT_RULE_SIZE_CONST;
-                        end
-                    endcase
-                end
-            end
-            S_PAYLOAD: begin
-                case (rec)
-                    REC_GRID: begin
-                        // More than 2^32-1 blocks cannot be numbered by a 32-bit block index.
-                        bad      = dim_bad || (pidx == 24'd2 && nblk_now[47:32] != 16'd0);
-                        bad_rule = dim_bad ? `SIMT_RULE_DIM : `SIMT_RULE_BLOCKS;
-                    end
-                    REC_BLOCK: begin
-                        bad      = dim_bad || (pidx == 24'd2 && thr_now > THR_LIM);
-                        bad_rule = dim_bad ? `SIMT_RULE_DIM : `SIMT_RULE_FIT_WARPS;
-                    end
-                    REC_REGS: begin
-                        bad      = img_word == 32'd0 || img_word > 32'd32 || rows_now > RF_LIM;
-                        bad_rule = (img_word == 32'd0 || img_word > 32'd32) ? `SIMT_RULE_REGS
-                                                                            : `SIMT_RULE_FIT_REGS;
-                    end
-                    REC_SHARED: begin
-                        bad      = img_word > SHARED_WORDS;
-                        bad_rule = `SIMT_RULE_FIT_SHARED;
-                    end
-                    default: ;  // PARAM, INSTR, CONST: any word
-                endcase
-            end
-            S_DBASE: begin
-                // Inside global memory, and at or after the end of the previous DATA record.
-                bad      = data_end > GLOBAL_END || {1'b0, img_word} < d_prev_end;
-                bad_rule = (data_end > GLOBAL_END) ? `SIMT_RULE_DATA_RANGE : `SIMT_RULE_DATA_ORDER;
-            end
-            default: ;  // S_DPAY: any word; S_ERROR: words are ignored
-        endcase
-    end
-    wire [7:0] bad_code = (bad_rule >= `SIMT_RULE_SIZE_INSTR) ? E_SIZE :
-                          (bad_rule >= `SIMT_RULE_FIT_WARPS)  ? E_FIT  : E_IMAGE;
+    // ---- validation of the word being accepted (simt_image_check) --------------------------------
+    wire [32:0] d_prev_end;  // one past the previous DATA record's last word (0 before the first)
+    wire        bad;         // the word makes the image illegal
+    wire [7:0]  bad_rule, bad_code;
+    simt_image_check #(
+        .WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS),
+        .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+    ) u_check (
+        .state(state), .rec(rec), .pidx(pidx), .img_word(img_word), .thr_now(thr_now),
+        .nblk_hi(nblk_now[47:32]), .rows_now(rows_now), .data_end(data_end), .d_prev_end(d_prev_end),
+        .bad(bad), .bad_rule(bad_rule), .bad_code(bad_code)
+    );
 
     // ---- record sequencing -----------------------------------------------------------------------
     wire flushed;
@@ -473,65 +366,15 @@ module simt_loader #(
         end
     end
 
-    // ---- DATA records: words into SEG_WORDS-aligned masked store requests ------------------------
-    // Words of a run are gathered in bf_* until the word at the end of its segment or the run's last
-    // word; then the segment moves to the request register (mreq_*). The request register is not
-    // touched by a restart: a request once valid is held until accepted (protocol), and counted.
-    reg  [31:0]             d_addr;   // global address of the next DATA word
-    reg  [SEG_WORDS-1:0]    bf_mask;
-    reg  [SEG_WORDS*32-1:0] bf_data;
-    wire [SOFF_W-1:0]       d_off     = (SEG_WORDS > 1) ? d_addr[SOFF_W-1:0] : {SOFF_W{1'b0}};
-    wire                    seg_end   = d_off == SEG_LAST || last_pay;
-    wire [SEG_WORDS-1:0]    ins_mask  = bf_mask | ({{(SEG_WORDS - 1){1'b0}}, 1'b1} << d_off);
-    wire [SEG_WORDS*32-1:0] ins_data  = bf_data | ({{(SEG_WORDS * 32 - 32){1'b0}}, img_word} << (d_off * 32));
-    // Depends on state only (never on img_word or mreq_ready): a completing word waits for a free
-    // request register.
-    assign img_ready  = !(state == S_DPAY && seg_end && mreq_valid);
-    assign mreq_write = 1'b1;
-    assign mreq_tag   = {TAG_W{1'b0}};
-    assign mrsp_ready = 1'b1;
-
-    always @(posedge clk) begin
-        if (rst) begin
-            mreq_valid <= 1'b0;
-            mreq_addr  <= 32'd0;
-            mreq_mask  <= {SEG_WORDS{1'b0}};
-            mreq_wdata <= {(SEG_WORDS * 32){1'b0}};
-        end else if (accept && state == S_DPAY && seg_end) begin
-            mreq_valid <= 1'b1;  // img_ready guaranteed the register was free
-            mreq_addr  <= d_addr & SEG_MASK;
-            mreq_mask  <= ins_mask;
-            mreq_wdata <= ins_data;
-        end else if (mreq_ready) begin
-            mreq_valid <= 1'b0;
-        end
-    end
-
-    always @(posedge clk) begin
-        if (rst || restart) begin
-            d_prev_end <= 33'd0;
-            d_addr  <= 32'd0;
-            bf_mask <= {SEG_WORDS{1'b0}};
-            bf_data <= {(SEG_WORDS * 32){1'b0}};  // words outside the mask are sent as 0
-        end else if (accept && state == S_DBASE) begin
-            d_prev_end <= data_end;
-            d_addr  <= img_word;
-        end else if (accept && state == S_DPAY) begin
-            d_addr  <= d_addr + 32'd1;
-            bf_mask <= seg_end ? {SEG_WORDS{1'b0}} : ins_mask;
-            bf_data <= seg_end ? {(SEG_WORDS * 32){1'b0}} : ins_data;
-        end
-    end
-
-    // Stores issued and not yet acknowledged; kept across restarts, since their responses still come.
-    // It never goes below 0: a response to a store issued before a reset is ignored, not counted.
-    reg [31:0] outstanding;
-    wire       req_fire = mreq_valid && mreq_ready;
-    wire       rsp_fire = mrsp_valid;  // mrsp_ready is always high
-    always @(posedge clk) begin
-        if (rst)                                             outstanding <= 32'd0;
-        else if (req_fire && !rsp_fire)                      outstanding <= outstanding + 32'd1;
-        else if (!req_fire && rsp_fire && outstanding != 0)  outstanding <= outstanding - 32'd1;
-    end
-    assign flushed = !mreq_valid && outstanding == 32'd0 && !sl_busy;
+    // ---- DATA records: words into SEG_WORDS-aligned masked store requests (simt_loader_store) ----
+    wire store_idle;  // no request waiting and every store acknowledged
+    simt_loader_store #(.SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W)) u_store (
+        .clk(clk), .rst(rst), .restart(restart), .in_dpay(state == S_DPAY),
+        .base_acc(accept && state == S_DBASE), .word_acc(accept && state == S_DPAY),
+        .last_pay(last_pay), .img_word(img_word), .data_end(data_end), .d_prev_end(d_prev_end),
+        .img_ready(img_ready), .mreq_valid(mreq_valid), .mreq_ready(mreq_ready), .mreq_addr(mreq_addr),
+        .mreq_write(mreq_write), .mreq_mask(mreq_mask), .mreq_wdata(mreq_wdata), .mreq_tag(mreq_tag),
+        .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .idle(store_idle)
+    );
+    assign flushed = store_idle && !sl_busy;
 endmodule

@@ -95,6 +95,13 @@ NO_BENCH: dict[str, str] = {
                     "flipped lane bit); address errors by the directed error tests",
     "simt_commit": "in simt_sm: the retire record it packs is compared field by field with the model's "
                    "(retire and divergence boards), its counters by the end-of-kernel board",
+    "simt_image_check": "in simt_loader: test_loader.py offers images breaking every rule and checks the error code, "
+                        "ERR_RULE and the offending word's index against spec/image_rules.py",
+    "simt_loader_store": "in simt_loader: test_loader.py checks every DATA store request (address, mask, data) "
+                         "against the image's segments, and that `loaded` waits for their acknowledgements",
+    "simt_sm_select": "in simt_gpu: ErrorSmCheck (gpu_tests.py) checks ERR_SM names the SM the failing block ran "
+                      "on; the end-of-kernel checker reads the counters through PERF_SEL; the hang report reads "
+                      "the debug view",
     "simt_axil_host": "in simt_gpu_axi: test_axi.py reads the register map over AXI4-Lite and launches every "
                       "kernel through it",
     "simt_axi_mem_bridge": "in simt_gpu_axi: test_axi.py runs kernels through it with every scoreboard on, "

@@ -58,7 +58,7 @@ from tb.agents.sm_driver import SmLaunch
 from tb.tests.model.test_bad_inputs import IMAGES as CORPUS_IMAGES
 from tb.tests.model.test_bad_inputs import words_of
 
-SOURCES = ["top/simt_loader.v"]
+SOURCES = ["top/simt_loader.v", "top/simt_image_check.v", "top/simt_loader_store.v"]
 TESTS = ["legal_images", "illegal_images", "restarts"]
 M32 = 0xFFFF_FFFF
 TAG_W = 5
