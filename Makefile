@@ -48,7 +48,7 @@ help:  ## list the targets
 	@echo "  make [regress] SIM=…  verification regression: model + unit + system, with a summary"
 	@echo "  make test             everything CI runs: the default nox sessions (lint, model, unit+system on both sims, differential)"
 	@echo "  make lint             ruff on the Python, verilator --lint-only -Wall on every rtl/ file"
-	@echo "  make model            reference-model tests (tb/tests/model, pure Python)"
+	@echo "  make model            pure-Python tests: tb/tests/{model,cudac,ppa,tools}"
 	@echo "  make unit SIM=…       block testbenches (tb/tests/unit)"
 	@echo "  make system SIM=…     whole-GPU testbenches (tb/tests/system)"
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"

@@ -46,7 +46,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none")
 def model(session: nox.Session) -> None:
-    """Reference-model tests, no simulator (make model)."""
+    """The pure-Python tests, no simulator (make model): tb/tests/{model,cudac,ppa,tools}."""
     _task(session, "model")
 
 

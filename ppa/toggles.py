@@ -17,7 +17,7 @@ what it toggled; measured: simt_sm's 1,024-bit result buffer reported 16x its re
 toggle build here compiles against a corrected copy of that header (``_corrected_cov_header``, placed
 in the build folder, which the generated C++ includes first); before any energy run uses it, a
 128-bit signal whose four words toggle equally is built the same way and ``check_counting`` refuses
-the counts unless the four words agree (tb/tests/model/test_ppa_toggles.py shows it refusing the
+the counts unless the four words agree (tb/tests/ppa/test_ppa_toggles.py shows it refusing the
 uncorrected build).
 
 Cached in build/ppa/toggles/<config>-<key>/<image hash>.json.

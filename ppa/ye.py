@@ -8,7 +8,7 @@ bandwidth. For matrix multiplication the memory-to-compute ratio falls with the 
 
 Self-test: with the 8800GTX-like parameters of Table 10 the optima are 160 / 160 / 176 / 176 / 192 / 184
 PEs for (bandwidth GB/s, registers per thread) = (104, 30), (32, 30), (104, 20), (32, 20), (104, 10),
-(32, 10) (Ye 2009 (seed 003) Figure 18 (a)–(f)); tb/tests/model/test_ppa_ye.py checks them.
+(32, 10) (Ye 2009 (seed 003) Figure 18 (a)–(f)); tb/tests/ppa/test_ppa_models.py checks them.
 """
 
 from __future__ import annotations

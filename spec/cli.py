@@ -8,7 +8,7 @@
   (:func:`write_output`);
 - a closed pipe (``... | head``) ends the output quietly, exit 141 as a shell tool would (:func:`entry`).
 
-The entry points wrap their ``main`` in :func:`entry`; ``tb/tests/model/test_cli_rule.py`` finds every
+The entry points wrap their ``main`` in :func:`entry`; ``tb/tests/tools/test_cli_rule.py`` finds every
 entry point of the project and fails when one does not. Lives in ``spec`` because every layer (spec,
 tb, kernels, tools, ppa) may import spec and spec imports nothing of theirs.
 """

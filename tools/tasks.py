@@ -87,17 +87,18 @@ def _junit_counts(report: Path) -> str:
 
 def _pytest(
     name: str,
-    folder: Path,
+    folder: Path | Sequence[Path],
     missing: str,
     extra: Sequence[str],
     sim: str | None,
     env_extra: dict[str, str] | None = None,
 ) -> Outcome:
-    """Run pytest on *folder* on all cores; a folder without tests is 'nothing to run'."""
-    rel = folder.relative_to(ROOT)
-    if not folder.is_dir() or not _has_tests(folder):
-        why = "does not exist" if not folder.is_dir() else "has no test_*.py files"
-        _say(f"{name}: {missing} ({rel} {why}) — nothing to run")
+    """Run pytest on *folder* (or several, in one session) on all cores; no tests is 'nothing to run'."""
+    folders = [folder] if isinstance(folder, Path) else list(folder)
+    rels = [str(f.relative_to(ROOT)) for f in folders if f.is_dir() and _has_tests(f)]
+    rel = ", ".join(str(f.relative_to(ROOT)) for f in folders)
+    if not rels:
+        _say(f"{name}: {missing} ({rel} has no test_*.py files) — nothing to run")
         return Outcome(name, "nothing to run")
     env = dict(os.environ)
     if sim is not None:
@@ -108,7 +109,7 @@ def _pytest(
     report.unlink(missing_ok=True)
     start = time.monotonic()
     # -n auto: pytest-xdist spreads tests over the cores; pass `-n0` in the extra args to debug one.
-    rc = _run([sys.executable, "-m", "pytest", str(rel), "-n", "auto", f"--junitxml={report}", *extra], env)
+    rc = _run([sys.executable, "-m", "pytest", *rels, "-n", "auto", f"--junitxml={report}", *extra], env)
     seconds = time.monotonic() - start
     if rc == PYTEST_EXIT_NO_TESTS and not extra:
         _say(f"{name}: no tests collected in {rel} — nothing to run")
@@ -142,9 +143,15 @@ def task_lint(sim: str, extra: Sequence[str]) -> Outcome:
     return Outcome("lint", "passed" if ok else "failed", detail, time.monotonic() - start)
 
 
+# `make model`: everything that needs no simulator, one pytest session over these folders
+MODEL_FOLDERS = (TESTS / "model", TESTS / "cudac", TESTS / "ppa", TESTS / "tools")
+
+
 def task_model(sim: str, extra: Sequence[str]) -> Outcome:
-    """The golden reference model's own tests: pure Python, no simulator."""
-    return _pytest("model", TESTS / "model", "no reference-model tests yet", extra, sim=None)
+    """The simulator-free tests: the specification (tb/tests/model: ISA, golden model, assembler, image
+    rules, kernels on the model, scoreboards), the CUDA-C compiler (tb/tests/cudac), the PPA model code
+    (tb/tests/ppa) and the project's tooling (tb/tests/tools: CLIs, lint, coverage, formal, mutants)."""
+    return _pytest("model", MODEL_FOLDERS, "no simulator-free tests yet", extra, sim=None)
 
 
 def task_unit(sim: str, extra: Sequence[str]) -> Outcome:

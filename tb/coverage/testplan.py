@@ -1,6 +1,6 @@
 """Checks of docs/testplan.yaml: every listed test exists, every coverage name is a cover point.
 
-Used by tb/tests/model/test_testplan.py (so `make model` fails on a stale plan) and by the coverage
+Used by tb/tests/tools/test_testplan.py (so `make model` fails on a stale plan) and by the coverage
 report. A test is ``path::name``: the file must exist and define ``name`` at top level (a pytest
 test, a cocotb test or a pyuvm test class).
 """

@@ -21,7 +21,7 @@ Two relations are written down here because the tree cannot say them: which modu
 comparisons aim at (:data:`GUARDS`; each pair must be backed by a bench that runs the scoreboard over a
 design holding the module) and, for a module with no bench of its own, where it is checked
 (:data:`NO_BENCH`). A module with neither a bench nor an entry there fails the check, so a new module
-needs one or the other (tb/tests/model/test_unitmap.py).
+needs one or the other (tb/tests/tools/test_unitmap.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ checking cost per retire ((full - end) CPU seconds / retires: the model steps in
 what checking adds) and the ratios full/end and full/raw; it writes build/reports/check_overhead-<sim>.md
 and .json. With ``--docs`` the results also go to docs/bench/check_overhead-<sim>.json and the table in
 docs/benchmarks.md is regenerated from that file; ``make model`` fails when the table no longer matches
-it (tb/tests/model/test_bench_docs.py). Targets (issue 29): at most 5 us per retire, full/raw <= 3x,
+it (tb/tests/tools/test_bench_docs.py). Targets (issue 29): at most 5 us per retire, full/raw <= 3x,
 full/end <= 1.3x.
 """
 

@@ -161,7 +161,7 @@ def test_launch_image_fields(name: str, fields: dict[str, Any], expect: str) -> 
 
 def corpus_counts() -> dict[str, int]:
     """The bad-input corpus by category: every case is a bad input with the message it must get."""
-    from tb.tests.model import test_bad_cli, test_cli_rule, test_envvars, test_outputs
+    from tb.tests.tools import test_bad_cli, test_cli_rule, test_envvars, test_outputs
 
     return {
         "assembler sources": len(ASM) + len(GENERATED),

@@ -2,7 +2,7 @@
 the GPU with every scoreboard on (every retire in lock-step with the golden model), its final memory
 against the same program compiled by gcc (docs/kernels-c.md). The programs are the first that fit CI's
 machine (256 instruction words, stack depth 8) from a fixed seed; ``CUDAC_FUZZ=start:count`` replaces
-them. The model-only campaign (300 programs) is tb/tests/model/test_cudac_fuzz.py.
+them. The model-only campaign (300 programs) is tb/tests/cudac/test_cudac_fuzz.py.
 """
 
 from __future__ import annotations
