@@ -36,7 +36,6 @@ import argparse
 import hashlib
 import itertools
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -139,6 +138,9 @@ def arcs(inputs: list[str], func: str) -> list[tuple[str, str, dict[str, int]]]:
 # ----------------------------------------------------------------------------- deck building
 
 
+_VEC = re.compile(r"\b[vi]\([^)]+\)")
+
+
 @dataclass
 class Deck:
     """One ngspice netlist of many cell copies and the measurement names it prints."""
@@ -154,7 +156,14 @@ class Deck:
             f".temp {TEMP}",
             ".option nomod",
         ]
-        return "\n".join([*head, *self.lines, f".tran 2p {self.tstop}n 0 50p", ".end"]) + "\n"
+        return "\n".join([*head, *self.lines, *self.saves(), f".tran 2p {self.tstop}n 0 50p", ".end"]) + "\n"
+
+    def saves(self) -> list[str]:
+        """``.save`` only the vectors the measurements read: ngspice keeps every node and branch of every
+        time step otherwise (3-4 GB per run of a few hundred copies, measured)."""
+        vecs = dict.fromkeys(m for ln in self.lines if ln.startswith(".meas") for m in _VEC.findall(ln))
+        names = list(vecs)
+        return [".save " + " ".join(names[i : i + 50]) for i in range(0, len(names), 50)]
 
 
 def _ramp(t0: float, slew: float, rising: bool) -> list[tuple[float, float]]:
@@ -700,7 +709,7 @@ def _finish(work: Path, data_cells: dict, version: str, start: float, log) -> tu
 def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--force", action="store_true")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--jobs", type=int, default=2, help="ngspice runs at a time (each up to ~0.6 GB)")
     ap.add_argument("--fine-pass", action="store_true", help="setup/hold to 5 ps (one more ngspice run)")
     args = ap.parse_args(argv)
     from ppa import timedlib

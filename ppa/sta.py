@@ -212,7 +212,7 @@ def script(
         f"link_design {top}",
         f"create_clock -name clk -period {PERIOD} [get_ports clk]",
         "set_input_transition 0.04 [get_ports clk]",
-        f"report_checks -path_delay max {reg} -format end -digits 4 -group_count 1000000 -endpoint_count 1 "
+        f"report_checks -path_delay max {reg} -format end -digits 4 -no_line_splits -group_count 1000000 -endpoint_count 1 "
         f"-sort_by_slack > {endpoints}",
         f"report_checks -path_delay max {reg} -format full -digits 4 > {paths}",
     ]

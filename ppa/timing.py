@@ -39,7 +39,12 @@ UNIT_LABEL = {
     "simt_decode": "decode",
     "simt_barrier": "barriers",
     "simt_perf": "perf counters",
-    "simt_sm": "SM control + tables",
+    "simt_warp_table": "warp table",
+    "simt_block_init": "block start",
+    "simt_issue": "issue (F, DEC)",
+    "simt_execute": "execute (EX)",
+    "simt_commit": "commit (CM)",
+    "simt_sm": "SM memories + glue",
 }
 
 
@@ -85,7 +90,7 @@ def report(res: dict) -> str:
     L = [
         "# Timing report (`make ppa-timing`, issue 28)",
         "",
-        f"Library: {lib['label']} — `{lib['path']}`. Characterization took {lib['seconds']:.0f} s cold "
+        f"Library: {lib['label']} — `{lib['path']}`. Characterization (this run's reduction; ngspice runs are memoized per netlist) {lib['seconds']:.0f} s "
         f"(cached reruns read data.json). Corner tt, 1.8 V, 25 °C. Every figure is **pre-layout, no wires**.",
         "",
     ]
@@ -108,7 +113,7 @@ def report(res: dict) -> str:
         L += [
             "## Our cells beside the foundry's published Liberty (tt_025C_1v80)",
             "",
-            f"Published: {SOURCE}. Ours: interpolated in our 5 × 5 tables at the foundry's table points.",
+            f"Published: {SOURCE}. Ours: interpolated in our 3 × 3 tables at the foundry's table points.",
             "",
             "| cell | quantity | ours (characterized) | published | ours / published |",
             "|---|---|---:|---:|---:|",

@@ -43,8 +43,9 @@ from tools import simenv  # noqa: E402
 
 BUILD = ROOT / "build" / "ppa" / "toggles"
 MAX_WIDTH = 2048
-SM_MODULES = ("simt_alu", "simt_barrier", "simt_coalescer", "simt_decode", "simt_div_stack", "simt_gmem_unit",
-              "simt_perf", "simt_regfile", "simt_shared_lsu", "simt_sm", "simt_warp_sched")  # fmt: skip
+# Every module of rtl/sm (the SM is split into stage modules: a fixed list silently dropped the toggles of
+# modules added later from the energy reference).
+SM_MODULES = tuple(sorted(p.stem for p in (ROOT / "rtl" / "sm").glob("simt_*.v")))
 _LINE = re.compile(r"raw: status=(\w+) cycles=(\d+) warp_instrs=(\d+) sim_cycles=(\d+)")
 
 

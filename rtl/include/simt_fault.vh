@@ -15,12 +15,12 @@
     initial if (!$value$plusargs("SIMT_FAULT=%d", simt_fault)) simt_fault = 0;
 
 // Fault numbers (+SIMT_FAULT=n)
-`define SIMT_FAULT_LANE_VALUE  1  // simt_sm: bit 0 of warp lane 1's ALU result flipped
+`define SIMT_FAULT_LANE_VALUE  1  // simt_execute: bit 0 of warp lane 1's ALU result flipped
 `define SIMT_FAULT_DROPPED_POP 2  // simt_div_stack: the first reconvergence pop does not happen
 `define SIMT_FAULT_WRONG_BANK  3  // simt_shared_lsu: store rows write bank (b+1) mod NUM_BANKS
 `define SIMT_FAULT_LOST_TXN    4  // simt_gmem_unit: the first store transaction never leaves
-`define SIMT_FAULT_SERIAL_ISSUE 5 // simt_sm: F grants only when DEC, EX and CM are empty (no overlap)
-`define SIMT_FAULT_STALE_TOKEN 6  // simt_sm: a reset after the first retire keeps DEC's instruction
+`define SIMT_FAULT_SERIAL_ISSUE 5 // simt_issue: F grants only when DEC, EX and CM are empty (no overlap)
+`define SIMT_FAULT_STALE_TOKEN 6  // simt_issue: a reset after the first retire keeps DEC's instruction
 `define SIMT_FAULT_DEBUG_PC    7  // simt_sm: the debug view (hang report) shows each warp's pc + 1
 
 `endif

@@ -61,6 +61,11 @@ GUARDS: dict[str, tuple[str, ...]] = {
         "simt_barrier",
         "simt_warp_sched",
         "simt_sm",
+        "simt_warp_table",
+        "simt_block_init",
+        "simt_issue",
+        "simt_execute",
+        "simt_commit",
         "simt_loader",
         "simt_block_sched",
         "simt_axi_mem_bridge",
@@ -79,6 +84,17 @@ GUARDS: dict[str, tuple[str, ...]] = {
 NO_BENCH: dict[str, str] = {
     "simt_perf": "in simt_sm: at the end of every system launch the end-of-kernel checker compares each "
                  "timing-independent counter with the model's event count, docs/isa.md 11",
+    "simt_warp_table": "in simt_sm: every retire's pc, mask, next pc/mask, barrier and finish are checked "
+                       "against the model in lockstep (test_sm.py, the system benches); the hang report reads its "
+                       "debug port (test_gpu.py watchdog tests)",
+    "simt_block_init": "in simt_sm: a block's registers, shared lines and tids start cleared and right, or the "
+                       "lockstep retire and shared-memory checks of test_sm.py and the system benches fail",
+    "simt_issue": "in simt_sm: test_sm_pipeline.py checks overlap (planted fault 5: serial issue) and reset "
+                  "(fault 6: stale token); every fetched and decoded instruction is checked at retire",
+    "simt_execute": "in simt_sm: every lane value is compared at retire in lockstep (planted fault 1: a "
+                    "flipped lane bit); address errors by the directed error tests",
+    "simt_commit": "in simt_sm: the retire record it packs is compared field by field with the model's "
+                   "(retire and divergence boards), its counters by the end-of-kernel board",
     "simt_axil_host": "in simt_gpu_axi: test_axi.py reads the register map over AXI4-Lite and launches every "
                       "kernel through it",
     "simt_axi_mem_bridge": "in simt_gpu_axi: test_axi.py runs kernels through it with every scoreboard on, "

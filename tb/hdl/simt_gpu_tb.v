@@ -58,28 +58,7 @@ module simt_gpu_tb #(
     wire [7:0]                    proto_err;
 
     wire [NUM_SMS-1:0]                       rt_valid;
-    wire [NUM_SMS*`SIMT_RT_BLOCK_W-1:0]      rt_block;
-    wire [NUM_SMS*`SIMT_RT_WARP_W-1:0]       rt_warp;
-    wire [NUM_SMS*`SIMT_RT_SLOT_W-1:0]       rt_slot;
-    wire [NUM_SMS*`SIMT_RT_PC_W-1:0]         rt_pc;
-    wire [NUM_SMS*`SIMT_RT_INSTR_W-1:0]      rt_instr;
-    wire [NUM_SMS*`SIMT_RT_MASK_W-1:0]       rt_mask;
-    wire [NUM_SMS*`SIMT_RT_WR_W-1:0]         rt_wr;
-    wire [NUM_SMS*`SIMT_RT_RD_W-1:0]         rt_rd;
-    wire [NUM_SMS*`SIMT_RT_VALUES_W-1:0]     rt_values;
-    wire [NUM_SMS*`SIMT_RT_NEXT_PC_W-1:0]    rt_next_pc;
-    wire [NUM_SMS*`SIMT_RT_NEXT_MASK_W-1:0]  rt_next_mask;
-    wire [NUM_SMS*`SIMT_RT_PUSHES_W-1:0]     rt_pushes;
-    wire [NUM_SMS*`SIMT_RT_POPS_W-1:0]       rt_pops;
-    wire [NUM_SMS*`SIMT_RT_MERGED_W-1:0]     rt_merged;
-    wire [NUM_SMS*`SIMT_RT_DEPTH_W-1:0]      rt_depth;
-    wire [NUM_SMS*`SIMT_RT_PASSES_W-1:0]     rt_passes;
-    wire [NUM_SMS*`SIMT_RT_TXNS_W-1:0]       rt_txns;
-    wire [NUM_SMS*`SIMT_RT_BARRIER_W-1:0]    rt_barrier;
-    wire [NUM_SMS*`SIMT_RT_DONE_W-1:0]       rt_done;
-    wire [NUM_SMS*`SIMT_RT_TOP_PC_W-1:0]     rt_top_pc;
-    wire [NUM_SMS*`SIMT_RT_TOP_MASK_W-1:0]   rt_top_mask;
-    wire [NUM_SMS*`SIMT_RT_TOP_KIND_W-1:0]   rt_top_kind;
+    wire [NUM_SMS*`SIMT_RT_W-1:0]        rt_rec;  // one record per SM (rtl/include/simt_retire.vh)
     wire [NUM_SMS*NUM_BANKS-1:0]             sh_obs_we;
     wire [NUM_SMS*NUM_BANKS*SH_AW-1:0]       sh_obs_addr;
     wire [NUM_SMS*NUM_BANKS*32-1:0]          sh_obs_data;
@@ -100,12 +79,7 @@ module simt_gpu_tb #(
         .mreq_valid(mreq_valid), .mreq_ready(mreq_ready), .mreq_addr(mreq_addr), .mreq_write(mreq_write),
         .mreq_mask(mreq_mask), .mreq_wdata(mreq_wdata), .mreq_tag(mreq_tag),
         .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .mrsp_tag(mrsp_tag), .mrsp_rdata(mrsp_rdata),
-        .rt_valid(rt_valid), .rt_block(rt_block), .rt_warp(rt_warp), .rt_slot(rt_slot), .rt_pc(rt_pc),
-        .rt_instr(rt_instr), .rt_mask(rt_mask), .rt_wr(rt_wr), .rt_rd(rt_rd), .rt_values(rt_values),
-        .rt_next_pc(rt_next_pc), .rt_next_mask(rt_next_mask), .rt_pushes(rt_pushes), .rt_pops(rt_pops),
-        .rt_merged(rt_merged), .rt_depth(rt_depth), .rt_passes(rt_passes), .rt_txns(rt_txns),
-        .rt_barrier(rt_barrier), .rt_done(rt_done), .rt_top_pc(rt_top_pc), .rt_top_mask(rt_top_mask),
-        .rt_top_kind(rt_top_kind),
+        .rt_valid(rt_valid), .rt_rec(rt_rec),
         .sh_obs_we(sh_obs_we), .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
         .sh_obs_warp(sh_obs_warp), .dispatch_valid(dispatch_valid), .dispatch_block(dispatch_block)
     );
@@ -133,11 +107,6 @@ module simt_gpu_tb #(
         .dispatch_valid(dispatch_valid), .dispatch_block(dispatch_block),
         .sh_obs_we(sh_obs_we), .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
         .sh_obs_warp(sh_obs_warp),
-        .rt_valid(rt_valid), .rt_block(rt_block), .rt_warp(rt_warp), .rt_pc(rt_pc), .rt_instr(rt_instr),
-        .rt_mask(rt_mask), .rt_wr(rt_wr), .rt_rd(rt_rd), .rt_values(rt_values), .rt_next_pc(rt_next_pc),
-        .rt_next_mask(rt_next_mask), .rt_pushes(rt_pushes), .rt_pops(rt_pops), .rt_merged(rt_merged),
-        .rt_depth(rt_depth), .rt_passes(rt_passes), .rt_txns(rt_txns), .rt_barrier(rt_barrier),
-        .rt_done(rt_done), .rt_slot(rt_slot), .rt_top_pc(rt_top_pc), .rt_top_mask(rt_top_mask),
-        .rt_top_kind(rt_top_kind)
+        .rt_valid(rt_valid), .rt_rec(rt_rec)
     );
 endmodule

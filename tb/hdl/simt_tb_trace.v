@@ -55,28 +55,7 @@ module simt_tb_trace #(
     input  wire [NUM_SMS-1:0]                   sh_obs_clr,
     input  wire [NUM_SMS*5-1:0]                 sh_obs_warp,
     input  wire [NUM_SMS-1:0]                   rt_valid,
-    input  wire [NUM_SMS*`SIMT_RT_BLOCK_W-1:0]     rt_block,
-    input  wire [NUM_SMS*`SIMT_RT_WARP_W-1:0]      rt_warp,
-    input  wire [NUM_SMS*`SIMT_RT_PC_W-1:0]        rt_pc,
-    input  wire [NUM_SMS*`SIMT_RT_INSTR_W-1:0]     rt_instr,
-    input  wire [NUM_SMS*`SIMT_RT_MASK_W-1:0]      rt_mask,
-    input  wire [NUM_SMS*`SIMT_RT_WR_W-1:0]        rt_wr,
-    input  wire [NUM_SMS*`SIMT_RT_RD_W-1:0]        rt_rd,
-    input  wire [NUM_SMS*`SIMT_RT_VALUES_W-1:0]    rt_values,
-    input  wire [NUM_SMS*`SIMT_RT_NEXT_PC_W-1:0]   rt_next_pc,
-    input  wire [NUM_SMS*`SIMT_RT_NEXT_MASK_W-1:0] rt_next_mask,
-    input  wire [NUM_SMS*`SIMT_RT_PUSHES_W-1:0]    rt_pushes,
-    input  wire [NUM_SMS*`SIMT_RT_POPS_W-1:0]      rt_pops,
-    input  wire [NUM_SMS*`SIMT_RT_MERGED_W-1:0]    rt_merged,
-    input  wire [NUM_SMS*`SIMT_RT_DEPTH_W-1:0]     rt_depth,
-    input  wire [NUM_SMS*`SIMT_RT_PASSES_W-1:0]    rt_passes,
-    input  wire [NUM_SMS*`SIMT_RT_TXNS_W-1:0]      rt_txns,
-    input  wire [NUM_SMS*`SIMT_RT_BARRIER_W-1:0]   rt_barrier,
-    input  wire [NUM_SMS*`SIMT_RT_DONE_W-1:0]      rt_done,
-    input  wire [NUM_SMS*`SIMT_RT_SLOT_W-1:0]      rt_slot,
-    input  wire [NUM_SMS*`SIMT_RT_TOP_PC_W-1:0]    rt_top_pc,
-    input  wire [NUM_SMS*`SIMT_RT_TOP_MASK_W-1:0]  rt_top_mask,
-    input  wire [NUM_SMS*`SIMT_RT_TOP_KIND_W-1:0]  rt_top_kind
+    input  wire [NUM_SMS*`SIMT_RT_W-1:0]       rt_rec    // one record per SM (rtl/include/simt_retire.vh)
 );
     // A testbench process, not logic: the line count and loop indices are updated in place while the
     // lines of one edge are written, so blocking assignments are what this block means.
@@ -138,7 +117,7 @@ module simt_tb_trace #(
                 end
             for (s = 0; s < NUM_SMS; s = s + 1)
                 if (retires != 0 && rt_valid[s]) begin
-                    $fwrite(fd, `SIMT_RT_TRACE_FMT, cycle, s, `SIMT_RT_TRACE_ARGS(s));
+                    $fwrite(fd, `SIMT_RT_TRACE_FMT, cycle, s, `SIMT_RT_TRACE_ARGS(rt_rec, s));
                     lines = lines + 1;
                 end
             if (proto_err != 8'd0 && !proto_told) begin

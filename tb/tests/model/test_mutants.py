@@ -179,6 +179,23 @@ def test_equivalence_reasons_parse() -> None:
         assert key.count(":") >= 4 and why, key
 
 
+def stale_equivalents(equivalents: dict[str, str], ids: set[str]) -> list[str]:
+    """Equivalence entries whose mutant is no longer generated (the RTL around it moved)."""
+    return sorted(set(equivalents) - ids)
+
+
+def test_equivalence_entries_name_current_mutants() -> None:
+    """An RTL edit that moves an explained mutant must re-key its entry (docs/mutants-equivalent.toml),
+    or `make mutants` counts it as an unexplained survivor."""
+    stale = stale_equivalents(load_equivalents(), {m.id for m in all_mutants()})
+    assert not stale, f"re-key these entries of docs/mutants-equivalent.toml to the current RTL: {stale}"
+
+
+def test_stale_entry_check_can_fail() -> None:
+    ids = {m.id for m in all_mutants()}
+    assert stale_equivalents({"simt_sm.v:1:1:const:0→1": "moved"}, ids) == ["simt_sm.v:1:1:const:0→1"]
+
+
 def _changed_tokens(a: list, b: list) -> int:
     """Number of tokens that differ between two token lists of equal length, else the size of the
     differing middle (common prefix and suffix removed)."""

@@ -47,7 +47,7 @@ def test_derived_relations(tree: unitmap.Tree) -> None:
     """Spot checks of what the generator reads from the tree (benches, hierarchy, boards, features)."""
     rows = _rows(tree.render_table())
     assert "[test_alu.py](../tb/tests/unit/test_alu.py)" in rows["simt_alu"] and "isa-alu" in rows["simt_alu"]
-    assert "`simt_sm`" in rows["simt_alu"]  # held by the SM
+    assert "`simt_execute`" in rows["simt_alu"]  # held by the SM's execute stage
     assert (
         "test_gpu.py" in rows["simt_gpu"] and "test_axi.py" in rows["simt_gpu_axi"]
     )  # through tb/hdl wrappers

@@ -1,0 +1,326 @@
+`include "simt_params.vh"  // machine parameter defaults (docs/isa.md 9)
+`include "simt_isa.vh"
+`include "simt_fault.vh"
+// Execute: stage EX of the SM pipeline (docs/sm.md "Pipeline").
+//
+// One row of NUM_LANES threads per cycle: the operands arrive from the register file (read by DEC the
+// cycle before), the lanes compute (simt_alu, special registers, constants, branch conditions, the
+// address checks), and the row's result is written to the register file in the same cycle and kept in
+// `vals` for the retire record. Branch conditions build `taken`, global accesses gather `gaddr`/`gdata`,
+// shared rows go to simt_shared_lsu (a shared load's rows are written when the LSU answers them).
+// The buffers vals, taken, gaddr and gdata belong to the instruction in CM until it completes, so EX
+// acts only when CM is empty or completes without an error this cycle (cm_ok).
+// Test-only fault 1 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks").
+module simt_execute #(
+    parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,      // machine parameter (checked in simt_sm)
+    parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,       // machine parameter (checked in simt_sm)
+    parameter integer SHARED_WORDS = `SIMT_DEFAULT_SHARED_WORDS,    // machine parameter (checked in simt_sm)
+    parameter integer NUM_BANKS    = `SIMT_DEFAULT_NUM_BANKS,       // machine parameter (checked in simt_sm)
+    parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS,  // machine parameter (checked in simt_sm)
+    parameter integer C_AW         = 6,       // constant memory address width
+    parameter integer SH_AW        = $clog2(SHARED_WORDS),      // derived; not meant to be overridden
+    parameter integer SHL_W        = $clog2(SHARED_WORDS / NUM_BANKS) > 0 ? $clog2(SHARED_WORDS / NUM_BANKS) : 1,
+    parameter integer RF_AW        = 10,      // register row address width
+    parameter integer TH_W         = 9,       // thread slot index width
+    parameter integer WID_W        = 4,       // warp slot index width
+    parameter integer BID_W        = 2,       // block slot index width
+    parameter integer ROW_W        = (WARP_SIZE / NUM_LANES > 1) ? $clog2(WARP_SIZE / NUM_LANES) : 1
+) (
+    input  wire                       clk,
+    input  wire                       rst,
+    input  wire                       halt,         // an error stops every stage until reset
+    input  wire [3:0]                 sm_id,
+    input  wire [47:0]                cfg_grid,
+    input  wire [47:0]                cfg_block,
+    input  wire [5:0]                 cfg_regs,
+    input  wire [SH_AW:0]             cfg_shared,
+    input  wire [SH_AW:0]             cfg_sh_stride,
+    input  wire [C_AW:0]              cfg_nconst,
+    input  wire [16*32-1:0]           cfg_params,
+    // DEC's token (simt_issue), taken when ex_take
+    input  wire                       ex_take,
+    input  wire [WID_W-1:0]           dec_warp,
+    input  wire                       dec_memwb,
+    input  wire [31:0]                dec_instr,
+    input  wire [ROW_W-1:0]           dec_row,
+    input  wire                       dec_last,
+    input  wire                       dec_flt,
+    input  wire [3:0]                 dec_flt_kind,
+    input  wire [5:0]                 dec_txns,
+    input  wire [WARP_SIZE*32-1:0]    mw_data,      // a completed access's load data
+    output wire                       ex_adv,       // EX takes a new token or empties this cycle
+    output wire [RF_AW-1:0]           ex_raddr_a,   // EX's own row's read addresses (while it holds)
+    output wire [RF_AW-1:0]           ex_raddr_b,
+    output wire [RF_AW-1:0]           ex_raddr_c,
+    output wire                       mw_release,   // the completed access's last row is written
+    // warp table (read port EX)
+    output reg  [WID_W-1:0]           ex_warp,
+    input  wire [WARP_SIZE-1:0]       ex_mask,
+    input  wire [BID_W-1:0]           ex_slot,
+    input  wire [4:0]                 ex_wib,
+    input  wire [47:0]                ex_ctaid,
+    // register file: operands (registered reads) and the write port
+    input  wire [NUM_LANES*32-1:0]    rdata_a,
+    input  wire [NUM_LANES*32-1:0]    rdata_b,
+    input  wire [NUM_LANES*32-1:0]    rdata_c,
+    output reg  [NUM_LANES-1:0]       rf_we,
+    output reg  [RF_AW-1:0]           rf_waddr,
+    output reg  [NUM_LANES*32-1:0]    rf_wdata,
+    // constant memory and thread-id table (combinational reads, one per lane)
+    output wire [NUM_LANES*C_AW-1:0]  const_addr,
+    input  wire [NUM_LANES*32-1:0]    const_data,
+    output wire [NUM_LANES*TH_W-1:0]  tid_slot,
+    input  wire [NUM_LANES*48-1:0]    tid_xyz,
+    // shared-memory line clears of block initialisation (not while a shared instruction is in EX)
+    input  wire                       clr_sh_req,
+    input  wire [SHL_W-1:0]           clr_sh_line,
+    output wire                       sh_clr_go,
+    output wire [NUM_BANKS-1:0]       sh_obs_we,
+    output wire [NUM_BANKS*SH_AW-1:0] sh_obs_addr,
+    output wire [NUM_BANKS*32-1:0]    sh_obs_data,
+    output wire                       sh_obs_clr,
+    // CM (simt_commit)
+    input  wire                       cm_ok,        // CM is empty or completes without an error
+    output reg                        ex_valid,
+    output wire                       ex_raise,     // this row faults: report it
+    output wire [3:0]                 ex_err_kind,
+    output wire [5:0]                 ex_err_lane,  // 63: no lane responsible
+    output wire                       ex_to_cm,     // the instruction moves to CM
+    output reg                        ex_memwb,
+    output reg  [31:0]                ex_instr,
+    output reg  [5:0]                 ex_txns,
+    output wire [6:0]                 ex_passes_all, // shared: passes, this cycle's answer included
+    output reg  [WARP_SIZE*32-1:0]    vals,         // per-lane results (retire record)
+    output reg  [WARP_SIZE-1:0]       taken,        // BEQ/BNE: lanes taking the branch
+    output reg  [WARP_SIZE*32-1:0]    gaddr,        // global access: per-lane addresses
+    output reg  [WARP_SIZE*32-1:0]    gdata         // global access: per-lane store data
+);
+    // Row, thread and address arithmetic truncates to the index width on purpose (see simt_sm.v).
+    /* verilator lint_off WIDTHEXPAND */
+    /* verilator lint_off WIDTHTRUNC */
+    localparam integer ROWS   = WARP_SIZE / NUM_LANES;
+    localparam integer LANE_W = (NUM_LANES > 1) ? $clog2(NUM_LANES) : 1;
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+`endif
+
+    // ---- the token in EX -------------------------------------------------------------------------------
+    reg [ROW_W-1:0] ex_row;       // row whose operands are on rdata_*
+    reg             ex_last;      // the instruction's last token
+    reg             ex_flt;       // DEC found a launch-check fault: EX only reports it
+    reg [3:0]       ex_flt_kind;
+    reg             ex_drain;     // shared: every row is in the LSU, waiting for the responses
+    reg [ROW_W:0]   ex_nrsp;      // shared: rows answered so far
+    reg [6:0]       ex_passes;    // shared: passes so far
+    wire        xd_illegal, xd_bad_reg, xd_use_a, xd_use_b, xd_use_c, xd_a_imm, xd_b_imm, xd_wr;
+    wire        xd_is_load, xd_is_store, xd_beq, xd_bne, xd_bra, xd_ssy, xd_bar, xd_exit, xd_lds;
+    wire [2:0]  xd_cls;
+    wire [5:0]  xd_fn;
+    wire [4:0]  xd_ra, xd_rb, xd_rc, xd_rd, xd_sreg;
+    wire [31:0] xd_imm;
+    wire [15:0] xd_target;
+    simt_decode u_ex_decode (
+        .instr(ex_instr), .regs(cfg_regs), .illegal(xd_illegal), .bad_reg(xd_bad_reg), .cls(xd_cls),
+        .alu_fn(xd_fn), .ra(xd_ra), .rb(xd_rb), .rc(xd_rc), .use_a(xd_use_a), .use_b(xd_use_b),
+        .use_c(xd_use_c), .a_imm(xd_a_imm), .b_imm(xd_b_imm), .imm(xd_imm), .wr(xd_wr), .rd(xd_rd),
+        .is_load(xd_is_load), .is_store(xd_is_store), .is_beq(xd_beq), .is_bne(xd_bne), .is_bra(xd_bra),
+        .is_ssy(xd_ssy), .is_bar(xd_bar), .is_exit(xd_exit), .is_lds(xd_lds), .sreg(xd_sreg),
+        .target(xd_target)
+    );
+    wire [RF_AW-1:0] ex_wbase = ex_warp * cfg_regs * ROWS;
+    assign ex_raddr_a = ex_wbase + xd_ra * ROWS + ex_row;
+    assign ex_raddr_b = ex_wbase + xd_rb * ROWS + ex_row;
+    assign ex_raddr_c = ex_wbase + xd_rc * ROWS + ex_row;
+    // What the token does (a faulting token does nothing but report).
+    wire ex_op     = !ex_flt && !ex_memwb;
+    wire ex_alu    = ex_op && xd_cls == `SIMT_CLS_ALU;
+    wire ex_sh     = ex_op && xd_cls == `SIMT_CLS_SHARED;
+    wire ex_const  = ex_op && xd_cls == `SIMT_CLS_CONST;
+    wire ex_global = ex_op && xd_cls == `SIMT_CLS_GLOBAL;
+    wire ex_branch = ex_op && (xd_beq || xd_bne);
+    wire [NUM_LANES-1:0] row_mask = ex_mask[ex_row * NUM_LANES +: NUM_LANES];
+
+    // ---- lanes -----------------------------------------------------------------------------------------
+    wire [NUM_LANES*32-1:0] alu_y, mem_addr, sreg_v;
+    wire [NUM_LANES-1:0]    lane_nz, bad_const, bad_shared, bad_global;
+    genvar l;
+    generate
+        for (l = 0; l < NUM_LANES; l = l + 1) begin : lane
+            wire [31:0] a = xd_a_imm ? xd_imm : rdata_a[l*32 +: 32];
+            wire [31:0] b = xd_b_imm ? xd_imm : rdata_b[l*32 +: 32];
+            wire [31:0] c = rdata_c[l*32 +: 32];
+            simt_alu u_alu (.fn(xd_fn), .a(a), .b(b), .c(c), .y(alu_y[l*32 +: 32]));
+            wire [31:0] addr = a + b;
+            assign mem_addr[l*32 +: 32] = addr;
+            assign lane_nz[l]    = a != 32'd0;
+            assign bad_const[l]  = addr >= {{(31 - C_AW){1'b0}}, cfg_nconst};
+            assign bad_shared[l] = addr >= {{(31 - SH_AW){1'b0}}, cfg_shared};
+            assign bad_global[l] = addr >= GLOBAL_WORDS;
+            assign const_addr[l*C_AW +: C_AW] = addr[C_AW-1:0];
+            // special registers (docs/isa.md 3.2)
+            wire [4:0]  tin = ex_row * NUM_LANES + l;           // thread index within the warp
+            wire [31:0] flat_tid = ex_wib * WARP_SIZE + tin;
+            assign tid_slot[l*TH_W +: TH_W] = ex_warp * WARP_SIZE + tin;
+            wire [47:0] txyz = tid_xyz[l*48 +: 48];
+            reg  [31:0] sv;
+            always @(*) begin
+                case (xd_sreg)
+                    `SIMT_SREG_TID_X:    sv = {16'd0, txyz[15:0]};
+                    `SIMT_SREG_TID_Y:    sv = {16'd0, txyz[31:16]};
+                    `SIMT_SREG_TID_Z:    sv = {16'd0, txyz[47:32]};
+                    `SIMT_SREG_NTID_X:   sv = {16'd0, cfg_block[15:0]};
+                    `SIMT_SREG_NTID_Y:   sv = {16'd0, cfg_block[31:16]};
+                    `SIMT_SREG_NTID_Z:   sv = {16'd0, cfg_block[47:32]};
+                    `SIMT_SREG_CTAID_X:  sv = {16'd0, ex_ctaid[15:0]};
+                    `SIMT_SREG_CTAID_Y:  sv = {16'd0, ex_ctaid[31:16]};
+                    `SIMT_SREG_CTAID_Z:  sv = {16'd0, ex_ctaid[47:32]};
+                    `SIMT_SREG_NCTAID_X: sv = {16'd0, cfg_grid[15:0]};
+                    `SIMT_SREG_NCTAID_Y: sv = {16'd0, cfg_grid[31:16]};
+                    `SIMT_SREG_NCTAID_Z: sv = {16'd0, cfg_grid[47:32]};
+                    `SIMT_SREG_TID:      sv = flat_tid;
+                    `SIMT_SREG_LANEID:   sv = {27'd0, tin};
+                    `SIMT_SREG_WARPID:   sv = {27'd0, ex_wib};
+                    `SIMT_SREG_SMID:     sv = {28'd0, sm_id};
+                    default:             sv = cfg_params[(xd_sreg - `SIMT_SREG_PARAM_BASE) * 32 +: 32];
+                endcase
+            end
+            assign sreg_v[l*32 +: 32] = sv;
+        end
+    endgenerate
+
+    // Lowest active lane of the row that is out of range, for the error report.
+    function automatic [LANE_W:0] first_lane(input [NUM_LANES-1:0] bits);
+        integer i;
+        begin
+            first_lane = {1'b1, {LANE_W{1'b0}}};
+            for (i = NUM_LANES - 1; i >= 0; i = i - 1)
+                if (bits[i]) first_lane = {1'b0, i[LANE_W-1:0]};
+        end
+    endfunction
+    wire [NUM_LANES-1:0] row_bad = row_mask & (ex_const ? bad_const : ex_sh ? bad_shared :
+                                               ex_global ? bad_global : {NUM_LANES{1'b0}});
+    wire [LANE_W:0]      bad_lane = first_lane(row_bad);
+    assign ex_err_kind = ex_flt ? ex_flt_kind :
+                         ex_const ? `SIMT_ERR_CONST_OUT_OF_RANGE :
+                         ex_sh ? `SIMT_ERR_SHARED_OUT_OF_RANGE : `SIMT_ERR_GLOBAL_OUT_OF_RANGE;
+    assign ex_err_lane = ex_flt ? 6'h3f : ex_row * NUM_LANES + bad_lane[LANE_W-1:0];
+
+    // ---- when the token acts, and when the instruction moves on ----------------------------------------
+    wire ex_act      = ex_valid && !ex_drain && !halt && cm_ok;
+    assign ex_raise  = ex_act && (ex_flt || row_bad != {NUM_LANES{1'b0}});
+    wire sh_req_ready, sh_rsp_valid, sh_clr_ready;
+    wire sh_req_valid = ex_act && !ex_raise && ex_sh;
+    wire ex_fire     = ex_act && !ex_raise && (!ex_sh || sh_req_ready);
+    wire [ROW_W:0] ex_nrsp_nx = ex_nrsp + {{ROW_W{1'b0}}, sh_rsp_valid};
+    wire ex_drained  = ex_drain && !halt && ex_nrsp_nx == ROWS;
+    assign ex_to_cm  = (ex_fire && ex_last && !ex_sh) || ex_drained;
+    assign ex_adv    = !ex_valid || (ex_fire && !(ex_last && ex_sh)) || ex_drained;
+    assign mw_release = ex_fire && ex_memwb && ex_last;
+
+    // ---- shared memory -----------------------------------------------------------------------------------
+    wire [NUM_LANES*32-1:0]        sh_rdata;
+    wire [$clog2(NUM_LANES+1)-1:0] sh_passes;
+    wire [SH_AW-1:0]               sh_base = ex_slot * cfg_sh_stride;
+    reg  [NUM_LANES*SH_AW-1:0]     sh_addr;
+    integer si;
+    always @(*) begin
+        for (si = 0; si < NUM_LANES; si = si + 1)
+            sh_addr[si * SH_AW +: SH_AW] = sh_base + mem_addr[si * 32 +: SH_AW];
+    end
+    // No line clear while a shared instruction is in EX: its rows and the clear share the banks.
+    wire sh_busy_ex = ex_valid && ex_sh;
+    assign sh_clr_go = clr_sh_req && sh_clr_ready && !sh_busy_ex;
+    simt_shared_lsu #(.NUM_LANES(NUM_LANES), .NUM_BANKS(NUM_BANKS), .SHARED_WORDS(SHARED_WORDS)) u_lsu (
+        .clk(clk), .rst(rst), .req_valid(sh_req_valid), .req_ready(sh_req_ready),
+        .lane_mask(row_mask), .addr(sh_addr), .store(xd_is_store), .wdata(rdata_c),
+        .rsp_valid(sh_rsp_valid), .rdata(sh_rdata), .passes(sh_passes),
+        .clr(clr_sh_req && !sh_busy_ex), .clr_ready(sh_clr_ready),
+        .clr_line(clr_sh_line), .obs_we(sh_obs_we), .obs_addr(sh_obs_addr), .obs_data(sh_obs_data),
+        .obs_clr(sh_obs_clr)
+    );
+    wire [NUM_LANES-1:0] rsp_row_mask = ex_mask[ex_nrsp[ROW_W-1:0] * NUM_LANES +: NUM_LANES];
+    assign ex_passes_all = ex_passes + (sh_rsp_valid ? 7'(sh_passes) : 7'd0);
+
+    // ---- register writeback --------------------------------------------------------------------------
+    // One write port, and its writers never meet: a shared load's rows are written when the LSU
+    // answers, while EX holds that instruction (its own tokens write nothing); every other writing
+    // token writes in its EX cycle. Block initialisation takes the cycles nobody writes.
+    wire [NUM_LANES*32-1:0] mw_row = mw_data[ex_row * NUM_LANES * 32 +: NUM_LANES * 32];
+    wire [RF_AW-1:0] ex_waddr = ex_wbase + xd_rd * ROWS + ex_row;
+    wire ex_writes = ex_fire && (ex_memwb ? xd_is_load : (xd_wr && (ex_alu || (ex_op && xd_lds) || ex_const)));
+    always @(*) begin
+        rf_we    = {NUM_LANES{1'b0}};
+        rf_waddr = ex_waddr;
+        rf_wdata = alu_y;
+        if (sh_rsp_valid && ex_sh && xd_is_load) begin
+            rf_we    = rsp_row_mask;
+            rf_waddr = ex_wbase + xd_rd * ROWS + ex_nrsp[ROW_W-1:0];
+            rf_wdata = sh_rdata;
+        end else if (ex_writes) begin
+            rf_we    = row_mask;
+            rf_wdata = ex_memwb ? mw_row : xd_lds ? sreg_v : ex_const ? const_data : alu_y;
+`ifdef SIMT_FAULTS
+            // Fault 1: warp lane 1 (row 0, lane 1) gets its ALU result with bit 0 flipped, in the
+            // register file and the retire record alike.
+            if (simt_fault == `SIMT_FAULT_LANE_VALUE && ex_alu && ex_row == {ROW_W{1'b0}})
+                rf_wdata[32] = ~rf_wdata[32];
+`endif
+        end
+    end
+
+    // ---- DEC -> EX, and the row's effects ------------------------------------------------------------
+    always @(posedge clk) begin
+        if (rst) begin
+            ex_valid <= 1'b0;
+            // Datapath registers reach the retire port: reset them so it never shows X.
+            // ex_warp names the shared-memory writer on sh_obs_warp, which a line clear shows too.
+            ex_warp  <= {WID_W{1'b0}};
+            ex_row   <= {ROW_W{1'b0}};
+            ex_instr <= 32'd0;
+            ex_drain <= 1'b0;
+            vals     <= {WARP_SIZE*32{1'b0}};
+        end else begin
+            if (ex_take) begin
+                ex_valid    <= 1'b1;
+                ex_warp     <= dec_warp;
+                ex_memwb    <= dec_memwb;
+                ex_instr    <= dec_instr;
+                ex_row      <= dec_row;
+                ex_last     <= dec_last;
+                ex_flt      <= dec_flt;
+                ex_flt_kind <= dec_flt_kind;
+                ex_txns     <= dec_txns;
+                if (dec_row == {ROW_W{1'b0}}) begin
+                    ex_nrsp   <= {(ROW_W+1){1'b0}};
+                    ex_passes <= 7'd0;
+                end
+            end else if (ex_adv) begin
+                ex_valid <= 1'b0;
+            end
+            if (ex_fire) begin
+                if (ex_writes) vals[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rf_wdata;
+                if (ex_branch)
+                    taken[ex_row * NUM_LANES +: NUM_LANES] <= (xd_beq ? ~lane_nz : lane_nz) & row_mask;
+                if (ex_global) begin
+                    gaddr[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= mem_addr;
+                    gdata[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rdata_c;
+                end
+                if (ex_sh && ex_last) ex_drain <= 1'b1;
+            end
+            if (sh_rsp_valid && ex_sh) begin
+                // When the last answer lets the instruction leave, the next one's row 0 may enter
+                // in this cycle and restart the counts (above); CM takes the total (ex_passes_all).
+                if (!ex_drained) begin
+                    ex_nrsp   <= ex_nrsp_nx;
+                    ex_passes <= ex_passes + sh_passes;
+                end
+                if (xd_is_load) vals[ex_nrsp[ROW_W-1:0] * NUM_LANES * 32 +: NUM_LANES * 32] <= sh_rdata;
+            end
+            if (ex_drained) ex_drain <= 1'b0;
+        end
+    end
+
+    // Decoder outputs EX does not need; Verilator's default unused-regexp exempts "unused".
+    wire unused_ok = &{1'b0, bad_lane, xd_illegal, xd_bad_reg, xd_use_a, xd_use_b, xd_use_c, xd_wr, xd_bne,
+                       xd_bra, xd_ssy, xd_bar, xd_exit, xd_target};
+endmodule
