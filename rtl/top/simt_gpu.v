@@ -87,6 +87,7 @@ module simt_gpu #(
                      R_MEM_RSPS = 8'h1D, R_MEM_OUTSTANDING = 8'h1E;
 
     wire        img_ready;
+    wire        launch_ok;  // START takes the loaded image (block scheduler section below)
     reg         abort_q;
     wire        img_write  = host_valid && host_write && host_addr == R_IMAGE;
     // No host access is taken in the cycle an ABORT resets everything, so none is lost to it.
@@ -150,7 +151,7 @@ module simt_gpu #(
         .GLOBAL_WORDS(GLOBAL_WORDS)
     ) u_loader (
         .clk(clk), .rst(soft_rst),
-        .img_valid(img_write), .img_ready(img_ready), .img_word(host_wdata),
+        .img_valid(img_write), .img_ready(img_ready), .img_word(host_wdata), .launched(launch_ok),
         .imem_we(imem_we), .imem_waddr(imem_waddr), .imem_wdata(imem_wdata),
         .cmem_we(cmem_we), .cmem_waddr(cmem_waddr), .cmem_wdata(cmem_wdata),
         .cfg_grid(cfg_grid), .cfg_block(cfg_block), .cfg_threads(cfg_threads), .cfg_regs(cfg_regs),
@@ -177,10 +178,11 @@ module simt_gpu #(
     always @(posedge clk) err_q_d <= soft_rst ? 1'b0 : err_q;
     wire               sched_abort = err_q && !err_q_d;
     // START while an image is still arriving or its DATA stores are draining waits for the load;
-    // START with no image (loader idle, nothing loaded) is launch error 0x13.
+    // START with no image (loader idle: none loaded since the last START, ABORT or reset) is launch
+    // error 0x13; launch_ok tells the loader that this START used its image up.
     reg                start_pending;
     wire               start_now  = start_req || start_pending;
-    wire               launch_ok  = start_now && ld_loaded && !ld_busy;
+    assign             launch_ok  = start_now && ld_loaded && !ld_busy;
     wire               start_bad  = start_now && !ld_loaded && !ld_busy;
     always @(posedge clk)
         if (soft_rst) start_pending <= 1'b0;

@@ -12,7 +12,8 @@
 //     (docs/sm.md), one request per segment touched, and counts their acknowledgements.
 // The rule check of each word is simt_image_check and the DATA store path simt_loader_store (their own
 // files, one job each); both are wired here with no register between, so the timing below is unchanged.
-// `loaded` is high once a complete, valid image is held and every DATA store has been acknowledged;
+// `loaded` is high once a complete, valid image is held and every DATA store has been acknowledged,
+// until `launched` says the GPU started it (one image, one launch: back to S_IDLE);
 // `error` is high (with err_code, docs/gpu.md launch errors) from the first offending word until a
 // magic word starts a new image. Words after an error are accepted and ignored, so the host can
 // always finish writing an image: the loader never blocks on a bad one.
@@ -63,6 +64,9 @@ module simt_loader #(
     input  wire                    img_valid,
     output wire                    img_ready,
     input  wire [31:0]             img_word,
+    // the GPU starts a launch with the held image (docs/gpu.md "Launch lifecycle"): a START uses the
+    // image up, so `loaded` falls and a second START without a new image is launch error 0x13
+    input  wire                    launched,
     // program load, broadcast to every SM
     output reg                     imem_we,
     output reg  [PC_W-1:0]         imem_waddr,
@@ -240,6 +244,8 @@ module simt_loader #(
             endcase
         end else if (state == S_FLUSH && flushed) begin
             state <= S_LOADED;
+        end else if (state == S_LOADED && launched) begin
+            state <= S_IDLE;  // cfg_* and the memories keep the image for the launch now running
         end
     end
 

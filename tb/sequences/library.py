@@ -56,7 +56,8 @@ def _rule(words: list[int], cfg: GpuConfig, rule: Rule) -> tuple[int, int]:
 
 
 def launch_errors(cfg: GpuConfig, rng: random.Random) -> list[LaunchItem]:
-    """Impossible launches end with a launch error, never a hang; then a clean launch."""
+    """Impossible launches end with a launch error, never a hang; then a clean launch, and a START
+    after it with no new image (launch error 0x13: the finished launch used its image up)."""
     too_big = image_of("vecadd", rng)
     too_big.block = ((cfg.num_warps + 1) * cfg.warp_size, 1, 1)  # one warp more than an SM holds
     bad = image_of("vecadd", rng).to_words()
@@ -86,6 +87,14 @@ def launch_errors(cfg: GpuConfig, rng: random.Random) -> list[LaunchItem]:
             expect_rule=_rule(after_end, cfg, Rule.AFTER_END),
         ),
         LaunchItem("vecadd after launch errors", image_of("vecadd", rng)),
+        # START consumes its image (docs/gpu.md "Launch lifecycle"): a second START after a launch that
+        # finished is START with no image, not a rerun of the old one (the soak found the GPU rerunning it)
+        LaunchItem(
+            "START again after a finished launch (its image is used up)",
+            None,
+            words=[],
+            expect_launch_error=0x13,
+        ),
     ]
 
 

@@ -427,6 +427,9 @@ class LoaderBench:
         d.rst.value = 1
         d.img_valid.value = 0
         d.img_word.value = 0
+        # No GPU starts a launch here, so an image stays loaded; START using it up (launched) is
+        # checked at the GPU by LaunchErrorTest (docs/gpu.md "Launch lifecycle").
+        d.launched.value = 0
         self.responder.start()
         for _ in range(3):
             await RisingEdge(d.clk)
