@@ -360,6 +360,45 @@ def all_jobs() -> list[Job]:
             ),
         ],
     )
+    jobs += _unit(
+        "simt_warp_table",
+        "sm",
+        "the SM's only writer of warp state: a warp is never issued twice while in flight (READY exactly "
+        "for a started warp not in the pipeline, on memory, at a barrier or done), a barrier warp waits "
+        "for its block's release, blk_done exactly once per block after its last warp with its id (slot "
+        "and warps freed), lowest free usable slot, every read port returns the last write",
+        params={"WARP_SIZE": 2, "NUM_WARPS": 3, "NUM_BLOCKS": 2, "PCX_W": 3, "DEPTH_W": 2},
+        depth=3,
+        map_memories=True,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "if (grant) w_state[grant_warp] <= WS_BUSY;",
+                "if (grant && !cm_issued) w_state[grant_warp] <= WS_BUSY;",
+                "a grant in the cycle another warp's global access is handed off is lost (the warp stays "
+                "READY in flight and is issued twice)",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "if (w_slot[i] == cm_slot && w_state[i] != WS_EMPTY) w_state[i] <= WS_EMPTY;",
+                "if (w_slot[i] == cm_slot) w_state[i] <= WS_EMPTY;",
+                "a finishing block also empties a warp starting in that cycle whose stale slot number "
+                "matches (the new block loses a warp)",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "if (w_state[i] == WS_BAR && bar_release[w_slot[i]]) w_state[i] <= WS_READY;",
+                "if (w_state[i] != WS_EMPTY && bar_release[w_slot[i]]) w_state[i] <= WS_READY;",
+                "a barrier release makes every warp of the block READY, also one in flight",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "blk_done_id <= b_id[cm_slot];",
+                "blk_done_id <= b_id[0];",
+                "a finished block is reported with slot 0's block id",
+            ),
+        ],
+    )
     return jobs
 
 
