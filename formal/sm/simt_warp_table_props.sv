@@ -8,9 +8,10 @@
 // constant (cfg_wpb 1..NUM_WARPS warps of cfg_threads threads, cfg_slots 1..NUM_BLOCKS slots with
 // cfg_slots * cfg_wpb <= NUM_WARPS, the launch checks of docs/isa.md 8.1); a block is dispatched only
 // while a slot is free and no block is being initialised (simt_block_init: one at a time); start names
-// the slot being initialised and its warps slot * cfg_wpb ..; the scheduler grants only a READY warp;
-// CM hands off (cm_issued) only a warp in the pipeline, retires (cm_retire) only a warp in the pipeline
-// or waiting on memory, and never both in one cycle; bar_release, nx_* are free.
+// the slot being initialised and its warps slot * cfg_wpb ..; F grants (the scheduler) only a READY warp
+// or takes back (a completed global access) a warp waiting on memory; CM hands off (cm_issued) or
+// retires (cm_retire) only a warp in the pipeline, never both in one cycle; bar_release, nx_* are free.
+// (simt_sm_props checks in the whole SM that the stages keep this contract.)
 // Properties:
 //   a warp is never issued twice while in flight: ready[w] exactly for a started warp that is neither in
 //   the pipeline (granted, not yet retired or handed off), nor waiting on memory or at a barrier, nor
@@ -137,9 +138,9 @@ module simt_warp_table_props #(
         if (!init && !rst) begin
             if (dispatch) assume (free_found && !pend);
             if (start) assume (pend && start_slot == pend_slot && start_warp == pend_slot * cfg_wpb);
-            if (grant) assume (grant_warp < N && ready[grant_warp]);
+            if (grant) assume (grant_warp < N && (ready[grant_warp] || mem[grant_warp]));
             if (cm_issued) assume (cm_warp < N && busy[cm_warp]);
-            if (cm_retire) assume (cm_warp < N && (busy[cm_warp] || mem[cm_warp]));
+            if (cm_retire) assume (cm_warp < N && busy[cm_warp]);
             assume (!(cm_issued && cm_retire));
         end
     end
@@ -165,7 +166,9 @@ module simt_warp_table_props #(
                     m_mask[i] <= valid_of(i - start_warp); m_exit[i] <= ~valid_of(i - start_warp);
                 end
                 if (bar[i] && bar_release[m_slot[i]]) bar[i] <= 1'b0;
-                if (grant && grant_warp == i) busy[i] <= 1'b1;
+                if (grant && grant_warp == i) begin
+                    busy[i] <= 1'b1; mem[i] <= 1'b0;
+                end
                 if (cm_issued && cm_warp == i) begin
                     busy[i] <= 1'b0; mem[i] <= 1'b1;
                 end

@@ -104,6 +104,10 @@ def _unit(
     return jobs
 
 
+# the whole SM's bounded check: cycles from reset (a block starts and its first instructions retire)
+SM_DEPTH = 14
+
+
 def all_jobs() -> list[Job]:
     jobs: list[Job] = []
     jobs += _unit(
@@ -398,6 +402,98 @@ def all_jobs() -> list[Job]:
                 "a finished block is reported with slot 0's block id",
             ),
         ],
+    )
+    jobs += _unit(
+        "simt_axil_host",
+        "top",
+        "AXI4-Lite slave rules (B/R valid held until ready, response stable; AW with W, ready only for "
+        "valid; one access at a time), each access answered once, host port valid held with payload "
+        "stable, whole-word write -> one host write of awaddr[9:2], partial strobe -> SLVERR and no host "
+        "write, read -> host read and its data on R, reads and writes alternate (a waiting read passes "
+        "after one write)",
+        params={"ADDR_W": 12},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/top/simt_axil_host.v",
+                "if (s_axil_bready) begin",
+                "if (1'b1) begin",
+                "BVALID drops without BREADY (the response can be lost)",
+            ),
+            Mutant(
+                "rtl/top/simt_axil_host.v",
+                "if (s_axil_wstrb == 4'b1111) begin",
+                "if (s_axil_wstrb != 4'b0000) begin",
+                "a partial-strobe write reaches the host as a whole-word write",
+            ),
+            Mutant(
+                "rtl/top/simt_axil_host.v",
+                "s_axil_awvalid && s_axil_wvalid && (!s_axil_arvalid || last_read);",
+                "s_axil_awvalid && s_axil_wvalid;",
+                "writes always win over a waiting read (a read can starve)",
+            ),
+        ],
+    )
+    sm_sources = tuple(
+        f"rtl/sm/{m}.v"
+        for m in (
+            "simt_warp_table", "simt_block_init", "simt_issue", "simt_execute", "simt_commit", "simt_warp_sched",
+            "simt_decode", "simt_alu", "simt_regfile", "simt_shared_lsu", "simt_gmem_unit", "simt_coalescer",
+            "simt_div_stack", "simt_barrier", "simt_perf",
+        )
+    )  # fmt: skip
+    jobs += _unit(
+        "simt_sm",
+        "sm",
+        "pipeline, on the stage modules' interface: the stages keep the warp table's contract (grant only a "
+        "READY warp or one back from memory, never a warp in flight; hand-off / retire only a warp in "
+        "flight), a warp is never in two stages and each warp in flight is in one, only CM retires (retire "
+        "port = CM's retire one cycle later), only EX writes registers, debug view states, nothing granted, "
+        "retired or written after an error, all stages empty after reset; any program in imem",
+        params={
+            "WARP_SIZE": 4,
+            "NUM_LANES": 4,
+            "NUM_WARPS": 2,
+            "NUM_BLOCKS": 2,
+            "STACK_DEPTH": 2,
+            "IMEM_WORDS": 16,
+        },
+        depth=SM_DEPTH,
+        mode="bmc",
+        name="sm_pipeline",
+        extra_sources=sm_sources,
+        map_memories=True,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_sm.v",
+                "wire halt = err_valid;",
+                "wire halt = 1'b0;",
+                "an error does not stop F and EX (the pipeline is not flushed: grants and writes go on)",
+            ),
+            Mutant(
+                "rtl/sm/simt_sm.v",
+                ".cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),",
+                ".cm_issued(1'b0), .cm_retire(cm_retire), .cm_warp(cm_warp),",
+                "a global access handed off by CM is not reported to the warp table (the warp stays BUSY "
+                "instead of waiting on memory)",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "sm_pipeline_cover",
+            "simt_sm",
+            "formal/sm/simt_sm_props.sv",
+            "simt_sm_props",
+            ("rtl/sm/simt_sm.v", *sm_sources),
+            "witnesses that the bound reaches what sm_pipeline checks: a retire, two retires, a global "
+            "hand-off and the warp's return, an error, both warps in the pipeline at once",
+            mode="cover",
+            depth=SM_DEPTH,
+            params=jobs[-3].params,
+            defines=("COVER",),
+            map_memories=True,
+        )
     )
     return jobs
 
