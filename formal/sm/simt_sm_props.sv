@@ -18,7 +18,7 @@
 //   a warp is never in two stages: every valid stage (DEC, EX, CM) holds a warp in flight, no two hold
 //   the same one, and (until an error) each warp in flight is in exactly one stage;
 //   only CM retires: the retire port is valid exactly in the cycle after CM retired, with that warp's
-//   block slot; the register file is written only by EX holding a valid instruction;
+//   block slot and a non-empty mask; a retire that does not finish its warp leaves a thread active; the register file is written only by EX holding a valid instruction;
 //   the debug view shows a warp in flight as "in pipeline" and one handed off as "memory";
 //   flush on error: once err_valid is up nothing is granted, handed off or retired and EX writes no
 //   register; flush on reset: after a reset no stage holds a warp and the retire port is idle.
@@ -155,10 +155,14 @@ module simt_sm_props #(
     // peek: cm_retire = dut.cm_retire
     // peek: cm_slot = dut.cm_slot
     // peek: rf_we = dut.rf_we
+    // peek: nx_mask = dut.nx_mask
+    // peek: nx_done = dut.nx_done
     (* keep *) wire         grant, cpl_take, dec_valid, ex_valid, cm_valid, cm_issued, cm_retire;
     (* keep *) wire         f_warp, dec_warp, ex_warp, cm_warp, cm_slot;
     (* keep *) wire [N-1:0] ready_vec;
     (* keep *) wire [NUM_LANES-1:0] rf_we;
+    (* keep *) wire [WARP_SIZE-1:0] nx_mask;
+    (* keep *) wire                 nx_done;
 
     // ---- the wrapper's record of each warp: in flight (granted, not yet retired or handed off), waiting
     // on memory (handed off, not yet taken back)
@@ -209,6 +213,10 @@ module simt_sm_props #(
             // only CM retires; only EX writes registers
             assert (rt_valid == p_retire);
             if (rt_valid) assert (rt_slot == p_slot);
+            // no retire has an empty mask; CM keeps the warp table's contract that a warp that is not
+            // finished goes on with some thread
+            if (rt_valid) assert (rt_mask != 0);
+            if (cm_retire && !nx_done) assert (nx_mask != 0);
             if (rf_we != 0) assert (ex_valid);
             // the debug view
             if (dbg_warp < N && fly[dbg_warp]) assert (dbg_state == 3'd2);

@@ -10,7 +10,8 @@
 // while a slot is free and no block is being initialised (simt_block_init: one at a time); start names
 // the slot being initialised and its warps slot * cfg_wpb ..; F grants (the scheduler) only a READY warp
 // or takes back (a completed global access) a warp waiting on memory; CM hands off (cm_issued) or
-// retires (cm_retire) only a warp in the pipeline, never both in one cycle; bar_release, nx_* are free.
+// retires (cm_retire) only a warp in the pipeline, never both in one cycle, and a retire that does not
+// finish the warp leaves some thread active (nx_mask != 0); bar_release and the other nx_* are free.
 // (simt_sm_props checks in the whole SM that the stages keep this contract.)
 // Properties:
 //   a warp is never issued twice while in flight: ready[w] exactly for a started warp that is neither in
@@ -23,7 +24,10 @@
 //   every read port (F, DEC, EX, CM, debug) returns the last value written: pc 0, the valid-thread
 //   mask and stack depth 0 at the block's start, then the retired instruction's next pc, mask,
 //   exited lanes and depth; block slot, warp index in the block, block id and ctaid; the debug view's
-//   state, retired flag and last retired pc.
+//   state, retired flag and last retired pc;
+//   a started warp that is not done has a non-empty active mask (given CM's guarantee that a retire
+//   that does not finish the warp leaves a thread active): the mask a retire record reports is never
+//   empty (docs/testplan.yaml hole gpu.instr.opcode_x_mask.cross 'none').
 module simt_warp_table_props #(
     parameter integer WARP_SIZE  = 2,
     parameter integer NUM_WARPS  = 3,
@@ -142,6 +146,8 @@ module simt_warp_table_props #(
             if (cm_issued) assume (cm_warp < N && busy[cm_warp]);
             if (cm_retire) assume (cm_warp < N && busy[cm_warp]);
             assume (!(cm_issued && cm_retire));
+            // CM (simt_commit, simt_div_stack): a warp that is not finished goes on with some thread
+            if (cm_retire && !nx_done) assume (nx_mask != 0);
         end
     end
 
@@ -220,11 +226,13 @@ module simt_warp_table_props #(
             if (x_warp < N && live[x_warp]) begin
                 assert (x_pc == m_pc[x_warp] && x_mask == m_mask[x_warp] && x_slot == m_slot[x_warp]);
                 assert (x_wib == m_wib[x_warp] && x_block == m_id[m_slot[x_warp]]);
+                if (!fin[x_warp]) assert (x_mask != 0);  // a warp that runs has an active thread
                 assert (x_ctaid == m_ctaid[m_slot[x_warp]]);
             end
             if (cm_warp < N && live[cm_warp]) begin
                 assert (c_pc == m_pc[cm_warp] && c_mask == m_mask[cm_warp] && c_valid == m_vld[cm_warp]);
                 assert (c_exited == m_exit[cm_warp] && c_depth == m_dep[cm_warp]);
+                if (!fin[cm_warp]) assert (c_mask != 0);  // so no retire record has an empty mask
                 assert (c_slot == m_slot[cm_warp] && c_wib == m_wib[cm_warp] && c_block == m_id[m_slot[cm_warp]]);
             end
             if (g_warp < N) begin
@@ -322,6 +330,7 @@ module simt_warp_table_props #(
                     assert (p_dep[DEPTH_W*u +: DEPTH_W] == m_dep[u] && p_slot[u] == m_slot[u]);
                     assert (p_wib[5*u +: 5] == m_wib[u] && p_rtd[u] == rtd[u]);
                     if (rtd[u]) assert (p_last[PCX_W*u +: PCX_W] == m_last[u]);
+                    if (!fin[u]) assert (m_mask[u] != 0);
                 end else begin
                     // a warp of a resident slot is started unless its block is being initialised
                     for (j = 0; j < B; j = j + 1)

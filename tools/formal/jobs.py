@@ -319,7 +319,8 @@ def all_jobs() -> list[Job]:
         "sm",
         "depth bounds, pops return what was pushed (SYNC: SSY's target and mask; DIV: pc+1 and the "
         "not-taken lanes, OR-ed by merges), resume mask = popped mask minus exited lanes, a divergent "
-        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top",
+        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top, a warp "
+        "that is not done goes on with a thread",
         params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
         depth=6,
         mode="bmc",
@@ -336,6 +337,12 @@ def all_jobs() -> list[Job]:
                 "wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;",
                 "wire [WARP_SIZE-1:0] p_mask = top_mask;",
                 "a pop restores exited lanes",
+            ),
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "wire                 p_more = (p_dep != 0) && (p_mask == 0 || (s_found && top_pc == s_rpc));",
+                "wire                 p_more = (p_dep != 0) && (s_found && top_pc == s_rpc);",
+                "pops stop at an entry whose threads have all exited (the warp goes on with no thread)",
             ),
         ],
     )
@@ -370,7 +377,8 @@ def all_jobs() -> list[Job]:
         "the SM's only writer of warp state: a warp is never issued twice while in flight (READY exactly "
         "for a started warp not in the pipeline, on memory, at a barrier or done), a barrier warp waits "
         "for its block's release, blk_done exactly once per block after its last warp with its id (slot "
-        "and warps freed), lowest free usable slot, every read port returns the last write",
+        "and warps freed), lowest free usable slot, every read port returns the last write, a running warp's "
+        "mask is never empty",
         params={"WARP_SIZE": 2, "NUM_WARPS": 3, "NUM_BLOCKS": 2, "PCX_W": 3, "DEPTH_W": 2},
         depth=3,
         map_memories=True,
@@ -400,6 +408,12 @@ def all_jobs() -> list[Job]:
                 "blk_done_id <= b_id[cm_slot];",
                 "blk_done_id <= b_id[0];",
                 "a finished block is reported with slot 0's block id",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "w_mask[i]   <= valid_of(i - start_warp);",
+                "w_mask[i]   <= valid_of(i - start_warp + 1);",
+                "a block's warps start with the next warp's valid threads (its last warp with an empty mask)",
             ),
         ],
     )
