@@ -325,13 +325,13 @@ def _build_and_test(
             sources=srcs,
             includes=[RTL / "include"],
             hdl_toplevel=toplevel,
-                parameters=params,
-                defines=defs,
-                build_dir=bdir,
-                timescale=("1ns", "1ps"),
-                build_args=build_args,
-                waves=waves,
-                log_file=log_file,
+            parameters=params,
+            defines=defs,
+            build_dir=bdir,
+            timescale=("1ns", "1ps"),
+            build_args=build_args,
+            waves=waves,
+            log_file=log_file,
         )
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -67,7 +67,9 @@ def plan(
     constrained-random kernels, the rest directed ones."""
     unknown = set(kinds) - set(FAULT_KINDS)
     if unknown or not kinds:
-        raise ValueError(f"soak fault kinds {sorted(unknown) or '(none)'}: choose from {', '.join(FAULT_KINDS)}")
+        raise ValueError(
+            f"soak fault kinds {sorted(unknown) or '(none)'}: choose from {', '.join(FAULT_KINDS)}"
+        )
     out = SoakPlan([])
     illegal = [i for i in library.launch_errors(cfg, rng) if i.expect_launch_error is not None]
     traps = list(ERROR_KERNELS)
