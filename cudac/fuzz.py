@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from cudac.host import HostUnit
 
 IN_WORDS = 64
+PRESSURE_SHARE = 0.125  # programs with more live values than the 32 registers (spills; cudac/spill.py)
 INTERESTING = [0, 1, 2, 3, 5, 7, 8, 15, 16, 31, 32, 100, 255, 256, 1000, 4095, 32767, 32768, 65535, 65536,
                0x7FFFFFFF, -1, -2, -7, -100, -32768, -32769, -65536, 12345678, -0x7FFFFFFF]  # fmt: skip
 BIN_OPS = ["+", "-", "*", "&", "|", "^", "<<", ">>", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&&", "||"]
@@ -59,6 +60,12 @@ class Program:
     n: int
     u: int
     inputs: list[int]
+    extra: int = 0  # high register pressure: h0..h{extra-1}, each live to the final stores
+
+    @property
+    def vars(self) -> list[str]:
+        """The variables every thread stores at the end, in order (out[gid * nvars + j])."""
+        return [*VARS, *(f"h{k}" for k in range(self.extra))]
 
     def source(self) -> str:
         return render(self)
@@ -195,7 +202,11 @@ class Gen:
         blocks = r.choice([1, 1, 2])
         if small:  # the RTL's programs: one or two warps, one block (Icarus pays per thread)
             threads, blocks = r.choice([32, 40, 64]), 1
-        vars_ = ["a0", "a1", "a2", "u0", "u1"]
+        # a share of the programs keep more values live than the registers hold (a separate stream,
+        # so the other seeds' programs stay what they were)
+        hp = random.Random(f"cudac-pressure-{seed}")
+        extra = hp.randint(24, 36) if hp.random() < PRESSURE_SHARE else 0
+        vars_ = [*VARS, *(f"h{k}" for k in range(extra))]
         self.in_func = True
         fbody = self.block(["p", "q"], ["p", "q"], 1, {"may_return": True, "call": False})
         func = Node("func", None, None, self.expr(["p", "q"], 3), [fbody])
@@ -206,7 +217,7 @@ class Gen:
             body.append(Node("shared", r.choice(vars_), self.expr(vars_, 2), r.randrange(1, threads)))
         body.extend(self.block(vars_, vars_, 0, {"may_return": True}))  # phase 2: returns allowed
         return Program(seed, threads, blocks, len(vars_), func, body, r.randrange(0, 40), r.getrandbits(32),
-                       [r.getrandbits(32) for _ in range(IN_WORDS)])  # fmt: skip
+                       [r.getrandbits(32) for _ in range(IN_WORDS)], extra)  # fmt: skip
 
 
 def generate(seed: int, small: bool = False) -> Program:
@@ -220,8 +231,16 @@ def generate(seed: int, small: bool = False) -> Program:
 VARS = ["a0", "a1", "a2", "u0", "u1"]
 
 
-def _stores(ind: str) -> list[str]:
-    return [f"{ind}out[gid * {len(VARS)} + {j}] = (int) {v};" for j, v in enumerate(VARS)]
+def _stores(ind: str, prog: Program) -> list[str]:
+    names = prog.vars
+    if prog.extra:  # one STG per variable (a pointer to the thread's words): small enough for the RTL
+        return [
+            f"{ind}{{",
+            f"{ind}    int *o = out + gid * {len(names)};",
+            *(f"{ind}    o[{j}] = (int) {v};" for j, v in enumerate(names)),
+            f"{ind}}}",
+        ]
+    return [f"{ind}out[gid * {len(names)} + {j}] = (int) {v};" for j, v in enumerate(names)]
 
 
 def _render_block(nodes: list[Node], ind: str, prog: Program, in_func: bool) -> list[str]:  # noqa: C901
@@ -237,7 +256,7 @@ def _render_block(nodes: list[Node], ind: str, prog: Program, in_func: bool) -> 
             if in_func:
                 out.append(f"{ind}return p ^ q;")
             else:
-                out += [*_stores(ind), f"{ind}return;"]
+                out += [*_stores(ind, prog), f"{ind}return;"]
         elif s.kind == "if":
             out.append(f"{ind}if ({s.a}) {{")
             out += _render_block(s.kids[0], ind + "    ", prog, in_func)
@@ -288,8 +307,10 @@ def render(prog: Program) -> str:
         f"    int a0 = in[tid & {IN_WORDS - 1}], a1 = tid * 3 - n, a2 = n;",
         "    unsigned u0 = u ^ (unsigned) tid, u1 = blockIdx.x;",
     ]
+    for k in range(prog.extra):  # distinct per thread and per variable: no two can share a register
+        lines.append(f"    int h{k} = a0 ^ {(k * 40503 & 0xFFFF) | 1};")
     lines += _render_block(prog.body, "    ", prog, False)
-    lines += _stores("    ")
+    lines += _stores("    ", prog)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -312,17 +333,18 @@ def launch_memory(prog: Program) -> tuple[np.ndarray, int]:
 
 
 def fuzz_config():  # type: ignore[no-untyped-def]
-    """The model's machine for the fuzzer: the bench machine with room for the bigger programs."""
+    """The model's machine for the fuzzer: the bench machine with room for the bigger programs (and
+    their spill areas: up to 96 threads x ~25 words)."""
     from spec import machines
 
-    return dataclasses.replace(machines.bench(8), imem_words=2048)
+    return dataclasses.replace(machines.bench(8), imem_words=2048, shared_words=4096)
 
 
 def compile_image(prog: Program, source: Path, fault: str | None = None):  # type: ignore[no-untyped-def]
     """The program compiled by cudac: its launch image (grid, block, parameters, inputs filled in)."""
     from cudac.compiler import compile_file
 
-    k = compile_file(source, fault=fault)
+    k = compile_file(source, fault=fault, threads=prog.threads)
     image = k.program.image
     mem, _ = launch_memory(prog)
     image.grid = (prog.blocks, 1, 1)
@@ -344,11 +366,22 @@ def run_compiled(prog: Program, source: Path, fault: str | None, cfg: object = N
 PARAMS = ["out", "in", "n", "u"]
 
 
-def rtl_cases(start: int, count: int, cfg) -> list[tuple[Program, object, np.ndarray]]:  # type: ignore[no-untyped-def]
+def rtl_machine():  # type: ignore[no-untyped-def]
+    """The RTL machine of the full-size programs (CUDAC_FUZZ=start:count:full): one SM of the CI
+    machine with the instruction memory, stack and shared memory of the model campaign's programs."""
+    from spec import machines
+
+    return dataclasses.replace(
+        machines.system(1, 8), imem_words=2048, stack_depth=16, shared_words=2048
+    ).check()
+
+
+def rtl_cases(start: int, count: int, cfg, small: bool = True) -> list[tuple[Program, object, np.ndarray]]:  # type: ignore[no-untyped-def]
     """``count`` programs from seed ``start`` on that fit machine ``cfg`` (its instruction memory, stack
     depth, registers): (program, launch image, gcc's final global memory) for the RTL's lock-step run.
     A program the machine refuses, or that overflows its stack on the model, is passed over (it is
-    not a compiler fault); the list is the same on every run."""
+    not a compiler fault); the list is the same on every run. ``small``: the RTL's small programs
+    (``generate(seed, small=True)``); else the model campaign's programs of the same seeds."""
     from spec.image import LaunchError
     from spec.model import Model
     from spec.records import KernelError
@@ -357,7 +390,7 @@ def rtl_cases(start: int, count: int, cfg) -> list[tuple[Program, object, np.nda
     seed = start
     with tempfile.TemporaryDirectory(prefix="cudac-rtl-") as tmp:
         while len(out) < count and seed < start + 20 * count:
-            prog = generate(seed, small=True)
+            prog = generate(seed, small=small)
             seed += 1
             src = Path(tmp) / f"fuzz{prog.seed}.cu"
             src.write_text(prog.source())
