@@ -69,9 +69,9 @@ def _kernel_seeds(value: str) -> str | None:
 
 
 def _kernel_cases(value: str) -> str | None:
-    from kernels.suite import names
+    from kernels.suite import variants
 
-    known = names()
+    known = variants()  # <name> and, beside hand-written assembly, <name>.cu (the C)
     for case in value.split(","):
         parts = case.strip().split(":")
         if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[1:]) or int(parts[1]) < 1:
