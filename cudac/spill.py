@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cudac.ir import BRANCHES, Ins
-from cudac.regalloc import _interference, _rename, liveness, remove_dead
+from cudac.regalloc import interference, liveness, remove_dead, rename
 
 STORE_OFF_MAX = 1023  # ST's signed 11-bit offset
 MAX_ROUNDS = 64
@@ -88,7 +88,7 @@ def _color(
 ) -> tuple[dict[int, int], list[int], dict[int, set[int]]]:
     """Colours within ``budget``, the registers that found none (one of ``frozen`` only when nothing
     else is left) and the interference graph."""
-    graph, moves = _interference(code)
+    graph, moves = interference(code)
     cost = _costs(code)
     partners: dict[int, set[int]] = {}
     for d, s in moves:
@@ -261,9 +261,12 @@ class Spiller:
             out.append(ins)
             if id(ins) in live_muls:
                 ins.imm = max(slots, 1)
-                if far:
-                    out.append(Ins("ADDI", ins.dst, (ins.dst,), self.base, loc=ins.loc))
-        _rename(out, colors)
+                left = self.base if far else 0
+                while left:  # ADDI takes 16 signed bits; shared memory has up to 65536 words
+                    step = min(left, 0x7FFF)
+                    out.append(Ins("ADDI", ins.dst, (ins.dst,), step, loc=ins.loc))
+                    left -= step
+        rename(out, colors)
         out = remove_dead([i for i in out if not (i.op == "MV" and i.dst == i.srcs[0])])
         regs = max((r for i in out for r in (*i.uses(), *i.defs())), default=0) + 1
         return out, regs, SpillInfo(self.base, slots, len(self.slot), self.recomputed)

@@ -119,3 +119,24 @@ def test_a_launch_bigger_than_the_spill_area_stops_with_a_shared_range_error(
     k = compile_file(src, max_regs=12, threads=32)
     with pytest.raises(KernelError, match="SHARED_OUT_OF_RANGE"):
         _model_run(k, THREADS, mem, out_base)
+
+
+@pytest.mark.parametrize("array_words", [900, 40000])
+def test_an_area_beyond_the_store_offset_is_addressed_through_the_base_register(array_words: int) -> None:
+    """After 900 words of arrays the slots pass ST's 11-bit offset, after 40000 ADDI's 16 bits: the
+    base register gets ADDIs at entry (two for 40000) and every value still comes back right."""
+    body = "".join(f"    int v{k} = in[(t + {k}) & 63] * {k + 1};\n" for k in range(40))
+    body += "    big[t] = v3;\n    out[t * 41 + 40] = big[t];\n"
+    body += "".join(f"    out[t * 41 + {k}] = v{k};\n" for k in range(40))
+    src = f"__global__ void k(int *out, const int *in) {{\n    __shared__ int big[{array_words}];\n    int t = threadIdx.x;\n{body}}}\n"
+    k = compile_source(src, threads=32, max_regs=8)
+    assert k.spill is not None and k.spill.base == array_words
+    image = k.program.image
+    mem = np.zeros(64 + 32 * 41, dtype=np.uint32)
+    mem[:64] = np.arange(64) * 7 + 1
+    image.block, image.params, image.data = (32, 1, 1), [64, 0], [(0, [int(x) for x in mem])]
+    cfg = dataclasses.replace(machines.bench(8), shared_words=65536, imem_words=2048)
+    got = Model(cfg, image).run().gmem[64 : 64 + 32 * 41].reshape(32, 41)
+    t, kk = np.arange(32)[:, None], np.arange(40)[None, :]
+    want = ((((t + kk) & 63) * 7 + 1) * (kk + 1)).astype(np.uint32)
+    assert (got[:, :40] == want).all() and (got[:, 40] == want[:, 3]).all()
