@@ -80,7 +80,9 @@ module simt_shared_wb #(
     // The landing row: written to the register file now (loads), counted, kept.
     wire last_row = land_row == ROWS - 1;
     wire [RF_AW-1:0] land_base = e_warp[land] * cfg_regs * ROWS + e_rd[land] * ROWS;
-    assign rf_we_any = rsp_valid && e_load[land];
+    // After an error nothing more is written (docs/isa.md 7: the faulting instruction's own earlier
+    // rows may, or may not, have written theirs).
+    assign rf_we_any = rsp_valid && e_load[land] && !halt;
     assign rf_we     = rf_we_any ? e_mask[land][land_row * NUM_LANES +: NUM_LANES] : {NUM_LANES{1'b0}};
     assign rf_waddr  = land_base + land_row;
 
