@@ -25,6 +25,7 @@ UNIT_OF_MODULE = {
     "simt_block_init": "block start",
     "simt_issue": "issue (F, DEC)",
     "simt_execute": "execute (EX)",
+    "simt_shared_wb": "shared writeback (SWB)",
     "simt_commit": "commit (CM)",
     "simt_sm": "SM memories + glue",
     "simt_gpu": "GPU top glue",

@@ -22,5 +22,7 @@
 `define SIMT_FAULT_SERIAL_ISSUE 5 // simt_issue: F grants only when DEC, EX and CM are empty (no overlap)
 `define SIMT_FAULT_STALE_TOKEN 6  // simt_issue: a reset after the first retire keeps DEC's instruction
 `define SIMT_FAULT_DEBUG_PC    7  // simt_sm: the debug view (hang report) shows each warp's pc + 1
+`define SIMT_FAULT_PORT_PRIORITY 8 // simt_execute: EX's row takes the write port from a landing shared row
+`define SIMT_FAULT_STALE_SWB   9  // simt_execute: after the first shared row, reset misses the LSU and writeback
 
 `endif

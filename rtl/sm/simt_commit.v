@@ -120,6 +120,11 @@ module simt_commit #(
     wire [WARP_SIZE-1:0] ds_next_mask, ds_top_mask;
     wire                 ds_top_kind;
     wire [DEPTH_W-1:0]   ds_pops, ds_depth;
+    wire                 q_done, q_warp_done, q_divergent, q_pushes, q_merged, q_error, q_top_kind;
+    wire [PCX_W-1:0]     q_next_pc, q_top_pc;
+    wire [WARP_SIZE-1:0] q_next_mask, q_top_mask;
+    wire [DEPTH_W-1:0]   q_depth;
+    wire [3:0]           q_err_kind;
     wire [3:0]           ds_err_kind;
     reg  [1:0]           ds_op;
     wire                 cm_branch = !cm_memwb && (cd_beq || cd_bne);
@@ -150,14 +155,33 @@ module simt_commit #(
         .next_mask(ds_next_mask), .warp_done(ds_warp_done), .divergent(ds_divergent),
         .pushes(ds_pushes), .pops(ds_pops), .merged(ds_merged), .depth(ds_depth), .error(ds_error),
         .err_kind(ds_err_kind), .top_after_pc(ds_top_pc), .top_after_mask(ds_top_mask),
-        .top_after_kind(ds_top_kind)
+        .top_after_kind(ds_top_kind), .q_done(q_done), .q_next_pc(q_next_pc), .q_next_mask(q_next_mask),
+        .q_warp_done(q_warp_done), .q_divergent(q_divergent), .q_pushes(q_pushes), .q_merged(q_merged),
+        .q_depth(q_depth), .q_error(q_error), .q_err_kind(q_err_kind), .q_top_pc(q_top_pc),
+        .q_top_mask(q_top_mask), .q_top_kind(q_top_kind)
     );
+    // The stack unit's results: in the start cycle when no pop follows (quick), else with `done`.
+    wire                 ds_quick  = ds_start && q_done;
+    wire                 r_error   = ds_quick ? q_error : ds_error;
+    wire [3:0]           r_kind    = ds_quick ? q_err_kind : ds_err_kind;
+    wire [PCX_W-1:0]     r_next_pc = ds_quick ? q_next_pc : ds_next_pc;
+    wire [WARP_SIZE-1:0] r_next_mask = ds_quick ? q_next_mask : ds_next_mask;
+    wire                 r_wdone   = ds_quick ? q_warp_done : ds_warp_done;
+    wire                 r_div     = ds_quick ? q_divergent : ds_divergent;
+    wire                 r_pushes  = ds_quick ? q_pushes : ds_pushes;
+    wire [DEPTH_W-1:0]   r_pops    = ds_quick ? {DEPTH_W{1'b0}} : ds_pops;
+    wire                 r_merged  = ds_quick ? q_merged : ds_merged;
+    wire [DEPTH_W-1:0]   r_depth   = ds_quick ? q_depth : ds_depth;
+    wire [PCX_W-1:0]     r_top_pc  = ds_quick ? q_top_pc : ds_top_pc;
+    wire [WARP_SIZE-1:0] r_top_mask = ds_quick ? q_top_mask : ds_top_mask;
+    wire                 r_top_kind = ds_quick ? q_top_kind : ds_top_kind;
+    wire                 ds_end    = ds_quick || ds_finish;  // the stack unit's results are final
 
     // ---- completion --------------------------------------------------------------------------------
-    // Retire in the first cycle when the stack is not involved, else in the cycle the stack unit
-    // answers; a global access completes when the memory unit takes it.
-    assign cm_retire = (cm_plain && cm_first && !bar_bad && !cm_ds) || (ds_finish && !ds_error);
-    wire   cm_raise  = (cm_plain && cm_first && bar_bad) || (ds_finish && ds_error);
+    // Retire in the first cycle when the stack is not involved or no pop follows its step (quick),
+    // else in the cycle the stack unit answers; a global access completes when the memory unit takes it.
+    assign cm_retire = (cm_plain && cm_first && !bar_bad && !cm_ds) || (ds_end && !r_error);
+    wire   cm_raise  = (cm_plain && cm_first && bar_bad) || (ds_end && r_error);
     assign cm_issued = acc_valid && acc_ready;
     wire   cm_done   = cm_retire || cm_raise || cm_issued;
     // EX may act when CM is empty or completes without an error this cycle (the buffers are then
@@ -166,14 +190,14 @@ module simt_commit #(
 
     // The warp's state after the instruction: from the stack unit, or sequential with the stack
     // empty (and staying empty).
-    assign nx_pc    = cm_ds ? ds_next_pc : seq_pc;
-    assign nx_mask  = cm_ds ? ds_next_mask : c_mask;
-    assign nx_done  = cm_ds && ds_warp_done;
-    assign nx_depth = cm_ds ? ds_depth : c_depth;
+    assign nx_pc    = cm_ds ? r_next_pc : seq_pc;
+    assign nx_mask  = cm_ds ? r_next_mask : c_mask;
+    assign nx_done  = cm_ds && r_wdone;
+    assign nx_depth = cm_ds ? r_depth : c_depth;
     assign nx_bar   = cm_bar;
-    wire [PCX_W-1:0]     nx_top_pc   = cm_ds ? ds_top_pc : {PCX_W{1'b0}};
-    wire [WARP_SIZE-1:0] nx_top_mask = cm_ds ? ds_top_mask : {WARP_SIZE{1'b0}};
-    wire                 nx_top_kind = cm_ds && ds_top_kind;
+    wire [PCX_W-1:0]     nx_top_pc   = cm_ds ? r_top_pc : {PCX_W{1'b0}};
+    wire [WARP_SIZE-1:0] nx_top_mask = cm_ds ? r_top_mask : {WARP_SIZE{1'b0}};
+    wire                 nx_top_kind = cm_ds && r_top_kind;
 
     // ---- the stage register, errors, barrier events and the retire port ------------------------------
     task automatic raise(input [3:0] kind, input [31:0] block, input [4:0] wib, input [PCX_W-1:0] pc,
@@ -217,7 +241,7 @@ module simt_commit #(
                 cm_first <= 1'b0;
             end
             if (cm_raise)
-                raise(bar_bad && cm_first ? `SIMT_ERR_BARRIER_DIVERGENCE : ds_err_kind, c_block, c_wib, c_pc,
+                raise(bar_bad && cm_first ? `SIMT_ERR_BARRIER_DIVERGENCE : r_kind, c_block, c_wib, c_pc,
                       6'h3f);
             if (cm_retire) begin
                 bar_slot   <= c_slot;
@@ -226,23 +250,23 @@ module simt_commit #(
                 rt_valid   <= 1'b1;
                 // Arguments in the order of the record table (spec/retire_record.py), each of its width.
                 rt_rec     <= `SIMT_RT_PACK(c_block, c_wib, c_pc, cm_instr, c_mask, cd_wr, cd_rd, vals, nx_pc, nx_mask,
-                                            cm_ds && ds_pushes, cm_ds ? ds_pops : {DEPTH_W{1'b0}},
-                                            cm_ds && ds_merged, nx_depth, cm_passes, cm_txns, cm_bar && !nx_done,
+                                            cm_ds && r_pushes, cm_ds ? r_pops : {DEPTH_W{1'b0}},
+                                            cm_ds && r_merged, nx_depth, cm_passes, cm_txns, cm_bar && !nx_done,
                                             nx_done, 4'(c_slot), nx_top_pc, nx_top_mask, nx_top_kind);
             end
         end
     end
 
     // ---- performance counters (SIMT_PERF_*) ----------------------------------------------------------
-    wire ds_counted = ds_finish && !ds_error;
+    wire ds_counted = ds_end && !r_error;
     simt_perf #(.WARP_SIZE(WARP_SIZE), .DEPTH_W(DEPTH_W), .NUM_BLOCKS(NUM_BLOCKS)) u_perf (
         .clk(clk), .rst(rst || perf_clear), .run(perf_run),
         .idle_cycle(front_idle && !cm_valid),
         .retire(cm_retire), .cls(cd_cls), .mask(c_mask),
-        .divergent(ds_counted && ds_divergent),
-        .pushes(ds_counted ? ds_pushes : 1'b0),
-        .pops(ds_counted ? ds_pops : {DEPTH_W{1'b0}}),
-        .depth(ds_pushes && !ds_merged ? c_depth + 1'b1 : ds_depth),
+        .divergent(ds_counted && r_div),
+        .pushes(ds_counted ? r_pushes : 1'b0),
+        .pops(ds_counted ? r_pops : {DEPTH_W{1'b0}}),
+        .depth(r_pushes && !r_merged ? c_depth + 1'b1 : r_depth),
         .depth_valid(ds_counted),
         .shared_access(cm_retire && cd_cls == `SIMT_CLS_SHARED), .passes(cm_passes),
         .global_access(cm_retire && cd_cls == `SIMT_CLS_GLOBAL), .txns(cm_txns),

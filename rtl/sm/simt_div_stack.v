@@ -12,6 +12,12 @@
 // Errors (STACK_OVERFLOW, DIVERGENT_WITHOUT_SSY) leave the stack, pc and mask unchanged (as the golden
 // model does) and are reported with the `done` pulse one cycle after `start`.
 //
+// Quick completion: when no pop follows the start step (every SSY, every branch that does not reach
+// an rpc, every plain instruction of a warp with a non-empty stack that does not reconverge), the
+// step's results are final in the start cycle. `q_done` says so, combinationally with `start`, and
+// the q_* outputs carry those results then (the top entry as it will be after the step's edge), so a
+// caller may complete in the start cycle; the registered outputs repeat them with `done` as usual.
+//
 // top_after_*: the top entry of the stack of the warp last started, read straight from the storage.
 // The storage writes of an update share the edge that raises `done`, so in the cycle of `done` (and
 // until the next `start`) it is the top after the instruction: its pushes, merge and pops applied.
@@ -67,7 +73,21 @@ module simt_div_stack #(
     // top entry of the last started warp's stack (see above); kind 1 = DIV, 0 = SYNC
     output wire [PC_W-1:0]      top_after_pc,
     output wire [WARP_SIZE-1:0] top_after_mask,
-    output wire                 top_after_kind
+    output wire                 top_after_kind,
+    // quick completion (see above): valid in the start cycle when q_done
+    output wire                 q_done,
+    output wire [PC_W-1:0]      q_next_pc,
+    output wire [WARP_SIZE-1:0] q_next_mask,
+    output wire                 q_warp_done,
+    output wire                 q_divergent,
+    output wire                 q_pushes,
+    output wire                 q_merged,
+    output wire [DEPTH_W-1:0]   q_depth,
+    output wire                 q_error,
+    output wire [3:0]           q_err_kind,
+    output wire [PC_W-1:0]      q_top_pc,
+    output wire [WARP_SIZE-1:0] q_top_mask,
+    output wire                 q_top_kind
 );
 
     // ---- parameter checks (stop both simulators at time 0 with a readable message) ---------------
@@ -241,6 +261,24 @@ module simt_div_stack #(
 `else
     wire s_pop = a_pop;  // the start step is followed by pops
 `endif
+
+    // ---- quick completion: the start step's results when no pop follows -------------------------
+    assign q_done      = !busy && start && !s_pop;
+    assign q_next_pc   = a_pc;
+    assign q_next_mask = a_mask;
+    assign q_warp_done = a_wdone;
+    assign q_divergent = a_div;
+    assign q_pushes    = a_push;
+    assign q_merged    = a_merge;
+    assign q_depth     = a_err ? cdep : a_dep;
+    assign q_error     = a_err;
+    assign q_err_kind  = a_kind;
+    // The top after the step: a pushed entry, the merged top DIV, the unchanged top, or none.
+    wire q_any = q_depth != {DEPTH_W{1'b0}};
+    assign q_top_pc   = !q_any ? {PC_W{1'b0}} : (!a_err && a_push) ? ((op == OP_SSY) ? target : pc1) : top_pc;
+    assign q_top_mask = !q_any ? {WARP_SIZE{1'b0}} : (!a_err && a_push) ? ((op == OP_SSY) ? mask : n_set) :
+                        (!a_err && a_merge) ? (top_mask | n_set) : top_mask;
+    assign q_top_kind = q_any && ((!a_err && a_push) ? (op != OP_SSY) : !top_sync);
 
     // ---- pop cycle: rule 3 (also rule 4's pops after a partial EXIT) ------------------------------
     wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;

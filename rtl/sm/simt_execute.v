@@ -7,10 +7,13 @@
 // cycle before), the lanes compute (simt_alu, special registers, constants, branch conditions, the
 // address checks), and the row's result is written to the register file in the same cycle and kept in
 // `vals` for the retire record. Branch conditions build `taken`, global accesses gather `gaddr`/`gdata`,
-// shared rows go to simt_shared_lsu (a shared load's rows are written when the LSU answers them).
+// shared rows go to simt_shared_lsu. A shared instruction leaves EX with its last row: its rows land
+// in simt_shared_wb (own value buffer, first claim on the register-file write port), which hands it to
+// CM in order among shared instructions; a younger instruction that cannot fault in CM may reach CM
+// first (docs/sm.md "Pipeline", "What retires around an error" in docs/isa.md 7).
 // The buffers vals, taken, gaddr and gdata belong to the instruction in CM until it completes, so EX
 // acts only when CM is empty or completes without an error this cycle (cm_ok).
-// Test-only fault 1 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks").
+// Test-only faults 1, 8 and 9 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks").
 module simt_execute #(
     parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,      // machine parameter (checked in simt_sm)
     parameter integer NUM_LANES    = `SIMT_DEFAULT_NUM_LANES,       // machine parameter (checked in simt_sm)
@@ -85,12 +88,15 @@ module simt_execute #(
     output wire                       ex_raise,     // this row faults: report it
     output wire [3:0]                 ex_err_kind,
     output wire [5:0]                 ex_err_lane,  // 63: no lane responsible
-    output wire                       ex_to_cm,     // the instruction moves to CM
-    output reg                        ex_memwb,
-    output reg  [31:0]                ex_instr,
-    output reg  [5:0]                 ex_txns,
-    output wire [6:0]                 ex_passes_all, // shared: passes, this cycle's answer included
-    output reg  [WARP_SIZE*32-1:0]    vals,         // per-lane results (retire record)
+    output wire                       ex_to_cm,     // an instruction moves to CM (EX's or a shared one's)
+    output wire [WID_W-1:0]           to_cm_warp,   // ... its warp slot, instruction, flags
+    output wire                       to_cm_memwb,
+    output wire [31:0]                to_cm_instr,
+    output wire [5:0]                 to_cm_txns,
+    output wire [6:0]                 to_cm_passes, // shared: passes
+    output wire [WARP_SIZE*32-1:0]    vals,         // per-lane results of CM's instruction (retire record)
+    output wire                       swb_busy,     // a shared instruction's rows are still landing
+    output reg  [WID_W-1:0]           sh_row_warp,  // warp of the row the LSU serves (sh_obs_warp)
     output reg  [WARP_SIZE-1:0]       taken,        // BEQ/BNE: lanes taking the branch
     output reg  [WARP_SIZE*32-1:0]    gaddr,        // global access: per-lane addresses
     output reg  [WARP_SIZE*32-1:0]    gdata         // global access: per-lane store data
@@ -109,9 +115,10 @@ module simt_execute #(
     reg             ex_last;      // the instruction's last token
     reg             ex_flt;       // DEC found a launch-check fault: EX only reports it
     reg [3:0]       ex_flt_kind;
-    reg             ex_drain;     // shared: every row is in the LSU, waiting for the responses
-    reg [ROW_W:0]   ex_nrsp;      // shared: rows answered so far
-    reg [6:0]       ex_passes;    // shared: passes so far
+    reg             ex_memwb;     // a completed global access: writes its loads and retires
+    reg [31:0]      ex_instr;
+    reg [5:0]       ex_txns;
+    reg [WARP_SIZE*32-1:0] ex_vals; // per-lane results of EX's instruction
     wire        xd_illegal, xd_bad_reg, xd_use_a, xd_use_b, xd_use_c, xd_a_imm, xd_b_imm, xd_wr;
     wire        xd_is_load, xd_is_store, xd_beq, xd_bne, xd_bra, xd_ssy, xd_bar, xd_exit, xd_lds;
     wire [2:0]  xd_cls;
@@ -206,15 +213,47 @@ module simt_execute #(
     assign ex_err_lane = ex_flt ? 6'h3f : ex_row * NUM_LANES + bad_lane[LANE_W-1:0];
 
     // ---- when the token acts, and when the instruction moves on ----------------------------------------
-    wire ex_act      = ex_valid && !ex_drain && !halt && cm_ok;
-    assign ex_raise  = ex_act && (ex_flt || row_bad != {NUM_LANES{1'b0}});
+    // Precise errors: a faulting token reports only when every older instruction has left for CM
+    // (no shared instruction older than it still landing; its own entry, for a shared row > 0, is younger).
+    wire swb_wait, swb_wait2, swb_to_cm, swb_in_cm, swb_can_alloc, swb_we_any;
+    wire ex_own_swb  = ex_sh && ex_row != {ROW_W{1'b0}};
+    wire swb_older   = ex_own_swb ? swb_wait2 : swb_wait;
+    wire ex_bad      = ex_flt || row_bad != {NUM_LANES{1'b0}};
+    wire ex_act      = ex_valid && !halt && cm_ok && !(ex_bad && swb_older);
+    assign ex_raise  = ex_act && ex_bad;
+    // A token that writes a row waits while the shared writeback takes the port.
+    wire ex_wr_row   = ex_memwb ? xd_is_load : (xd_wr && (ex_alu || (ex_op && xd_lds) || ex_const));
+`ifdef SIMT_FAULTS
+    // Fault 8: EX's row does not wait for a landing shared row; it takes the port and the landing row
+    // is never written (its values still reach the retire record through the value buffer).
+    wire f_port      = simt_fault == `SIMT_FAULT_PORT_PRIORITY;
+    // Fault 9: after the first shared row of the run, a reset no longer reaches the LSU and the shared
+    // writeback, so rows in flight land and retire after it.
+    reg f_sh_armed, f_reset_seen;
+    initial begin
+        f_sh_armed   = 1'b0;
+        f_reset_seen = 1'b0;
+    end
+    always @(posedge clk) begin
+        if (rst) f_reset_seen <= 1'b1;  // armed only out of a real reset (Verilator's random start)
+        if (sh_req_valid && !rst && f_reset_seen) f_sh_armed <= 1'b1;
+    end
+    wire rst_sh      = rst && !(simt_fault == `SIMT_FAULT_STALE_SWB && f_sh_armed);
+`else
+    wire f_port      = 1'b0;
+    wire rst_sh      = rst;
+`endif
+    wire ex_go       = ex_act && !ex_raise && (f_port || !(swb_we_any && ex_wr_row));
+    // An instruction reaches CM ahead of older shared instructions still landing only if CM cannot
+    // raise an error for it (BAR, SSY, BEQ/BNE can: they wait), and never in the cycle one moves.
+    wire ex_cm_safe  = ex_flt || ex_memwb || !(xd_bar || xd_ssy || xd_beq || xd_bne);
+    wire ex_cm_free  = !swb_to_cm && (ex_cm_safe || !swb_wait);
     wire sh_req_ready, sh_rsp_valid, sh_clr_ready;
-    wire sh_req_valid = ex_act && !ex_raise && ex_sh;
-    wire ex_fire     = ex_act && !ex_raise && (!ex_sh || sh_req_ready);
-    wire [ROW_W:0] ex_nrsp_nx = ex_nrsp + {{ROW_W{1'b0}}, sh_rsp_valid};
-    wire ex_drained  = ex_drain && !halt && ex_nrsp_nx == ROWS;
-    assign ex_to_cm  = (ex_fire && ex_last && !ex_sh) || ex_drained;
-    assign ex_adv    = !ex_valid || (ex_fire && !(ex_last && ex_sh)) || ex_drained;
+    wire sh_req_valid = ex_go && ex_sh && (ex_own_swb || swb_can_alloc);
+    wire ex_fire     = ex_sh ? sh_req_valid && sh_req_ready : ex_go && (!ex_last || ex_cm_free);
+    wire ex_to_cm_ex = ex_fire && ex_last && !ex_sh;
+    assign ex_to_cm  = ex_to_cm_ex || swb_to_cm;
+    assign ex_adv    = !ex_valid || ex_fire;
     assign mw_release = ex_fire && ex_memwb && ex_last;
 
     // ---- shared memory -----------------------------------------------------------------------------------
@@ -228,33 +267,52 @@ module simt_execute #(
             sh_addr[si * SH_AW +: SH_AW] = sh_base + mem_addr[si * 32 +: SH_AW];
     end
     // No line clear while a shared instruction is in EX: its rows and the clear share the banks.
-    wire sh_busy_ex = ex_valid && ex_sh;
+    wire sh_busy_ex = ex_valid && ex_sh;  // (rows already in the LSU hold it busy: clr_ready)
     assign sh_clr_go = clr_sh_req && sh_clr_ready && !sh_busy_ex;
     simt_shared_lsu #(.NUM_LANES(NUM_LANES), .NUM_BANKS(NUM_BANKS), .SHARED_WORDS(SHARED_WORDS)) u_lsu (
-        .clk(clk), .rst(rst), .req_valid(sh_req_valid), .req_ready(sh_req_ready),
+        .clk(clk), .rst(rst_sh), .req_valid(sh_req_valid), .req_ready(sh_req_ready),
         .lane_mask(row_mask), .addr(sh_addr), .store(xd_is_store), .wdata(rdata_c),
         .rsp_valid(sh_rsp_valid), .rdata(sh_rdata), .passes(sh_passes),
         .clr(clr_sh_req && !sh_busy_ex), .clr_ready(sh_clr_ready),
         .clr_line(clr_sh_line), .obs_we(sh_obs_we), .obs_addr(sh_obs_addr), .obs_data(sh_obs_data),
         .obs_clr(sh_obs_clr)
     );
-    wire [NUM_LANES-1:0] rsp_row_mask = ex_mask[ex_nrsp[ROW_W-1:0] * NUM_LANES +: NUM_LANES];
-    assign ex_passes_all = ex_passes + (sh_rsp_valid ? 7'(sh_passes) : 7'd0);
+    wire [RF_AW-1:0]   swb_waddr;
+    wire [NUM_LANES-1:0] swb_we;
+    wire [WID_W-1:0]   swb_warp;
+    wire [31:0]        swb_instr;
+    wire [6:0]         swb_passes;
+    wire [WARP_SIZE*32-1:0] swb_vals;
+    simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W)) u_swb (
+        .clk(clk), .rst(rst_sh), .halt(halt), .cfg_regs(cfg_regs), .can_alloc(swb_can_alloc),
+        .alloc(sh_req_valid && sh_req_ready && !ex_own_swb), .alloc_warp(ex_warp), .alloc_instr(ex_instr),
+        .alloc_rd(xd_rd), .alloc_load(xd_is_load), .alloc_mask(ex_mask),
+        .rsp_valid(sh_rsp_valid), .rsp_data(sh_rdata), .rsp_passes(sh_passes),
+        .rf_we_any(swb_we_any), .rf_we(swb_we), .rf_waddr(swb_waddr),
+        .waiting(swb_wait), .waiting2(swb_wait2), .cm_ok(cm_ok), .to_cm(swb_to_cm), .to_cm_warp(swb_warp),
+        .to_cm_instr(swb_instr), .to_cm_passes(swb_passes), .in_cm(swb_in_cm), .vals(swb_vals)
+    );
+    assign swb_busy     = swb_wait;
+    assign to_cm_warp   = swb_to_cm ? swb_warp : ex_warp;
+    assign to_cm_memwb  = !swb_to_cm && ex_memwb;
+    assign to_cm_instr  = swb_to_cm ? swb_instr : ex_instr;
+    assign to_cm_txns   = swb_to_cm ? 6'd0 : ex_txns;
+    assign to_cm_passes = swb_to_cm ? swb_passes : 7'd0;
+    assign vals         = swb_in_cm ? swb_vals : ex_vals;
 
     // ---- register writeback --------------------------------------------------------------------------
-    // One write port, and its writers never meet: a shared load's rows are written when the LSU
-    // answers, while EX holds that instruction (its own tokens write nothing); every other writing
-    // token writes in its EX cycle. Block initialisation takes the cycles nobody writes.
+    // One write port. Priority: a shared load's landing row (simt_shared_wb) first, then EX's row (which
+    // waits a cycle when both want it: ex_go), then block initialisation in the cycles nobody writes.
     wire [NUM_LANES*32-1:0] mw_row = mw_data[ex_row * NUM_LANES * 32 +: NUM_LANES * 32];
     wire [RF_AW-1:0] ex_waddr = ex_wbase + xd_rd * ROWS + ex_row;
-    wire ex_writes = ex_fire && (ex_memwb ? xd_is_load : (xd_wr && (ex_alu || (ex_op && xd_lds) || ex_const)));
+    wire ex_writes = ex_fire && ex_wr_row;
     always @(*) begin
         rf_we    = {NUM_LANES{1'b0}};
         rf_waddr = ex_waddr;
         rf_wdata = alu_y;
-        if (sh_rsp_valid && ex_sh && xd_is_load) begin
-            rf_we    = rsp_row_mask;
-            rf_waddr = ex_wbase + xd_rd * ROWS + ex_nrsp[ROW_W-1:0];
+        if (swb_we_any && !(f_port && ex_writes)) begin
+            rf_we    = swb_we;
+            rf_waddr = swb_waddr;
             rf_wdata = sh_rdata;
         end else if (ex_writes) begin
             rf_we    = row_mask;
@@ -277,8 +335,10 @@ module simt_execute #(
             ex_warp  <= {WID_W{1'b0}};
             ex_row   <= {ROW_W{1'b0}};
             ex_instr <= 32'd0;
-            ex_drain <= 1'b0;
-            vals     <= {WARP_SIZE*32{1'b0}};
+            ex_memwb <= 1'b0;
+            ex_txns  <= 6'd0;
+            ex_vals  <= {WARP_SIZE*32{1'b0}};
+            sh_row_warp <= {WID_W{1'b0}};
         end else begin
             if (ex_take) begin
                 ex_valid    <= 1'b1;
@@ -290,33 +350,20 @@ module simt_execute #(
                 ex_flt      <= dec_flt;
                 ex_flt_kind <= dec_flt_kind;
                 ex_txns     <= dec_txns;
-                if (dec_row == {ROW_W{1'b0}}) begin
-                    ex_nrsp   <= {(ROW_W+1){1'b0}};
-                    ex_passes <= 7'd0;
-                end
             end else if (ex_adv) begin
                 ex_valid <= 1'b0;
             end
             if (ex_fire) begin
-                if (ex_writes) vals[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rf_wdata;
+                if (ex_writes) ex_vals[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rf_wdata;
                 if (ex_branch)
                     taken[ex_row * NUM_LANES +: NUM_LANES] <= (xd_beq ? ~lane_nz : lane_nz) & row_mask;
                 if (ex_global) begin
                     gaddr[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= mem_addr;
                     gdata[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rdata_c;
                 end
-                if (ex_sh && ex_last) ex_drain <= 1'b1;
+                // The LSU serves the row it accepted last: its bank writes are this warp's.
+                if (ex_sh) sh_row_warp <= ex_warp;
             end
-            if (sh_rsp_valid && ex_sh) begin
-                // When the last answer lets the instruction leave, the next one's row 0 may enter
-                // in this cycle and restart the counts (above); CM takes the total (ex_passes_all).
-                if (!ex_drained) begin
-                    ex_nrsp   <= ex_nrsp_nx;
-                    ex_passes <= ex_passes + sh_passes;
-                end
-                if (xd_is_load) vals[ex_nrsp[ROW_W-1:0] * NUM_LANES * 32 +: NUM_LANES * 32] <= sh_rdata;
-            end
-            if (ex_drained) ex_drain <= 1'b0;
         end
     end
 

@@ -204,13 +204,13 @@ module simt_sm #(
     wire [5:0]             dec_txns;
     wire [WARP_SIZE*32-1:0] mw_data;
     // execute -> issue, commit
-    wire                   ex_adv, mw_release, ex_valid, ex_raise, ex_to_cm, ex_memwb;
+    wire                   ex_adv, mw_release, ex_valid, ex_raise, ex_to_cm, to_cm_memwb, swb_busy;
     wire [RF_AW-1:0]       ex_raddr_a, ex_raddr_b, ex_raddr_c;
-    wire [WID_W-1:0]       ex_warp;
+    wire [WID_W-1:0]       ex_warp, to_cm_warp, sh_row_warp;
     wire [3:0]             ex_err_kind;
-    wire [5:0]             ex_err_lane, ex_txns;
-    wire [31:0]            ex_instr;
-    wire [6:0]             ex_passes;
+    wire [5:0]             ex_err_lane, to_cm_txns;
+    wire [31:0]            to_cm_instr;
+    wire [6:0]             to_cm_passes;
     wire [WARP_SIZE*32-1:0] vals, gaddr, gdata;
     wire [WARP_SIZE-1:0]   taken;
     // commit
@@ -275,7 +275,7 @@ module simt_sm #(
         .ex_raddr_b(ex_raddr_b), .ex_raddr_c(ex_raddr_c), .mw_release(mw_release), .ex_take(ex_take),
         .dec_valid(dec_valid), .dec_warp(dec_warp), .dec_memwb(dec_memwb), .dec_row(dec_row), .dec_last(dec_last),
         .dec_flt(dec_flt), .dec_flt_kind(dec_flt_kind),
-        .dec_txns(dec_txns), .mw_data(mw_data), .f_idle(f_idle), .later_busy(ex_valid || cm_valid),
+        .dec_txns(dec_txns), .mw_data(mw_data), .f_idle(f_idle), .later_busy(ex_valid || swb_busy || cm_valid),
         .retired(rt_valid)
     );
 
@@ -294,16 +294,18 @@ module simt_sm #(
         .tid_xyz(tid_xyz), .clr_sh_req(clr_sh_req), .clr_sh_line(clr_sh_line), .sh_clr_go(sh_clr_go),
         .sh_obs_we(sh_obs_we), .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),
         .cm_ok(cm_ok), .ex_valid(ex_valid), .ex_raise(ex_raise), .ex_err_kind(ex_err_kind),
-        .ex_err_lane(ex_err_lane), .ex_to_cm(ex_to_cm), .ex_memwb(ex_memwb), .ex_instr(ex_instr),
-        .ex_txns(ex_txns), .ex_passes_all(ex_passes), .vals(vals), .taken(taken), .gaddr(gaddr), .gdata(gdata)
+        .ex_err_lane(ex_err_lane), .ex_to_cm(ex_to_cm), .to_cm_warp(to_cm_warp), .to_cm_memwb(to_cm_memwb),
+        .to_cm_instr(to_cm_instr), .to_cm_txns(to_cm_txns), .to_cm_passes(to_cm_passes), .vals(vals),
+        .swb_busy(swb_busy), .sh_row_warp(sh_row_warp), .taken(taken), .gaddr(gaddr), .gdata(gdata)
     );
-    // EX holds a shared instruction until its last row is answered, so ex_warp names the writer.
-    assign sh_obs_warp = 5'(ex_warp);
+    // The LSU's bank writes belong to the row it accepted last (EX has moved on by then).
+    assign sh_obs_warp = 5'(sh_row_warp);
 
     simt_commit #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS),
                   .STACK_DEPTH(STACK_DEPTH), .PCX_W(PCX_W), .DEPTH_W(DEPTH_W), .WID_W(WID_W), .BID_W(BID_W)) u_cm (
-        .clk(clk), .rst(rst), .cfg_regs(cfg_regs), .ex_to_cm(ex_to_cm), .ex_warp(ex_warp), .ex_memwb(ex_memwb),
-        .ex_instr(ex_instr), .ex_txns(ex_txns), .ex_passes(ex_passes), .vals(vals), .taken(taken),
+        .clk(clk), .rst(rst), .cfg_regs(cfg_regs), .ex_to_cm(ex_to_cm), .ex_warp(to_cm_warp),
+        .ex_memwb(to_cm_memwb), .ex_instr(to_cm_instr), .ex_txns(to_cm_txns), .ex_passes(to_cm_passes),
+        .vals(vals), .taken(taken),
         .cm_ok(cm_ok), .cm_valid(cm_valid), .ex_raise(ex_raise), .ex_err_kind(ex_err_kind),
         .ex_err_lane(ex_err_lane), .x_pc(ex_pc), .x_wib(ex_wib), .x_block(ex_block), .cm_warp(cm_warp),
         .c_pc(cm_pc), .c_mask(cm_mask), .c_valid(cm_valid_thr), .c_exited(cm_exited), .c_depth(cm_depth),
@@ -312,7 +314,7 @@ module simt_sm #(
         .nx_bar(nx_bar), .acc_valid(acc_valid), .acc_ready(acc_ready), .acc_store(acc_store),
         .clr_ds_req(clr_ds_req), .clr_ds_warp(clr_ds_warp), .bar_arrive(bar_arrive), .bar_exit(bar_exit),
         .bar_slot(bar_slot), .bar_release(bar_release), .bar_waiting(n_bar_waiting), .perf_clear(perf_clear),
-        .perf_run(perf_run), .front_idle(f_idle && !ex_valid), .perf_sel(perf_sel), .perf_value(perf_value),
+        .perf_run(perf_run), .front_idle(f_idle && !ex_valid && !swb_busy), .perf_sel(perf_sel), .perf_value(perf_value),
         .rt_valid(rt_valid), .rt_rec(rt_rec), .err_valid(err_valid), .err_kind(err_kind),
         .err_block(err_block), .err_warp(err_warp), .err_pc(err_pc), .err_lane(err_lane)
     );

@@ -93,6 +93,9 @@ NO_BENCH: dict[str, str] = {
                   "(fault 6: stale token); every fetched and decoded instruction is checked at retire",
     "simt_execute": "in simt_sm: every lane value is compared at retire in lockstep (planted fault 1: a "
                     "flipped lane bit); address errors by the directed error tests",
+    "simt_shared_wb": "in simt_sm: every shared load's values and passes are compared at retire in lockstep; "
+                      "test_sm_pipeline.py checks the write-port priority (planted fault 8), the reset flush "
+                      "(fault 9) and that shared accesses stream",
     "simt_commit": "in simt_sm: the retire record it packs is compared field by field with the model's "
                    "(retire and divergence boards), its counters by the end-of-kernel board",
     "simt_image_check": "in simt_loader: test_loader.py offers images breaking every rule and checks the error code, "

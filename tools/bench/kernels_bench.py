@@ -1,7 +1,7 @@
 """The benchmark suite on the RTL: every kernel at every size against C, and a cycle report vs FlexGrip.
 
     SIM=verilator python tools/bench/kernels_bench.py [--kernels a,b] [--lanes 8,16,32] [--latency 20]
-                                                   [--resume] [--report-only] [-j 2]
+                                                   [--resume] [--report-only] [-j 2] [--before OLD.jsonl]
 
 Every case runs through the pyuvm environment with every scoreboard on (KernelTest): each retire is
 checked in lock-step against the golden model and every output word against the kernel's C program.
@@ -104,7 +104,48 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds: float) -> str:
+def before_after(rows: list[dict], old: list[dict], label: str) -> list[str]:
+    """A before/after table at the report size: the cycles of an earlier run (``--before``, its raw
+    .jsonl) next to this run's, for every kernel and lane count both have."""
+    was = {(r["kernel"], r["lanes"]): r for r in old if r["size"] == REPORT_SIZE}
+    now = {(r["kernel"], r["lanes"]): r for r in rows if r["size"] == REPORT_SIZE}
+    keys = sorted(set(was) & set(now), key=lambda kn: (kn[0] not in FLEXGRIP, kn[0], kn[1]))
+    lines = [
+        "",
+        f"## Before and after ({label}, size {REPORT_SIZE})",
+        "",
+        "| kernel | lanes | cycles before | cycles after | speed-up | cycles / warp-instr before → after |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k, n in keys:
+        a, b = was[(k, n)], now[(k, n)]
+        lines.append(
+            f"| {k} | {n} | {_fmt(a['cycles'])} | {_fmt(b['cycles'])} | {a['cycles'] / b['cycles']:.2f}x | "
+            f"{a['cycles'] / max(a['warp_instrs'], 1):.2f} → {b['cycles'] / max(b['warp_instrs'], 1):.2f} |"
+        )
+    lanes = sorted({n for _, n in keys})
+    if len(lanes) > 1:
+        lo, hi = lanes[0], lanes[-1]
+        for name, table in (("before", was), ("after", now)):
+            su = [table[(k, lo)]["cycles"] / table[(k, hi)]["cycles"] for k in FLEXGRIP
+                  if (k, lo) in table and (k, hi) in table and (k, lo) in was and (k, lo) in now]  # fmt: skip
+            if su:
+                lines.append(
+                    f"\nMean {lo}→{hi}-lane speed-up {name}, FlexGrip's kernels measured here "
+                    f"({len(su)}): **{sum(su) / len(su):.2f}x**."
+                )
+    return lines
+
+
+def report(
+    rows: list[dict],
+    sim: str,
+    latency: int,
+    skipped: list[str],
+    seconds: float,
+    before: list[dict] | None = None,
+    before_label: str = "",
+) -> str:
     by = {(r["kernel"], r["size"], r["lanes"]): r for r in rows}
     lanes = sorted({r["lanes"] for r in rows})
     kernels = sorted({r["kernel"] for r in rows}, key=lambda k: (k not in FLEXGRIP, k))
@@ -182,6 +223,8 @@ def report(rows: list[dict], sim: str, latency: int, skipped: list[str], seconds
             cases = sorted((s, r["cycles"]) for (kk, s, nn), r in by.items() if kk == k and nn == n)
             if cases:
                 lines.append(f"| {k} | {n} | " + ", ".join(f"{s} ({_fmt(c)})" for s, c in cases) + " |")
+    if before:
+        lines += before_after(rows, before, before_label)
     words = sum(r["golden_words"] for r in rows)
     lines += [
         "",
@@ -256,7 +299,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"only size {REPORT_SIZE} at every lane count (the cycle table), not every size at 8 lanes",
     )
+    ap.add_argument(
+        "--before",
+        type=Path,
+        help="raw results (.jsonl) of an earlier run: adds a before/after table at the report size",
+    )
+    ap.add_argument("--before-label", default="before: --before file", help="what the earlier run was")
     args = ap.parse_args(argv)
+    before = None
+    if args.before is not None:
+        if not args.before.is_file():
+            raise SystemExit(f"--before {args.before}: no such file (give the .jsonl of an earlier run)")
+        before = [json.loads(line) for line in args.before.read_text().splitlines() if line.strip()]
     sim = os.environ.get("SIM", "verilator")
     kernels = [k for k in args.kernels.split(",") if k]
     lanes = sorted(int(n) for n in args.lanes.split(","))
@@ -279,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     raw.write_text("".join(p.read_text() for p in parts))
     rows = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
     assert rows, "the benchmark ran no case"
-    text = report(rows, sim, args.latency, skipped, time.monotonic() - start)
+    text = report(rows, sim, args.latency, skipped, time.monotonic() - start, before, args.before_label)
     (REPORTS / f"kernels_bench-{sim}.md").write_text(text)
     png = REPORTS / f"kernels_bench-{sim}.png"
     if plot(rows, png):

@@ -12,6 +12,18 @@ counters) run here too; this bench adds what only the pipeline has:
   cycles after it nothing may retire, touch shared memory, request global memory or report an error,
   and the SM must be idle. A reset that leaves DEC's instruction in place (planted fault 6,
   SIMT_FAULT_STALE_TOKEN) must fail the check.
+- **Shared accesses stream** (docs/sm.md "Shared load"). Straight-line shared traffic on one block of
+  every warp slot (``SHARED_SRC``: two shared loads and a MAD, a store, a load and an ADD, per round; every
+  retire checked): the retire port must deliver a warp-instruction every ROWS + 0.75 cycles or
+  better over the middle half (a shared instruction that holds EX until its rows land needs about
+  ROWS + 1.3), and the landing rows of the
+  shared writeback must keep the register-file write port. A bench where EX's row takes the port
+  from a landing row (planted fault 8, SIMT_FAULT_PORT_PRIORITY) loses that row's register write and
+  must fail the lock-step check.
+- **Flush on reset** covers the shared writeback too: the reset bench also runs that traffic (reset
+  right after a shared retire), and a reset
+  that misses the LSU and the writeback (planted fault 9, SIMT_FAULT_STALE_SWB: rows in
+  flight land and retire after it) must fail it.
 - **Flush on error** is checked for every error kind by ``test_sm.py``: after the error nothing
   retires (an older instruction may retire on the edge that raises it).
 """
@@ -20,6 +32,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 
 import cocotb
 import numpy as np
@@ -28,7 +41,10 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, ReadOnly, RisingEdge
 
 from kernels import suite
+from spec import isa
+from spec.asm import assemble
 from spec.config import GpuConfig
+from spec.image import LaunchImage
 from tb import benchenv, rtlsim
 from tb.agents.gmem_responder import GmemResponder
 from tb.agents.sm_driver import SmDriver
@@ -37,11 +53,30 @@ from tb.tests.unit.test_sm import CONFIGS, SM_SOURCES, run_kernel
 MACHINES = {"l8": CONFIGS["w32l8"], "l32": CONFIGS["w32l32"]}
 SLACK = 0.25  # cycles per warp-instruction over ROWS allowed in steady state
 QUIET = 40  # cycles checked after a reset
+SH_SLACK = 0.75  # cycles per warp-instruction over ROWS allowed for the shared traffic (middle half)
 
 
-def _case(cfg: GpuConfig) -> suite.Case:
-    """AluStream with one block of every warp slot."""
-    return suite.prepare("alustream", cfg.num_warps * cfg.warp_size, seed=1, cfg=cfg)
+# Straight-line shared traffic (no divergence stack involved): every thread stores a value and reads
+# it back, a MAD or ADD consuming the loads while other warps' loads land; each round stores a new value,
+# so a lost register write shows in the next round.
+_ROUND = """
+        LD   r2, [r1]
+        LD   r3, [r1]
+        MAD  r4, r2, r3, r4
+        ST   [r1], r4
+        LD   r5, [r1]
+        ADD  r4, r4, r5
+"""
+SHARED_SRC = "        LDS  r1, %tid\n        ST   [r1], r1\n" + _ROUND * 12 + "        EXIT\n"
+
+
+def _image(cfg: GpuConfig, kernel: str = "alustream") -> LaunchImage:
+    """One block of every warp slot: AluStream, or the shared traffic above."""
+    threads = cfg.num_warps * cfg.warp_size
+    if kernel == "shared":
+        img = assemble(SHARED_SRC, "<shared stream>", cfg).image
+        return replace(img, block=(threads, 1, 1), shared_words=threads)
+    return suite.prepare(kernel, threads, seed=1, cfg=cfg).image
 
 
 def steady_cadence(log: list[tuple[int, object]]) -> float:
@@ -57,7 +92,7 @@ async def sm_cadence(dut) -> None:
     cfg = benchenv.machine()
     rows = cfg.warp_size // cfg.num_lanes
     log: list[tuple[int, object]] = []
-    await run_kernel(dut, "alustream", cfg, image=_case(cfg).image, retire_log=log)
+    await run_kernel(dut, "alustream", cfg, image=_image(cfg), retire_log=log)
     mean = steady_cadence(log)
     ok = mean <= rows + SLACK
     dut._log.info(
@@ -70,10 +105,38 @@ async def sm_cadence(dut) -> None:
         assert ok, f"{mean:.3f} cycles per warp-instruction in steady state, target <= {rows + SLACK}"
 
 
+def is_shared(word: int) -> bool:
+    return isa.lookup(word).unit is isa.Unit.SHARED
+
+
+@cocotb.test()
+async def sm_shared_stream(dut) -> None:
+    cfg = benchenv.machine()
+    rows = cfg.warp_size // cfg.num_lanes
+    log: list[tuple[int, object]] = []
+    fault = os.environ.get("PIPE_FAULT") == "8"
+    try:
+        await run_kernel(dut, "shared", cfg, image=_image(cfg, "shared"), retire_log=log)
+    except AssertionError as exc:
+        if fault:
+            dut._log.info(f"planted fault caught after {len(log)} retires: {str(exc).splitlines()[0]}")
+            return
+        raise
+    assert not fault, f"planted port-priority fault not caught: {len(log)} retires matched"
+    mean = steady_cadence(log)
+    shared = sum(is_shared(int(rec.instr)) for _, rec in log)
+    dut._log.info(
+        f"{len(log)} retires ({shared} shared): {mean:.3f} cycles per warp-instruction in steady state, "
+        f"target <= ROWS + {SH_SLACK} = {rows + SH_SLACK}"
+    )
+    assert mean <= rows + SH_SLACK, f"{mean:.3f} cycles per warp-instruction, target <= {rows + SH_SLACK}"
+
+
 @cocotb.test()
 async def sm_reset_flush(dut) -> None:
     cfg = benchenv.machine()
-    image = _case(cfg).image
+    image = _image(cfg, os.environ.get("PIPE_KERNEL", "alustream"))
+    shared = os.environ.get("PIPE_KERNEL") == "shared"
     rng = random.Random(cocotb.RANDOM_SEED)
     mem = np.zeros(cfg.global_words, np.uint32)
     cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
@@ -91,7 +154,10 @@ async def sm_reset_flush(dut) -> None:
         await RisingEdge(dut.clk)
         await ReadOnly()
         retires += int(dut.rt_valid.value)
-        if retires >= 100:
+        # A shared kernel is reset right after a shared retire: more shared rows are landing then.
+        if retires >= 100 and (
+            not shared or (int(dut.rt_valid.value) and is_shared(int(dut.rt_instr.value)))
+        ):
             break
     assert retires >= 100, f"only {retires} retires before the planned reset"
     await FallingEdge(dut.clk)
@@ -111,21 +177,21 @@ async def sm_reset_flush(dut) -> None:
                 seen.append(f"{name} high {cyc + 1} cycles after the reset")
         if not int(dut.idle.value):
             seen.append(f"idle low {cyc + 1} cycles after the reset")
-    if os.environ.get("PIPE_FAULT") == "6":
-        assert seen, "planted stale DEC instruction not caught: nothing happened after the reset"
+    if os.environ.get("PIPE_FAULT") in ("6", "9"):
+        assert seen, "planted stale state not caught: nothing happened after the reset"
         dut._log.info(f"planted fault caught: {seen[0]}")
     else:
         assert not seen, "; ".join(seen[:4])
         dut._log.info(f"reset after {retires} retires: {QUIET} quiet cycles")
 
 
-def _run(testcase: str, machine: str, fault: int) -> None:
+def _run(testcase: str, machine: str, fault: int, kernel: str = "alustream") -> None:
     rtlsim.run(
         "simt_sm",
         SM_SOURCES,
         __name__,
         machine=MACHINES[machine],
-        extra_env={"PIPE_FAULT": str(fault)},
+        extra_env={"PIPE_FAULT": str(fault), "PIPE_KERNEL": kernel},
         testcase=testcase,
         tag=f"w32{machine}" + ("-faults" if fault else ""),
         defines={"SIMT_FAULTS": 1} if fault else None,
@@ -140,7 +206,23 @@ def test_alu_cadence(machine: str, fault: int) -> None:
     _run("sm_cadence", machine, fault)
 
 
-@pytest.mark.parametrize("fault", [0, 6], ids=["flushed", "planted-stale-token"])
-def test_reset_flush(fault: int) -> None:
-    """A reset in the middle of a kernel empties every stage."""
-    _run("sm_reset_flush", "l8", fault)
+@pytest.mark.parametrize(
+    "fault,kernel",
+    [(0, "alustream"), (6, "alustream"), (0, "shared"), (9, "shared")],
+    ids=["flushed", "planted-stale-token", "flushed-shared", "planted-stale-swb"],
+)
+def test_reset_flush(fault: int, kernel: str) -> None:
+    """A reset in the middle of a kernel empties every stage (the shared writeback included)."""
+    _run("sm_reset_flush", "l8", fault, kernel)
+
+
+# The port fault only on 8 lanes: with the 32-lane bench's 4 warps a landing row never meets another
+# warp's writing row in this traffic (each warp's next instruction waits for its own retire).
+@pytest.mark.parametrize(
+    "machine,fault",
+    [("l8", 0), ("l32", 0), ("l8", 8)],
+    ids=["l8-streamed", "l32-streamed", "l8-planted-port-priority"],
+)
+def test_shared_stream(machine: str, fault: int) -> None:
+    """Shared loads of consecutive warps stream through EX; the writeback keeps the write port."""
+    _run("sm_shared_stream", machine, fault)
