@@ -49,12 +49,21 @@ module simt_div_stack_props #(
     wire [WARP_SIZE-1:0] next_mask, top_mask;
     wire [DW-1:0]        pops, depth;
     wire [3:0]           err_kind;
+    wire                 q_done, q_warp_done, q_divergent, q_pushes, q_merged, q_error, q_top_kind;
+    wire [PC_W-1:0]      q_next_pc, q_top_pc;
+    wire [WARP_SIZE-1:0] q_next_mask, q_top_mask;
+    wire [DW-1:0]        q_depth;
+    wire [3:0]           q_err_kind;
     simt_div_stack #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .STACK_DEPTH(STACK_DEPTH), .PC_W(PC_W)) dut (
         .clk(clk), .rst(rst), .clr(clr), .clr_warp(clr_warp), .start(start), .warp(warp), .op(op), .pc(pc),
         .npc(npc), .target(target), .mask(mask), .taken(taken), .exited(exited), .live(~exited),
         .idle(idle), .done(done), .next_pc(next_pc), .next_mask(next_mask), .warp_done(warp_done),
         .divergent(divergent), .pushes(pushes), .pops(pops), .merged(merged), .depth(depth), .error(error),
-        .err_kind(err_kind), .top_after_pc(top_pc), .top_after_mask(top_mask), .top_after_kind(top_kind)
+        .err_kind(err_kind), .top_after_pc(top_pc), .top_after_mask(top_mask), .top_after_kind(top_kind),
+        .q_done(q_done), .q_next_pc(q_next_pc), .q_next_mask(q_next_mask), .q_warp_done(q_warp_done),
+        .q_divergent(q_divergent), .q_pushes(q_pushes), .q_merged(q_merged), .q_depth(q_depth),
+        .q_error(q_error), .q_err_kind(q_err_kind), .q_top_pc(q_top_pc), .q_top_mask(q_top_mask),
+        .q_top_kind(q_top_kind)
     );
 
     reg init = 1'b1;
@@ -199,5 +208,32 @@ module simt_div_stack_props #(
             end
         end
         if (!init && !done && busy) assert (!idle);
+    end
+
+    // ---- quick completion: q_done in a start cycle exactly when `done` follows in the next cycle with
+    // no pop, and the q_* results of that cycle are what the unit then reports (checked above), the
+    // top entry included; so the SM may complete on them in the start cycle (simt_commit)
+    reg                 p_start, p_q, pq_wdone, pq_div, pq_push, pq_merge, pq_err, pq_tkind;
+    reg [PC_W-1:0]      pq_pc, pq_tpc;
+    reg [WARP_SIZE-1:0] pq_mask, pq_tmask;
+    reg [DW-1:0]        pq_dep;
+    reg [3:0]           pq_kind;
+    always @(posedge clk) begin
+        p_start <= !rst && start && idle;
+        p_q     <= !rst && start && idle && q_done;
+        pq_pc <= q_next_pc; pq_mask <= q_next_mask; pq_wdone <= q_warp_done; pq_div <= q_divergent;
+        pq_push <= q_pushes; pq_merge <= q_merged; pq_dep <= q_depth; pq_err <= q_error;
+        pq_kind <= q_err_kind; pq_tpc <= q_top_pc; pq_tmask <= q_top_mask; pq_tkind <= q_top_kind;
+    end
+    always @* begin
+        if (!init && !rst && q_done) assert (start);
+        if (!init && !rst && p_start) assert (done == p_q);
+        if (!init && !rst && p_q) begin
+            assert (pops == 0);
+            assert (next_pc == pq_pc && next_mask == pq_mask && warp_done == pq_wdone && divergent == pq_div);
+            assert (pushes == pq_push && merged == pq_merge && depth == pq_dep && error == pq_err);
+            if (pq_err) assert (err_kind == pq_kind);
+            assert (top_pc == pq_tpc && top_mask == pq_tmask && top_kind == pq_tkind);
+        end
     end
 endmodule

@@ -3,8 +3,9 @@
 //
 // The properties are stated on the SM's ports and on the wires simt_sm.v connects its stage modules
 // with (grant/f_warp/cpl_take of simt_issue, dec_*, ex_*, cm_* stage valids and warps, cm_issued /
-// cm_retire into the warp table, the register-file write enable), named in `// peek:` lines: they hold
-// whatever the stages' internal timing is.
+// cm_retire into the warp table, the register-file write enable) and on the interface of the shared
+// writeback (SWB, simt_shared_wb inside simt_execute: allocation, hand-over to CM, waiting counts, its
+// register write), named in `// peek:` lines: they hold whatever the stages' internal timing is.
 //
 // Contract (what simt_gpu drives): reset first; the launch configuration is constant and passes the
 // launch checks of docs/isa.md 8.1 (blocks of 1..8 threads, registers, shared words and slots that fit);
@@ -15,13 +16,22 @@
 //   the stages keep the warp table's contract (simt_warp_table_props assumes it): F grants only a READY
 //   warp, or takes back a warp waiting on memory; a warp is never granted while in flight (granted and
 //   not yet retired or handed off); CM hands off or retires only a warp in flight, never both at once;
-//   a warp is never in two stages: every valid stage (DEC, EX, CM) holds a warp in flight, no two hold
-//   the same one, and (until an error) each warp in flight is in exactly one stage;
+//   a warp is never in two stages: every valid stage (DEC, EX, SWB, CM) holds a warp in flight, no two
+//   hold the same one, and (until an error) each warp in flight is in exactly one stage. The SWB is a
+//   stage: a shared instruction leaves EX with its last row (here the only row: WARP_SIZE = NUM_LANES)
+//   and waits there until its rows have landed; the entry CM holds (in_cm) counts as CM's. The wrapper
+//   records which warps wait in the SWB from its allocations and hand-overs; the SWB's own counts
+//   (waiting, waiting2) must agree, a warp has at most one entry, and entries reach CM in issue order;
 //   only CM retires: the retire port is valid exactly in the cycle after CM retired, with that warp's
-//   block slot and a non-empty mask; a retire that does not finish its warp leaves a thread active; the register file is written only by EX holding a valid instruction;
+//   block slot and a non-empty mask; a retire that does not finish its warp leaves a thread active;
+//   the register file is written only by the SWB (a landing load row of a warp waiting there) or by EX
+//   holding a valid instruction, and the SWB has the first claim: in a cycle it writes, the port
+//   carries its row and EX writes nothing; precise errors: EX raises an error only when no shared
+//   instruction is waiting in the SWB (every older instruction has left for CM);
 //   the debug view shows a warp in flight as "in pipeline" and one handed off as "memory";
-//   flush on error: once err_valid is up nothing is granted, handed off or retired and EX writes no
-//   register; flush on reset: after a reset no stage holds a warp and the retire port is idle.
+//   flush on error: once err_valid is up nothing is granted, handed off, retired or moved to CM, the SWB
+//   takes no entry and nobody writes a register; flush on reset: after a reset no stage (the SWB
+//   included) holds a warp and the retire port is idle.
 module simt_sm_props #(
     parameter integer WARP_SIZE    = 4,
     parameter integer NUM_LANES    = 4,
@@ -155,6 +165,19 @@ module simt_sm_props #(
     // peek: cm_retire = dut.cm_retire
     // peek: cm_slot = dut.cm_slot
     // peek: rf_we = dut.rf_we
+    // peek: rf_waddr = dut.rf_waddr
+    // peek: ex_raise = dut.ex_raise
+    // peek: ex_to_cm = dut.ex_to_cm
+    // peek: ex_writes = dut.u_ex.ex_writes
+    // peek: swb_alloc = dut.u_ex.u_swb.alloc
+    // peek: swb_to_cm = dut.u_ex.swb_to_cm
+    // peek: swb_warp = dut.u_ex.swb_warp
+    // peek: swb_wait = dut.u_ex.swb_wait
+    // peek: swb_wait2 = dut.u_ex.swb_wait2
+    // peek: swb_in_cm = dut.u_ex.swb_in_cm
+    // peek: swb_we_any = dut.u_ex.swb_we_any
+    // peek: swb_we = dut.u_ex.u_swb.rf_we
+    // peek: swb_waddr = dut.u_ex.u_swb.rf_waddr
     // peek: nx_mask = dut.nx_mask
     // peek: nx_done = dut.nx_done
     (* keep *) wire         grant, cpl_take, dec_valid, ex_valid, cm_valid, cm_issued, cm_retire;
@@ -163,18 +186,30 @@ module simt_sm_props #(
     (* keep *) wire [NUM_LANES-1:0] rf_we;
     (* keep *) wire [WARP_SIZE-1:0] nx_mask;
     (* keep *) wire                 nx_done;
+    (* keep *) wire                 ex_raise, ex_to_cm, ex_writes;
+    (* keep *) wire                 swb_alloc, swb_to_cm, swb_warp, swb_wait, swb_wait2, swb_in_cm, swb_we_any;
+    (* keep *) wire [NUM_LANES-1:0] swb_we;
+    (* keep *) wire [$clog2(RF_DEPTH)-1:0] rf_waddr, swb_waddr;  // register row addresses (ROWS = 1)
 
     // ---- the wrapper's record of each warp: in flight (granted, not yet retired or handed off), waiting
     // on memory (handed off, not yet taken back)
     reg [N-1:0] fly, mem;
     reg         p_retire, p_slot;
+    // ... and waiting in the SWB (allocated, not yet moved to CM); swb_old: the older of two waiting
+    // entries (N = 2: one bit; set whenever the waiting set has a single warp)
+    reg [N-1:0] swb;
+    reg         swb_old;
+    wire [N-1:0] swb_nx = (swb & ~(swb_to_cm ? (1 << swb_warp) : 0)) | (swb_alloc ? (1 << ex_warp) : 0);
     integer i;
     always @(posedge clk) begin
         p_retire <= !rst && cm_retire;
         p_slot   <= cm_slot;
         if (rst) begin
-            fly <= 0; mem <= 0;
+            fly <= 0; mem <= 0; swb <= 0; swb_old <= 1'b0;
         end else begin
+            swb <= swb_nx;
+            if (swb_nx == 2'b01) swb_old <= 1'b0;
+            if (swb_nx == 2'b10) swb_old <= 1'b1;
             for (i = 0; i < N; i = i + 1) begin
                 if (grant && f_warp == i) begin
                     fly[i] <= 1'b1; mem[i] <= 1'b0;
@@ -205,26 +240,45 @@ module simt_sm_props #(
             if (dec_valid && ex_valid) assert (dec_warp != ex_warp);
             if (dec_valid && cm_valid) assert (dec_warp != cm_warp);
             if (ex_valid && cm_valid) assert (ex_warp != cm_warp);
+            for (w = 0; w < N; w = w + 1)
+                if (swb[w]) begin
+                    assert (fly[w]);
+                    assert (!(dec_valid && dec_warp == w) && !(ex_valid && ex_warp == w) &&
+                            !(cm_valid && cm_warp == w));
+                end
             if (!err_valid)
                 for (w = 0; w < N; w = w + 1)
                     if (fly[w])
-                        assert ((dec_valid && dec_warp == w) || (ex_valid && ex_warp == w) ||
+                        assert ((dec_valid && dec_warp == w) || (ex_valid && ex_warp == w) || swb[w] ||
                                 (cm_valid && cm_warp == w));
-            // only CM retires; only EX writes registers
+            // the SWB: an entry is taken by EX's warp (one per warp), handed to CM only for a warp waiting
+            // there, the older first; its own counts agree; in_cm (CM reads its entry) only while CM is valid
+            if (swb_alloc) assert (ex_valid && !swb[ex_warp]);
+            if (swb_to_cm) assert (swb[swb_warp] && (swb != 2'b11 || swb_warp == swb_old));
+            assert (swb_wait == (swb != 0) && swb_wait2 == (swb == 2'b11));
+            if (swb_in_cm) assert (cm_valid);
+            // precise errors: EX raises only when no older shared instruction still waits in the SWB
+            if (ex_raise) assert (!swb_wait);
+            // only CM retires
             assert (rt_valid == p_retire);
             if (rt_valid) assert (rt_slot == p_slot);
             // no retire has an empty mask; CM keeps the warp table's contract that a warp that is not
             // finished goes on with some thread
             if (rt_valid) assert (rt_mask != 0);
             if (cm_retire && !nx_done) assert (nx_mask != 0);
-            if (rf_we != 0) assert (ex_valid);
+            // register writes: the SWB's landing row (a warp waiting there) first, else EX's row
+            if (rf_we != 0) assert (swb_we_any || (ex_valid && ex_writes));
+            if (swb_we_any) assert (swb != 0 && !ex_writes && rf_we == swb_we && rf_waddr == swb_waddr);
             // the debug view
             if (dbg_warp < N && fly[dbg_warp]) assert (dbg_state == 3'd2);
             if (dbg_warp < N && mem[dbg_warp]) assert (dbg_state == 3'd3);
             // flush on error
-            if (err_valid) assert (!grant && !cm_issued && !cm_retire && rf_we == 0);
+            if (err_valid)
+                assert (!grant && !cm_issued && !cm_retire && rf_we == 0 && !ex_to_cm && !swb_alloc);
             // flush on reset
-            if (past_rst) assert (!dec_valid && !ex_valid && !cm_valid && !rt_valid && !err_valid);
+            if (past_rst)
+                assert (!dec_valid && !ex_valid && !cm_valid && !rt_valid && !err_valid && !swb_wait &&
+                        !swb_in_cm);
         end
     end
 
@@ -239,6 +293,8 @@ module simt_sm_props #(
         cover (grant && cpl_take);                 // ... and its warp comes back
         cover (err_valid);                         // an error stops the pipeline
         cover (ex_valid && cm_valid);              // both warps in the pipeline, in two stages
+        cover (swb_wait && ex_valid);              // a shared instruction waits while EX works on another
+        cover (swb_we_any);                        // a shared load's row lands (the SWB writes)
     end
 `endif
 endmodule

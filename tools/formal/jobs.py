@@ -320,7 +320,8 @@ def all_jobs() -> list[Job]:
         "depth bounds, pops return what was pushed (SYNC: SSY's target and mask; DIV: pc+1 and the "
         "not-taken lanes, OR-ed by merges), resume mask = popped mask minus exited lanes, a divergent "
         "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top, a warp "
-        "that is not done goes on with a thread",
+        "that is not done goes on with a thread; quick completion: q_done exactly when done follows the start "
+        "with no pop, and the q_* results (top entry included) are what done then reports",
         params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
         depth=6,
         mode="bmc",
@@ -343,6 +344,13 @@ def all_jobs() -> list[Job]:
                 "wire                 p_more = (p_dep != 0) && (p_mask == 0 || (s_found && top_pc == s_rpc));",
                 "wire                 p_more = (p_dep != 0) && (s_found && top_pc == s_rpc);",
                 "pops stop at an entry whose threads have all exited (the warp goes on with no thread)",
+            ),
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "assign q_done      = !busy && start && !s_pop;",
+                "assign q_done      = !busy && start;",
+                "a step that reconverges (pops follow) is reported as a quick completion: CM would retire "
+                "it with the pre-pop pc and mask",
             ),
         ],
     )
@@ -453,7 +461,7 @@ def all_jobs() -> list[Job]:
         for m in (
             "simt_warp_table", "simt_block_init", "simt_issue", "simt_execute", "simt_commit", "simt_warp_sched",
             "simt_decode", "simt_alu", "simt_regfile", "simt_shared_lsu", "simt_gmem_unit", "simt_coalescer",
-            "simt_div_stack", "simt_barrier", "simt_perf",
+            "simt_div_stack", "simt_barrier", "simt_perf", "simt_shared_wb",
         )
     )  # fmt: skip
     jobs += _unit(
@@ -461,9 +469,12 @@ def all_jobs() -> list[Job]:
         "sm",
         "pipeline, on the stage modules' interface: the stages keep the warp table's contract (grant only a "
         "READY warp or one back from memory, never a warp in flight; hand-off / retire only a warp in "
-        "flight), a warp is never in two stages and each warp in flight is in one, only CM retires (retire "
-        "port = CM's retire one cycle later), only EX writes registers, debug view states, nothing granted, "
-        "retired or written after an error, all stages empty after reset; any program in imem",
+        "flight), a warp is never in two stages and each warp in flight is in one of DEC, EX, SWB (shared "
+        "writeback), CM; the SWB's entries: one per warp, to CM in issue order, its counts agree; only CM "
+        "retires (retire port = CM's retire one cycle later), registers written only by the SWB (first "
+        "claim: EX writes nothing in its cycle) or EX, EX raises an error only with no shared instruction "
+        "waiting, debug view states, nothing granted, retired, moved to CM or written after an error, all "
+        "stages (the SWB too) empty after reset; any program in imem",
         params={
             "WARP_SIZE": 4,
             "NUM_LANES": 4,
@@ -491,8 +502,22 @@ def all_jobs() -> list[Job]:
                 "a global access handed off by CM is not reported to the warp table (the warp stays BUSY "
                 "instead of waiting on memory)",
             ),
+            Mutant(
+                "rtl/sm/simt_execute.v",
+                "if (swb_we_any && !(f_port && ex_writes)) begin",
+                "if (swb_we_any && !ex_valid) begin",
+                "the shared writeback loses the register-file write port whenever EX holds an instruction "
+                "(priority inverted: the landing row is not written)",
+            ),
+            Mutant(
+                "rtl/sm/simt_shared_wb.v",
+                "n_alloc  <= {(NW+1){1'b0}};",
+                "n_alloc  <= n_alloc;",
+                "a reset does not empty the shared writeback (entries from before the reset still wait)",
+            ),
         ],
     )
+    sm_params = jobs[-1].params
     jobs.append(
         Job(
             "sm_pipeline_cover",
@@ -501,10 +526,11 @@ def all_jobs() -> list[Job]:
             "simt_sm_props",
             ("rtl/sm/simt_sm.v", *sm_sources),
             "witnesses that the bound reaches what sm_pipeline checks: a retire, two retires, a global "
-            "hand-off and the warp's return, an error, both warps in the pipeline at once",
+            "hand-off and the warp's return, an error, both warps in the pipeline at once, a shared "
+            "instruction waiting in the SWB while EX works on the other warp",
             mode="cover",
             depth=SM_DEPTH,
-            params=jobs[-3].params,
+            params=sm_params,
             defines=("COVER",),
             map_memories=True,
         )
