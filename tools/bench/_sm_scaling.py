@@ -97,74 +97,82 @@ def _x(a: float, b: float) -> str:
     return f"{a / b:.2f}x"
 
 
+def _sms(m: int) -> str:
+    return f"{m} SM{'s' if m > 1 else ''}"
+
+
 def table(res: dict[str, Any]) -> list[str]:
-    """The markdown tables of a results file (the docs section and the bench report are this)."""
+    """The markdown tables of a results file (the docs section and the bench report are this); a machine
+    a kernel did not run on shows as "not run" (or "—" where a ratio needs it)."""
     by = {(r["kernel"], r["lanes"], r["sms"]): r for r in res["rows"]}
     kernels = sorted({r["kernel"] for r in res["rows"]})
     sms = sorted({m for _, n, m in by if n == 8})
+    pairs = list(zip(sms, sms[1:]))
     out = [
         f"Cycles at size {res['size']} on Lies 2019 (seed 000) Table 5.1's machine with 1–16 SMs of 8 lanes "
         "(spec/machines.py::tesla; 16 SMs is Table 5.1 itself), every retire checked, memory latency "
         f"{res['latency']} cycles, no backpressure, inputs seed {INPUTS_SEED} everywhere ({res['sim']}). "
-        "*blocks*: the launch's grid.",
+        "*blocks*: the launch's grid; *a→b*: the speed-up from a to b SMs.",
         "",
-        "| kernel | blocks | " + " | ".join(f"{m} SM{'s' if m > 1 else ''}" for m in sms) + " | "
-        + " | ".join(f"{a}→{b}" for a, b in zip(sms, sms[1:])) + f" | 1→{sms[-1]} |",
+        "| kernel | blocks | " + " | ".join(_sms(m) for m in sms) + " | "
+        + " | ".join(f"{a}→{b}" for a, b in pairs) + f" | {sms[0]}→{sms[-1]} |",
         "|---|---:|" + "---:|" * (2 * len(sms)),
     ]  # fmt: skip
     for k in kernels:
         rs = [by.get((k, 8, m)) for m in sms]
-        if None in rs:
-            continue
-        cyc = [r["cycles"] for r in rs]  # type: ignore[index]
-        ups = [_x(a, b) for a, b in zip(cyc, cyc[1:])]
-        out.append(f"| {k} | {rs[0]['blocks']} | " + " | ".join(f"{c:,}" for c in cyc) + " | "  # type: ignore[index]
-                   + " | ".join(ups) + f" | {_x(cyc[0], cyc[-1])} |")  # fmt: skip
+        cyc = [r["cycles"] if r else 0 for r in rs]
+        ups = [_x(a, b) if a and b else "—" for a, b in zip(cyc, cyc[1:])]
+        blocks = next(r["blocks"] for r in rs if r) if any(rs) else "—"
+        whole = _x(cyc[0], cyc[-1]) if cyc[0] and cyc[-1] else "—"
+        cells = [f"{c:,}" if c else "not run" for c in cyc]
+        out.append(f"| {k} | {blocks} | " + " | ".join([*cells, *ups, whole]) + " |")
     out += [
         "",
         "The memory port's load: global transactions per launch cycle (one request per transaction; the "
         "port takes at most one a cycle, so 100 % is saturated).",
         "",
-        "| kernel | transactions | " + " | ".join(f"{m} SM{'s' if m > 1 else ''}" for m in sms) + " |",
+        "| kernel | transactions | " + " | ".join(_sms(m) for m in sms) + " |",
         "|---|---:|" + "---:|" * len(sms),
     ]
     for k in kernels:
         rs = [by.get((k, 8, m)) for m in sms]
-        if None in rs:
-            continue
-        out.append(f"| {k} | {rs[0]['global_transactions']:,} | "  # type: ignore[index]
-                   + " | ".join(f"{r['global_transactions'] / r['cycles']:.0%}" for r in rs) + " |")  # type: ignore[index]  # fmt: skip
+        txns = next(r["global_transactions"] for r in rs if r) if any(rs) else 0
+        loads = [f"{r['global_transactions'] / r['cycles']:.0%}" if r else "not run" for r in rs]
+        out.append(f"| {k} | {txns:,} | " + " | ".join(loads) + " |")
     machines = sorted({(n, m) for _, n, m in by})
     out += [
         "",
-        "For a fixed area: each machine's area (synthesised logic + modelled macros, docs/ppa.md; "
-        "8 and 16 SMs modelled from the SM's area, see tools/bench/_sm_scaling.py `AREA`) and its "
-        "performance per area, launches per 10⁶ cycles per mm²:",
+        "For a fixed area: each machine's area (synthesised logic + modelled macros, docs/ppa.md; 8 and 16 "
+        "SMs modelled from the SM's area, see tools/bench/_sm_scaling.py `AREA`) and its performance per "
+        "area, launches per 10⁶ cycles per mm²:",
         "",
-        "| kernel | " + " | ".join(f"{n}L×{m} ({AREA[(n, m)][0]:.1f} mm²)" for n, m in machines) + " |",
+        "| kernel | " + " | ".join(f"{m}×{n}L ({AREA[(n, m)][0]:.1f} mm²)" for n, m in machines) + " |",
         "|---|" + "---:|" * len(machines),
     ]
     for k in kernels:
         cells = []
         for n, m in machines:
             r = by.get((k, n, m))
-            cells.append(f"{1e6 / (r['cycles'] * AREA[(n, m)][0]):.2f}" if r else "—")
+            cells.append(f"{1e6 / (r['cycles'] * AREA[(n, m)][0]):.3g}" if r else "not run")
         out.append(f"| {k} | " + " | ".join(cells) + " |")
     out += [
         "",
-        "More SMs or more lanes, at about equal area (speed-up of the SM machine over the lane machine; "
-        "> 1: more SMs win):",
+        "More SMs or more lanes, at about equal area: the speed-up of the 8-lane machine with more SMs over "
+        "the 32-lane machine with fewer (> 1: more SMs win; the SM side has 4 % more area):",
         "",
-        "| kernel | " + " | ".join(f"{a[1]}×{a[0]}L vs {b[1]}×{b[0]}L ({AREA[a][0]:.1f} vs {AREA[b][0]:.1f} mm²)"
-                                   for a, b in PAIRS) + " |",
+        "| kernel | "
+        + " | ".join(
+            f"{a[1]}×{a[0]}L vs {b[1]}×{b[0]}L ({AREA[a][0]:.1f} vs {AREA[b][0]:.1f} mm²)" for a, b in PAIRS
+        )
+        + " |",
         "|---|" + "---|" * len(PAIRS),
-    ]  # fmt: skip
+    ]
     for k in kernels:
         cells = []
         for a, b in PAIRS:
             ra, rb = by.get((k, *a)), by.get((k, *b))
             if ra is None or rb is None:
-                cells.append("—")
+                cells.append("not run")
                 continue
             su = rb["cycles"] / ra["cycles"]
             cells.append(f"{su:.2f}x: {'SMs' if su > 1.005 else 'lanes' if su < 0.995 else 'tie'}")

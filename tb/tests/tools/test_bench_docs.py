@@ -42,6 +42,24 @@ def test_every_row_carries_its_ratios() -> None:
 
 
 # ---- the SM-scaling tables (tools/bench/kernels_bench.py --docs, tools/bench/_sm_scaling.py) ----------
+def test_sm_scaling_table_matches_its_results_file() -> None:
+    assert not sm_scaling.stale(), (
+        "docs/benchmarks.md's sm_scaling tables differ from docs/bench/sm_scaling-verilator.json: run "
+        "`python tools/bench/kernels_bench.py --docs-only` (or measure again with --sm-only --docs) and commit"
+    )
+
+
+def test_a_changed_sm_scaling_figure_is_caught(tmp_path: Path) -> None:
+    results = json.loads(sm_scaling.results_file("verilator").read_text())
+    results["rows"][0]["cycles"] += 1
+    changed = tmp_path / "results.json"
+    changed.write_text(json.dumps(results))
+    assert sm_scaling.stale(res=changed)
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(sm_scaling.render_docs(sm_scaling.DOCS.read_text(), results))
+    assert not sm_scaling.stale(doc, changed)
+
+
 def _ppa_sweep_area(name: str) -> float:
     """The area column of docs/ppa.md's sweep table ("Sweep: make ppa-sweep") for configuration ``name``."""
     text = (sm_scaling.ROOT / "docs" / "ppa.md").read_text()
@@ -97,3 +115,20 @@ def test_an_illegal_sm_sweep_machine_is_refused_before_any_build(
     assert cli.entry(kernels_bench.main, ["--sm-only", "--sm-sweep", sweep]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and said in err[0] and "--sm-sweep" in err[0], err
+
+
+def test_records_on_other_inputs_are_refused_and_missing_machines_say_not_run() -> None:
+    rows = json.loads(sm_scaling.results_file("verilator").read_text())["rows"]
+    full = [{**r, "size": sm_scaling.SIZE, "config": f"tesla-l{r['lanes']}-s{r['sms']}"} for r in rows]
+    assert sm_scaling.results(full, "verilator", 20)["rows"] == rows
+    other = [dict(full[0], seed=sm_scaling.INPUTS_SEED + 1), *full[1:]]
+    with pytest.raises(SystemExit, match="ran on other inputs"):
+        sm_scaling.results(other, "verilator", 20)
+    kernel = full[0]["kernel"]
+    partial = [r for r in full if not (r["kernel"] == kernel and (r["lanes"], r["sms"]) == (8, 2))]
+    line = next(
+        x
+        for x in sm_scaling.table(sm_scaling.results(partial, "verilator", 20))
+        if x.startswith(f"| {kernel} |")
+    )
+    assert "not run" in line and "—" in line
