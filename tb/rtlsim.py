@@ -32,7 +32,7 @@ from pathlib import Path
 from cocotb_tools.runner import Verilator, get_runner
 
 from spec.config import GpuConfig, check_parameters
-from tb import illegal_probe
+from tb import illegal_probe, vruntime
 from tb.benchenv import PARAMETERS_ENV
 from tools import envvars, simenv
 
@@ -242,6 +242,17 @@ class ProjectVerilator(_Bounded, Verilator):
         cmds[1] = [*cmds[1], *self.make_vars]
         return cmds
 
+    def _execute_cmds(self, cmds, cwd, stdout=None) -> None:  # type: ignore[no-untyped-def]
+        if self.bound is not None:  # a simulation run
+            super()._execute_cmds(cmds, cwd, stdout)
+            return
+        for cmd in cmds:  # the build: Verilator's run-time library comes from the shared cache
+            is_make = Path(str(cmd[0])).name == "make"
+            args = [str(c) for c in cmd]
+            keys = vruntime.prefill(args, self.build_dir, BUILD, self.env) if is_make else {}
+            super()._execute_cmds([cmd], cwd, stdout)
+            vruntime.store(keys, self.build_dir, BUILD)
+
 
 # The C++ optimisation of Verilator builds: the unit benches are small and short, so their build (mostly
 # compiling the model) costs more than their run; the GPU benches (``visibility=``) run long.
@@ -376,21 +387,24 @@ def _build_and_test(
     runner.cpu_bound = not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()  # an explicit bound is wall clock
     runner.what = f"{os.environ.get('PYTEST_CURRENT_TEST', toplevel).split(' ')[0]} ({toplevel} {key}, {sim}, seed {seed}: rerun with SEED={seed})"
     started = time.monotonic()
-    results = runner.test(
-        hdl_toplevel=toplevel,
-        hdl_toplevel_lang="verilog",
-        test_module=test_module,
-        test_filter=test_filter,
-        build_dir=bdir,
-        test_dir=run_dir,
-        results_xml=str(run_dir / "results.xml"),
-        seed=seed,
-        plusargs=run_plusargs,
-        waves=waves,
-        extra_env=env,
-        log_file=log_file,
-    )
-    runner.bound = None
+    try:
+        results = _run_tests(
+            runner,
+            hdl_toplevel=toplevel,
+            hdl_toplevel_lang="verilog",
+            test_module=test_module,
+            test_filter=test_filter,
+            build_dir=bdir,
+            test_dir=run_dir,
+            results_xml=str(run_dir / "results.xml"),
+            seed=seed,
+            plusargs=run_plusargs,
+            waves=waves,
+            extra_env=env,
+            log_file=log_file,
+        )
+    finally:
+        runner.bound = None
     _record_duration(bdir, key, time.monotonic() - started)
     if waves:
         print(f"waves: {run_dir} or {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
@@ -511,12 +525,39 @@ def expect_fatal(
         )
 
 
+class CocotbTestsFailed(AssertionError):
+    """Some cocotb test of a run failed; ``messages`` are their failure messages from results.xml (what a
+    meta-test checks to know the run failed for the planted reason)."""
+
+    def __init__(self, text: str, results: Path, messages: list[str]) -> None:
+        super().__init__(text)
+        self.results = results
+        self.messages = messages
+
+
+def _run_tests(runner, **kwargs):  # type: ignore[no-untyped-def]
+    """``runner.test``; under pytest cocotb's runner exits (SystemExit) when a test failed, which loses
+    the failure messages: a failed run is raised as :class:`CocotbTestsFailed` instead."""
+    try:
+        return runner.test(**kwargs)
+    except SystemExit:
+        results = Path(kwargs["results_xml"])
+        if results.exists():
+            _check(results)  # raises CocotbTestsFailed when the file records a failure
+        raise
+
+
 def _check(results: Path) -> None:
     """Fail unless results.xml holds at least one test and no failure (the runner can exit 0)."""
+    import xml.etree.ElementTree as ET
+
     from cocotb_tools.check_results import get_results
 
     total, failed = get_results(results)
     if total == 0:
         raise AssertionError(f"{results}: no cocotb test ran — a bench that checks nothing is a defect")
     if failed:
-        raise AssertionError(f"{failed} of {total} cocotb test(s) failed; see {results} and the log above")
+        found = ET.parse(results).getroot().iter("failure")
+        messages = [f.get("message", "") for f in found]
+        text = f"{failed} of {total} cocotb test(s) failed; see {results} and the log above"
+        raise CocotbTestsFailed(text, results, messages)
