@@ -12,8 +12,9 @@ register-to-register paths count, the macro boundaries being registers).
   lies in, deepest project module), with its start point, the cells on the path and the arrival (ns).
 
 Wire load: none. A net's load is the input capacitance of its fanout pins (a fanout-based wire-load model
-whose wire term is zero): **pre-layout, no wires**; no buffering of high-fanout nets (ABC maps with drive
-strength 1 only), no clock tree (ideal clock). Kind: synthesised + characterized, OpenSTA's own version.
+whose wire term is zero): **pre-layout, no wires**; high-fanout nets behind the buffer trees of
+ppa/fanout.py (at most 10 pins per net, buf_2/4/8; ``--unbuffered`` times ABC's drive-strength-1 netlist
+as it is), no upsizing, no clock tree (ideal clock). Kind: synthesised + characterized, OpenSTA's own version.
 """
 
 from __future__ import annotations
@@ -324,9 +325,10 @@ def libraries(log=print) -> tuple[Path, Path, str]:
     return lib, macros, f"characterized ({data['tool']}, tt 1.8 V 25 C)"
 
 
-def analyse_config(cfg, log=print) -> dict:
-    """Synthesis (cached), OpenSTA (cached by the netlist and libraries) of one SM configuration."""
-    from ppa import netlist
+def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
+    """Synthesis (cached), fan-out buffering (ppa/fanout.py, unless *buffer* is False), OpenSTA (cached
+    by the netlist and libraries) of one SM configuration."""
+    from ppa import fanout, netlist
     from ppa.yosys import find
 
     lib, macros, label = libraries(log)
@@ -334,6 +336,11 @@ def analyse_config(cfg, log=print) -> dict:
     t0 = time.monotonic()
     net = netlist.timed(y, cfg, macros, log)
     synth_s = time.monotonic() - t0
+    fo = None
+    if buffer:
+        t1 = time.monotonic()
+        net, fo = fanout.buffered(net, [lib, macros], "simt_sm", log)
+        fo["seconds"] = time.monotonic() - t1
     key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
     work = OUT / f"{cfg.sm_only().name}-{key}"
     res_path = work / "sta.json"
@@ -353,6 +360,7 @@ def analyse_config(cfg, log=print) -> dict:
         cells=cells.get("design", {}).get("num_cells"),
         area_um2=cells.get("design", {}).get("area"),
         seconds_synth=synth_s,
+        buffering=fo,
     )
     res_path.write_text(json.dumps(res, indent=1))
     return res
@@ -417,17 +425,22 @@ def unit_script(libs: list[Path], netlist: Path, top: str, paths: Path) -> str:
 
 
 def analyse_unit(job: tuple) -> dict:
-    """(Config, unit) -> the unit's worst path alone (synthesised as make ppa maps it, cached)."""
-    from ppa import flow, netlist
+    """(Config, unit[, buffer]) -> the unit's worst path alone (synthesised as make ppa maps it, buffered
+    by ppa/fanout.py unless buffer is False; cached)."""
+    from ppa import fanout, flow, netlist
     from ppa.yosys import find
 
-    cfg, unit = job
+    cfg, unit, *rest = job
+    buffer = rest[0] if rest else True
     lib, macros, label = libraries()
     y = find()
     params = flow.unit_params(cfg.sm_params())[unit]
     t0 = time.monotonic()
     net = netlist.timed(y, cfg, macros, print, top=unit, params=params)
     synth_s = time.monotonic() - t0
+    fo = None
+    if buffer:
+        net, fo = fanout.buffered(net, [lib, macros], unit)
     key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
     work = OUT / f"{netlist.label(cfg, unit)}-{key}"
     res_path = work / "sta.json"
@@ -453,6 +466,7 @@ def analyse_unit(job: tuple) -> dict:
         "library": label,
         "seconds_sta": seconds,
         "seconds_synth": synth_s,
+        "buffering": fo,
     }
     res_path.write_text(json.dumps(res, indent=1))
     return res

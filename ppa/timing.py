@@ -15,8 +15,8 @@ cycles into µs) and prints the wall time of each part.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -163,7 +163,12 @@ def report(res: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="lanes", choices=["lanes", "all"])
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="Yosys/OpenSTA runs at a time (default 1: each takes GBs)"
+    )
+    ap.add_argument(
+        "--unbuffered", action="store_true", help="time ABC's netlist without ppa/fanout.py's buffer trees"
+    )
     ap.add_argument("--no-chain", action="store_true")
     ap.add_argument("--no-sm", action="store_true", help="units alone only (no whole-SM STA)")
     ap.add_argument(
@@ -199,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     from ppa.config import Config
 
     # the ALU has no parameters: one synthesis (the default SM's) serves every lane count
-    jobs = [(Config(), "simt_alu")] + [(c, "simt_shared_lsu") for c in lane_cfgs]
+    buffer = not args.unbuffered
+    jobs = [(Config(), "simt_alu", buffer)] + [(c, "simt_shared_lsu", buffer) for c in lane_cfgs]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as ex:
             res["units_alone"] = list(ex.map(sta.analyse_unit, jobs))
@@ -217,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         cfgs = [c for c in cfgs if c.lanes in keep]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(cfgs)))) as ex:
-            res["sta"] = list(ex.map(sta.analyse_config, cfgs))
+            res["sta"] = list(ex.map(functools.partial(sta.analyse_config, buffer=buffer), cfgs))
     except (sta.StaError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
