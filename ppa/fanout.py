@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 MAX_FANOUT = 10
 LOAD_PER_DRIVE = 0.010  # pF of pin load per unit of drive strength a buffer is given (stated rule)
@@ -143,10 +143,13 @@ def _order(mods: dict[str, Module], top: str) -> list[str]:
 @dataclass
 class Stats:
     nets_buffered: int = 0
-    buffers: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    buffers: dict[str, int] = field(default_factory=dict)
     max_fanout_before: int = 0
     max_depth: int = 0
     skipped_exprs: int = 0  # connections that are not one bit of one net (not counted as loads)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "max_fanout": MAX_FANOUT, "load_per_drive_pf": LOAD_PER_DRIVE}
 
 
 def pick(load: float) -> int:
@@ -210,7 +213,7 @@ def buffer_module(
                     f"  {cell} _fo_buf_{counter}_ (\n    .A(@A{counter}@),\n    .X({out})\n  );"
                 )
                 mod.insts.append(Inst(cell, f"_fo_buf_{counter}_", [a, ["X", out, None]]))
-                stats.buffers[f"buf_{size}"] += 1
+                stats.buffers[f"buf_{size}"] = stats.buffers.get(f"buf_{size}", 0) + 1
                 nxt.append((a, caps.get(cell, {}).get("A", 0.0)))
             level = nxt
         stats.max_depth = max(stats.max_depth, depth)
@@ -306,7 +309,6 @@ def buffered(net, libs: list, top: str, log=print):
     """The cached buffered copy of netlist *net* (a Path) beside it, and the pass's statistics."""
     import hashlib
     import json
-    from dataclasses import asdict
     from pathlib import Path
 
     caps = pin_caps(libs)
@@ -321,7 +323,6 @@ def buffered(net, libs: list, top: str, log=print):
     log(f"  fan-out buffering (max fan-out {MAX_FANOUT}) of {net}")
     text, stats = buffer_netlist(net.read_text(), caps, top)
     out.write_text(text)
-    info = {**asdict(stats), "buffers": dict(stats.buffers), "max_fanout": MAX_FANOUT,
-            "load_per_drive_pf": LOAD_PER_DRIVE}  # fmt: skip
+    info = stats.as_dict()
     meta.write_text(json.dumps(info, indent=1))
     return out, info

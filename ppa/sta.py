@@ -197,15 +197,29 @@ def sta_version() -> str:
     )
 
 
-def script(
-    libs: list[Path],
-    netlist: Path,
-    top: str,
-    endpoints: Path,
-    paths: Path,
-    to_pins: list[str],
-    power_period: float | None = None,
-) -> str:
+REG_CELLS = {"sky130_fd_sc_hd__dfxtp_1", "simt_macro_in"}  # cells whose D pin ends a register path
+
+
+def instances(mods: dict[str, dict[str, str]], top: str) -> list[tuple[str, str]]:
+    """(OpenSTA instance path, module) of every project-module instance below *top* ('' for the top),
+    brackets of generated names escaped as OpenSTA wants them in patterns (``lane\\[0\\].u_alu``)."""
+    out: list[tuple[str, str]] = []
+
+    def walk(mod: str, path: str) -> None:
+        out.append((path, mod))
+        for name, typ in mods.get(mod, {}).items():
+            if typ in mods:
+                esc = name.replace("[", "\\[").replace("]", "\\]")
+                walk(typ, f"{path}/{esc}" if path else esc)
+
+    walk(top, "")
+    return out
+
+
+def script(libs: list[Path], netlist: Path, top: str, work: Path, units: list[str]) -> str:
+    """One OpenSTA run: the worst register-to-register path (``critical.rpt``), the worst path ending at
+    a register data pin directly inside each instance path of *units* (``unit_<i>.rpt``), and the
+    vectorless power at PERIOD (``power.rpt``; ppa/sta.py scales it to Fmax)."""
     reg = "-from [all_registers -clock_pins] -to [all_registers -data_pins]"
     lines = [
         *[f"read_liberty {p}" for p in libs],
@@ -213,22 +227,32 @@ def script(
         f"link_design {top}",
         f"create_clock -name clk -period {PERIOD} [get_ports clk]",
         "set_input_transition 0.04 [get_ports clk]",
-        f"report_checks -path_delay max {reg} -format end -digits 4 -no_line_splits -group_count 1000000 -endpoint_count 1 "
-        f"-sort_by_slack > {endpoints}",
-        f"report_checks -path_delay max {reg} -format full -digits 4 > {paths}",
+        f"report_checks -path_delay max {reg} -format full -digits 4 > {work / 'critical.rpt'}",
     ]
-    for pin in to_pins:
+    for i, path in enumerate(units):
+        pattern = f"{path}/*/D" if path else "*/D"
         lines.append(
-            f"report_checks -path_delay max -to [get_pins {{{pin}}}] -format full -digits 4 >> {paths}"
+            f"report_checks -path_delay max -from [all_registers -clock_pins] -to [get_pins {{{pattern}}}] "
+            f"-format full -digits 4 > {work / f'unit_{i}.rpt'}"
         )
-    if power_period:  # vectorless power at Fmax: OpenSTA propagates a default activity from the inputs
-        lines += [
-            f"create_clock -name clk -period {power_period:.4f} [get_ports clk]",
-            f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
-            f"report_power -digits 6 > {paths.parent / 'power.rpt'}",
-        ]
-    lines.append("exit")
+    lines += [
+        f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
+        f"report_power -digits 6 > {work / 'power.rpt'}",
+        "exit",
+    ]
     return "\n".join(lines) + "\n"
+
+
+def scale_power(rows: dict[str, dict[str, float]], period: float, at: float) -> dict[str, dict[str, float]]:
+    """``report_power`` groups computed at clock *period* (ns) restated at clock *at* (ns): with
+    activities per clock (OpenSTA's vectorless inputs, the clock itself) internal and switching power
+    scale with the frequency, leakage does not."""
+    k = period / at
+    out = {}
+    for g, v in rows.items():
+        dyn = {"internal": v["internal"] * k, "switching": v["switching"] * k, "leakage": v["leakage"]}
+        out[g] = {**dyn, "total": sum(dyn.values())}
+    return out
 
 
 def run_sta(tcl: Path, log: Path) -> float:
@@ -245,55 +269,55 @@ def run_sta(tcl: Path, log: Path) -> float:
 
 
 def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
-    """Fmax and the worst path of every unit of *netlist* (two OpenSTA runs: the endpoints, then the
-    worst path of each unit's worst endpoint)."""
+    """Fmax, the critical path, and the worst path into every unit instance's registers (one OpenSTA
+    run)."""
+    from ppa.flow import unit_name
+
     work.mkdir(parents=True, exist_ok=True)
     mods = hierarchy(netlist.read_text())
-    ends, paths = work / "endpoints.rpt", work / "paths.rpt"
-    t1 = run_sta(_write(work / "ends.tcl", script(libs, netlist, top, ends, paths, [])), work / "ends.log")
-    rows = parse_endpoints(ends.read_text())
-    if not rows:
-        raise StaError(f"no register-to-register endpoint in {ends}")
-    worst_pin, worst_slack = min(rows, key=lambda r: r[1])
-    per_unit: dict[str, tuple[str, float]] = {}
-    for pin, slack in rows:
-        u = unit_of(pin, top, mods)
-        if u not in per_unit or slack < per_unit[u][1]:
-            per_unit[u] = (pin, slack)
-    pins = [p for p, _ in per_unit.values()]
-    tcl2 = script(libs, netlist, top, ends, paths, pins, power_period=PERIOD - worst_slack)
-    t2 = run_sta(_write(work / "paths.tcl", tcl2), work / "paths.log")
-    found = parse_paths(paths.read_text())
+    # instances with register data pins of their own (OpenSTA's get_pins fails on a pattern matching none)
+    insts = [(p, m) for p, m in instances(mods, top) if set(mods[m].values()) & REG_CELLS]
+    tcl = _write(work / "sta.tcl", script(libs, netlist, top, work, [p for p, _ in insts]))
+    seconds = run_sta(tcl, work / "sta.log")
+    found = parse_paths((work / "critical.rpt").read_text())
+    if not found or found[0].slack is None:
+        raise StaError(f"no register-to-register path in {work / 'critical.rpt'}")
     critical = found[0]
-    by_end = {p.endpoint: p for p in found[1:]}
-    units = {}
-    for u, (pin, slack) in sorted(per_unit.items(), key=lambda kv: kv[1][1]):
-        inst = pin.rsplit("/", 1)[0]
-        p = (
-            by_end.get(inst)
-            or by_end.get(pin)
-            or next((q for q in found[1:] if q.endpoint.startswith(inst)), None)
-        )
+    worst_slack = critical.slack
+    units: dict[str, dict] = {}
+    for i, (path, mod) in enumerate(insts):
+        ps = parse_paths((work / f"unit_{i}.rpt").read_text())
+        if not ps or ps[0].slack is None:
+            continue  # no register inside (a combinational unit: its paths end in its parent's registers)
+        q = ps[0]
+        u = unit_name(mod)
+        if u in units and units[u]["slack_ns"] <= q.slack:
+            continue
         units[u] = {
-            "endpoint": pin,
-            "slack_ns": slack,
-            "delay_ns": PERIOD - slack,
-            "fmax_mhz": fmax_mhz(PERIOD, slack),
-            "path": asdict(p) if p else None,
-            "start_unit": unit_of(p.startpoint + "/X", top, mods) if p else None,
+            "instance": path or top,
+            "endpoint": q.endpoint,
+            "slack_ns": q.slack,
+            "delay_ns": PERIOD - q.slack,
+            "fmax_mhz": fmax_mhz(PERIOD, q.slack),
+            "path": asdict(q),
+            "start_unit": unit_of(q.startpoint + "/X", top, mods),
+            "through": sorted({unit_of(x + "/X", top, mods) for x in q.instances}),
         }
+    units = dict(sorted(units.items(), key=lambda kv: kv[1]["slack_ns"]))
+    power = parse_power(work / "power.rpt")
+    min_period = PERIOD - worst_slack
     return {
         "fmax_mhz": fmax_mhz(PERIOD, worst_slack),
-        "min_period_ns": PERIOD - worst_slack,
+        "min_period_ns": min_period,
         "critical": {
             **asdict(critical),
-            "end_unit": unit_of(worst_pin, top, mods),
+            "end_unit": unit_of(critical.endpoint + "/X", top, mods),
             "start_unit": unit_of(critical.startpoint + "/X", top, mods),
+            "through": sorted({unit_of(x + "/X", top, mods) for x in critical.instances}),
         },
         "units": units,
-        "endpoints": len(rows),
-        "power_vectorless_w": parse_power(work / "power.rpt"),
-        "seconds": t1 + t2,
+        "power_vectorless_w": scale_power(power, PERIOD, min_period) if power else None,
+        "seconds": seconds,
     }
 
 

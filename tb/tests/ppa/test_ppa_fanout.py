@@ -5,6 +5,7 @@ has a planted fault it catches."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -76,6 +77,7 @@ def test_no_net_drives_more_than_max_fanout_and_sinks_keep_their_net() -> None:
     assert max(after.values()) <= fanout.MAX_FANOUT
     # sub: 25 sinks -> 3 buffers; top: 46 sinks -> 5 buffers
     assert sum(stats.buffers.values()) == 8 and stats.nets_buffered == 2 and stats.max_depth == 1
+    assert json.loads(json.dumps(stats.as_dict()))["buffers"] == stats.buffers
     # the logic is the same: every sink pin reaches the net it read before, through buffers only
     assert sinks_of(fanout.parse(out)) == sinks_of(fanout.parse(text))
     # an escaped identifier is ended by white space before a parenthesis (Verilog's rule)

@@ -103,3 +103,47 @@ def test_script_reads_once_and_reports_each_run(tmp_path) -> None:
     text = kernelpower.script([tmp_path / "x.lib"], tmp_path / "n.v", "top", 12.5, runs)
     assert text.count("read_verilog") == 1 and text.count("report_power") == 2
     assert "-period 12.5000" in text and f"source {tmp_path / 'b.tcl'}" in text
+
+
+def test_time_and_energy_of_a_launch() -> None:
+    from ppa import timing
+
+    power = {"Total": {"internal": 0.004, "switching": 0.001, "leakage": 1e-6, "total": 0.005001}}
+    row = kernelpower.finish_row({"cycles": 1000, "thread_instrs": 5000}, power, 100.0)
+    assert row["time_us"] == pytest.approx(10.0)  # 1000 cycles at 100 MHz
+    assert row["energy_uj"] == pytest.approx(0.005001 * 10e-6 * 1e6)
+    assert row["pj_per_thread_instr"] == pytest.approx(0.005001 * 10e-6 * 1e12 / 5000)
+    # planted fault: twice the cycles at the same power is twice the energy
+    twice = kernelpower.finish_row({"cycles": 2000, "thread_instrs": 5000}, power, 100.0)
+    assert twice["energy_uj"] == pytest.approx(2 * row["energy_uj"])
+    row.update(name="k", kind="kernel", annotated={"named": 3, "registers_at_module_mean": 1})
+    kp = {"sm": "L8", "fmax_mhz": 100.0, "kind": "modelled", "tool": "OpenSTA", "duty": 0.5,
+          "simulated_machine": "m", "rows": [row]}  # fmt: skip
+    text = "\n".join(timing.kernel_power_section(kp))
+    assert "| k | kernel | 1,000 | 10.00 | 5.00 | 0.0500 |" in text
+
+
+def test_refit_recovers_per_event_energies_and_sees_a_wrong_kernel() -> None:
+    import random
+
+    from ppa.power import EVENTS
+
+    rng = random.Random(3)
+    truth = {e: 0.5 + i for i, e in enumerate(EVENTS)}  # pJ per event
+
+    def row(name: str, kind: str) -> dict:
+        ev = {e: float(rng.randint(1, 1000)) for e in EVENTS}
+        return {
+            "name": name,
+            "kind": kind,
+            "events": ev,
+            "energy_uj": sum(truth[e] * v for e, v in ev.items()) / 1e6,
+        }
+
+    rows = [row(f"m{i}", "micro") for i in range(24)] + [row(f"k{i}", "kernel") for i in range(4)]
+    rf = kernelpower.refit(rows)
+    assert rf["geomean_abs"] < 1e-6
+    assert all(rf["pj_per_event"][e] == pytest.approx(v, rel=1e-4) for e, v in truth.items())
+    # planted fault: a held-out kernel whose reference energy is doubled shows up as -50 %
+    rows[-1]["energy_uj"] *= 2
+    assert kernelpower.refit(rows)["errors"]["k3"] == pytest.approx(-0.5, abs=1e-4)
