@@ -176,19 +176,20 @@ def kernel_power_section(kp: dict) -> list[str]:
     L = [
         f"## Power per kernel, {kp['sm']} at its Fmax {kp['fmax_mhz']:.1f} MHz",
         "",
-        f"Kind: {kp['kind']}. {kp['tool']}; activity duty {kp['duty']}. Launches on "
-        f"{kp['simulated_machine']}. Time = RTL cycles / Fmax; energy = OpenSTA total power × time.",
+        f"Kind: {kp['kind']}. Activity duty {kp['duty']} where propagated. Launches on "
+        f"{kp['simulated_machine']}. Time = RTL cycles / Fmax; power = energy / time.",
         "",
-        "| launch | kind | cycles | time (µs) | power (mW) | energy (µJ) | pJ per thread-instr | internal / switching / leakage (mW) | nets annotated | registers at module mean |",
+        "| launch | kind | cycles | time (µs) | power (mW) | energy (µJ) | pJ per thread-instr | internal / switching / clock / leakage (nJ) | nets simulated | registers at module mean |",
         "|---|---|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in kp["rows"]:
-        t = r["power_w"]["Total"]
-        a = r["annotated"]
+        e = r["energy_pj"]
+        n = r["nets"]
         L.append(
             f"| {r['name']} | {r['kind']} | {r['cycles']:,} | {r['time_us']:.2f} | {r['total_mw']:.2f} | "
-            f"{r['energy_uj']:.4f} | {r['pj_per_thread_instr']:.1f} | {t['internal'] * 1e3:.2f} / "
-            f"{t['switching'] * 1e3:.2f} / {t['leakage'] * 1e3:.3f} | {a['named']:,} | {a['registers_at_module_mean']:,} |"
+            f"{r['energy_uj']:.4f} | {r['pj_per_thread_instr']:.1f} | {e['internal'] / 1e3:.1f} / "
+            f"{e['switching'] / 1e3:.1f} / {e['clock'] / 1e3:.1f} / {e['leakage'] / 1e3:.2f} | "
+            f"{n['simulated']:,} | {n['registers_at_module_mean']:,} |"
         )
     rf = kp.get("refit")
     if rf and "pj_per_event" in rf:
