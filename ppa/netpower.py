@@ -119,8 +119,9 @@ def flatten(mods: dict[str, fanout.Module], top: str, lib: dict[str, CellPower])
                     outs[pin] = n
                     plain = _plain(expr)
                     if not (plain.startswith("_") and plain.endswith("_")):
-                        sc, _, sig = plain.rpartition(".")
-                        named.append((n, f"{'.'.join(x for x in (scope, sc) if x)}/{sig}"))
+                        # Verilator's coverage names a generate block's signal "blk[3].sig[5]" in its
+                        # module's scope, as Yosys names the net
+                        named.append((n, f"{scope}/{plain}"))
                 else:
                     ins[pin] = n
             cells.append((it.type, mod, path, ins, outs, it.name))
@@ -176,6 +177,27 @@ def sensitivities(func: str) -> tuple[list[str], list[float]]:
     return _FUNC_CACHE[func]
 
 
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def wildcard(key: str) -> str:
+    """``u_ex.lane[2].u_alu/sum[3]`` -> ``u_ex.lane[*].u_alu/sum[3]``: how Verilator's coverage names the
+    copies of an instance inside a generate loop (one point for all of them, their toggles summed)."""
+    scope, _, sig = key.partition("/")
+    return f"{_INDEX.sub('[*]', scope)}/{sig}" if "[" in scope else key
+
+
+def merged_instances(flat: Flat) -> dict[str, int]:
+    """Wildcard key -> how many netlist nets (instances) it stands for."""
+    out: dict[str, int] = {}
+    for keys in flat.named.values():
+        for k in keys:
+            w = wildcard(k)
+            if w != k:
+                out[w] = out.get(w, 0) + 1
+    return out
+
+
 @dataclass
 class Activity:
     act: np.ndarray  # transitions per clock, per net
@@ -192,8 +214,11 @@ def activities(
     act = np.zeros(flat.nets)
     known = np.zeros(flat.nets, dtype=bool)
     simulated = 0
+    shared = merged_instances(flat)
     for n, keys in flat.named.items():
         t = next((bits[k] for k in keys if k in bits), None)
+        if t is None:  # an instance of a generate loop: Verilator sums its copies under "lane[*]"
+            t = next((bits[w] / shared[w] for k in keys if (w := wildcard(k)) in bits and w in shared), None)
         if t is not None:
             act[n] = t / cycles
             known[n] = True

@@ -123,3 +123,19 @@ def test_activities_and_energy_by_hand() -> None:
     lib2 = {**LIB, f"{P}dfxtp_1": CellPower("ff", 1.0, 10.0, {"D": 0.0034, "CLK": 0.0018}, ["Q"], {}, 0.01)}
     e2 = netpower.energy_pj(netpower.coefficients(f, lib2, 1.8), a.act, 100, 100.0)
     assert e2["switching"] - e["switching"] == pytest.approx(0.2 * 100 * 0.5 * 0.0034 * 1.8**2)
+
+
+def test_generate_copies_share_verilators_summed_point() -> None:
+    assert netpower.wildcard("u_ex.lane[2].u_alu/sum[3]") == "u_ex.lane[*].u_alu/sum[3]"
+    assert (
+        netpower.wildcard("u_gmem/g_slot[3].data_q[5]") == "u_gmem/g_slot[3].data_q[5]"
+    )  # a net, not a scope
+    f = _flat()
+    # the sub instance g[2].u_sub is the only copy: its register gets the whole summed count
+    a = netpower.activities(f, FUNCS, {"g[*].u_sub/r[0]": 30}, 100)
+    nand = next(c for c in f.cells if c.type.endswith("nand2_1"))
+    assert a.act[nand.ins["A"]] == pytest.approx(0.3) and a.simulated == 1
+    # planted fault: with two copies named, each gets half
+    f.named[nand.ins["B"]] = ["g[3].u_sub/r[0]"]
+    a2 = netpower.activities(f, FUNCS, {"g[*].u_sub/r[0]": 30}, 100)
+    assert a2.act[nand.ins["A"]] == pytest.approx(0.15) and a2.act[nand.ins["B"]] == pytest.approx(0.15)
