@@ -59,3 +59,22 @@ def test_refit_recovers_per_event_energies_and_sees_a_wrong_kernel() -> None:
     # planted fault: a held-out kernel whose reference energy is doubled shows up as -50 %
     rows[-1]["energy_uj"] *= 2
     assert kernelpower.refit(rows)["errors"]["k3"] == pytest.approx(-0.5, abs=1e-4)
+
+
+def test_timing_report_renders_buffered_sm_rows() -> None:
+    from ppa import timing
+
+    path = {"startpoint": "u_ex/_1_", "endpoint": "u_ex/_2_", "cells": ["a", "b"]}
+    sm = {"name": "L8", "cells": 100, "fmax_mhz": 81.2, "min_period_ns": 12.3, "power_vectorless_w": None,
+          "buffering": {"buffers": {"buf_2": 3, "buf_4": 4}},
+          "critical": {"start_unit": "simt_execute", "end_unit": "simt_execute", "through": ["simt_alu"], "cells": ["a"]},
+          "units": {"simt_execute": {"delay_ns": 12.3, "fmax_mhz": 81.2, "start_unit": "simt_execute",
+                                     "through": ["simt_alu"], "endpoint": "u_ex/_2_/D", "path": path}}}  # fmt: skip
+    text = timing.report(
+        {"library": {"label": "x", "path": "p", "seconds": 1.0}, "seconds": {"a": 1.0}, "sta": [sm]}
+    )
+    assert "| L8 | 100 + 7 | 81.2 | 12.300 |" in text
+    # planted fault: an unbuffered row must say so instead of a buffer count
+    text2 = timing.report({"library": {"label": "x", "path": "p", "seconds": 1.0}, "seconds": {},
+                           "sta": [{**sm, "buffering": None}]})  # fmt: skip
+    assert "| L8 | 100 (unbuffered) |" in text2
