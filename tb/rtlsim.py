@@ -376,21 +376,24 @@ def _build_and_test(
     runner.cpu_bound = not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()  # an explicit bound is wall clock
     runner.what = f"{os.environ.get('PYTEST_CURRENT_TEST', toplevel).split(' ')[0]} ({toplevel} {key}, {sim}, seed {seed}: rerun with SEED={seed})"
     started = time.monotonic()
-    results = runner.test(
-        hdl_toplevel=toplevel,
-        hdl_toplevel_lang="verilog",
-        test_module=test_module,
-        test_filter=test_filter,
-        build_dir=bdir,
-        test_dir=run_dir,
-        results_xml=str(run_dir / "results.xml"),
-        seed=seed,
-        plusargs=run_plusargs,
-        waves=waves,
-        extra_env=env,
-        log_file=log_file,
-    )
-    runner.bound = None
+    try:
+        results = _run_tests(
+            runner,
+            hdl_toplevel=toplevel,
+            hdl_toplevel_lang="verilog",
+            test_module=test_module,
+            test_filter=test_filter,
+            build_dir=bdir,
+            test_dir=run_dir,
+            results_xml=str(run_dir / "results.xml"),
+            seed=seed,
+            plusargs=run_plusargs,
+            waves=waves,
+            extra_env=env,
+            log_file=log_file,
+        )
+    finally:
+        runner.bound = None
     _record_duration(bdir, key, time.monotonic() - started)
     if waves:
         print(f"waves: {run_dir} or {bdir} ({'dump.fst' if sim == 'verilator' else toplevel + '.fst'})")
@@ -511,12 +514,39 @@ def expect_fatal(
         )
 
 
+class CocotbTestsFailed(AssertionError):
+    """Some cocotb test of a run failed; ``messages`` are their failure messages from results.xml (what a
+    meta-test checks to know the run failed for the planted reason)."""
+
+    def __init__(self, text: str, results: Path, messages: list[str]) -> None:
+        super().__init__(text)
+        self.results = results
+        self.messages = messages
+
+
+def _run_tests(runner, **kwargs):  # type: ignore[no-untyped-def]
+    """``runner.test``; under pytest cocotb's runner exits (SystemExit) when a test failed, which loses
+    the failure messages: a failed run is raised as :class:`CocotbTestsFailed` instead."""
+    try:
+        return runner.test(**kwargs)
+    except SystemExit:
+        results = Path(kwargs["results_xml"])
+        if results.exists():
+            _check(results)  # raises CocotbTestsFailed when the file records a failure
+        raise
+
+
 def _check(results: Path) -> None:
     """Fail unless results.xml holds at least one test and no failure (the runner can exit 0)."""
+    import xml.etree.ElementTree as ET
+
     from cocotb_tools.check_results import get_results
 
     total, failed = get_results(results)
     if total == 0:
         raise AssertionError(f"{results}: no cocotb test ran — a bench that checks nothing is a defect")
     if failed:
-        raise AssertionError(f"{failed} of {total} cocotb test(s) failed; see {results} and the log above")
+        found = ET.parse(results).getroot().iter("failure")
+        messages = [f.get("message", "") for f in found]
+        text = f"{failed} of {total} cocotb test(s) failed; see {results} and the log above"
+        raise CocotbTestsFailed(text, results, messages)

@@ -2,7 +2,10 @@
 //
 // Contract (the SM and tb/tests/unit/test_div_stack.py): reset first; `start` only while idle; clr names
 // neither the warp of an update in progress nor the one starting in the same cycle; exited covers the
-// lanes that are not live (live = ~exited on the lanes the test drives).
+// lanes that are not live (live = ~exited on the lanes the test drives) after the instruction, as
+// simt_commit computes it: an EXIT's own lanes are in it, no other instruction's; the warp's mask is
+// not empty (the warp table's guarantee); an exited thread stays exited and never runs again until its
+// warp slot is cleared; every live thread is active or waits in a stack entry (the SIMT invariant).
 // The wrapper keeps its own copy of every warp's stack, updated from what the unit REPORTS at `done`
 // (pushes, merged, pops, warp_done) and the instruction it was given; it checks the report against it:
 //   depth bounds: the reported depth is the copy's depth (0..STACK_DEPTH); a push only below
@@ -14,7 +17,9 @@
 //   the paths' masks are the instruction's mask: a divergent branch splits the mask into the path it
 //   runs and the lanes left waiting (disjoint, their union is the mask), so a reconvergence pop of the
 //   SYNC restores the union of the paths (the mask at SSY minus exited lanes);
-//   top_after_* equals the copy's top entry after the instruction.
+//   top_after_* equals the copy's top entry after the instruction;
+//   a warp that is not done goes on with some thread (next_mask != 0): the guarantee the warp table's
+//   proof assumes of CM, so no retire record has an empty mask.
 module simt_div_stack_props #(
     parameter integer WARP_SIZE   = 4,
     parameter integer NUM_WARPS   = 2,
@@ -56,6 +61,25 @@ module simt_div_stack_props #(
     always @(posedge clk) init <= 1'b0;
     always @* if (init) assume (rst);
 
+    reg [WARP_SIZE-1:0] s_union;  // the threads waiting on the starting warp's stack (below)
+    wire [WARP_SIZE-1:0] lost = ~exited & ~(mask | s_union);  // live, yet neither active nor waiting
+    wire [WARP_SIZE-1:0] mask_exited = mask & exited;
+    // each warp's exited threads after its last instruction (known: one started since the slot's clear)
+    reg [WARP_SIZE-1:0] was_exited [0:NUM_WARPS-1];
+    reg [NUM_WARPS-1:0] known;
+    integer x;
+    always @(posedge clk) begin
+        if (rst) known <= 0;
+        else begin
+            for (x = 0; x < NUM_WARPS; x = x + 1) begin
+                if (start && idle && warp == x) begin
+                    known[x] <= 1'b1; was_exited[x] <= exited;
+                end
+                if (clr && clr_warp == x) known[x] <= 1'b0;
+            end
+        end
+    end
+
     // ---- the instruction in progress
     reg                 busy, i_warp;
     reg [1:0]           i_op;
@@ -71,7 +95,13 @@ module simt_div_stack_props #(
     always @* begin
         if (!init && !rst) begin
             if (start) assume (idle);
-            assume ((mask & exited) == 0);
+            // exited is the set after the instruction (simt_commit): an EXIT's own lanes are in it
+            if (start) assume (mask_exited == ((op == OP_EXIT) ? mask : {WARP_SIZE{1'b0}}));
+            if (start) assume (mask != 0);  // the warp table's guarantee: a running warp has a thread
+            // the SIMT invariant: a thread that has not exited is active or waits in a stack entry
+            if (start) assume (lost == 0);
+            // a thread that exited stays exited, and never runs again, until its warp slot is cleared
+            if (start && known[warp]) assume ((was_exited[warp] & ~exited) == 0 && (was_exited[warp] & mask) == 0);
             if (clr) assume (!(busy && !done && clr_warp == i_warp) && !(start && clr_warp == warp));
         end
     end
@@ -113,6 +143,17 @@ module simt_div_stack_props #(
             end
     end
 
+    // the threads waiting on the starting warp's stack
+    integer q;
+    always @* begin
+        // (the copy as it is after this cycle's update: an instruction may start as the last one is done)
+        s_union = 0;
+        for (q = 0; q < D; q = q + 1)
+            if (done && busy && i_warp == warp) begin
+                if (q < w_dep) s_union = s_union | w_mask[q];
+            end else if (q < s_dep[warp]) s_union = s_union | s_mask[warp][q];
+    end
+
     integer w, k;
     always @(posedge clk) begin
         if (rst) begin
@@ -147,6 +188,8 @@ module simt_div_stack_props #(
                             next_mask == (i_mask & i_taken) || next_mask == (i_mask & ~i_taken));
                 end
                 if (pops != 0 && popped_sync) assert (next_pc == last_pc);
+                // a warp that is not done goes on with some thread (simt_warp_table_props assumes it)
+                if (!warp_done) assert (next_mask != 0);
             end
             if (w_dep != 0) begin
                 assert (top_pc == w_pc[w_dep - 1] && top_mask == w_mask[w_dep - 1]);

@@ -3,8 +3,7 @@
 `include "simt_retire.vh"
 // GPU top (docs/gpu.md): NUM_SMS streaming multiprocessors, the launch loader, the block scheduler
 // and the arbiter that shares one external global-memory port. A host drives it only through the
-// register interface host_*; the rt_* and sh_obs_* outputs are observation ports for the harness
-// (one slice per SM) and carry nothing a host needs.
+// register interface host_*; the rt_* and sh_obs_* outputs (one slice per SM) are for the harness.
 module simt_gpu #(
     parameter integer NUM_SMS      = `SIMT_DEFAULT_NUM_SMS,      // streaming multiprocessors
     parameter integer WARP_SIZE    = `SIMT_DEFAULT_WARP_SIZE,    // threads per warp
@@ -89,12 +88,16 @@ module simt_gpu #(
     wire        img_ready;
     wire        launch_ok;  // START takes the loaded image (block scheduler section below)
     reg         abort_q;
-    wire        img_write  = host_valid && host_write && host_addr == R_IMAGE;
+    reg         running;  // a launch runs: from its START until done or an error (STATUS.BUSY)
+    // A running launch owns the program, constants and configuration its image left: IMAGE words and
+    // START are ignored until it ends (they would rewrite them), and STATUS.IGNORED says so.
+    wire        img_write  = host_valid && host_write && host_addr == R_IMAGE && !running;
     // No host access is taken in the cycle an ABORT resets everything, so none is lost to it.
     assign      host_ready = !abort_q && !(draining && host_write) && (!img_write || img_ready);
     wire        host_fire  = host_valid && host_ready;
     wire        ctrl_write = host_fire && host_write && host_addr == R_CTRL;
-    wire        start_req  = ctrl_write && host_wdata[0];
+    wire        start_req  = ctrl_write && host_wdata[0] && !running;
+    wire        ignored    = running && (ctrl_write && host_wdata[0] || host_fire && host_write && host_addr == R_IMAGE);
     wire        abort_req  = ctrl_write && host_wdata[1];
 
     // ABORT returns everything to idle without help from the memory system: the SMs, the loader and
@@ -106,6 +109,8 @@ module simt_gpu #(
     reg  [15:0] outstanding;  // requests accepted on the external port and not yet answered
     wire        x_mrsp_valid, x_mrsp_ready;
     wire        soft_rst = rst || abort_q || draining;
+    reg         ignored_q;  // STATUS.IGNORED: cleared by the next launch, ABORT or reset
+    always @(posedge clk) ignored_q <= (soft_rst || launch_ok) ? 1'b0 : ignored_q || ignored;
 
     reg  [12:0] perf_sel;          // {sm[7:0], counter[4:0]}
     reg  [12:0] dbg_sel;           // {sm[7:0], warp slot[4:0]}: the debug view's warp
@@ -189,7 +194,6 @@ module simt_gpu #(
         else start_pending <= start_now && !launch_ok && !start_bad && !ld_error;
     // BUSY covers the whole launch, from START until done or an error, with no gap between a
     // deferred START and the scheduler's own busy flag (a STATUS poll must never see "idle" early).
-    reg                running;
     // Once a kernel error is captured the launch stops: nothing more is dispatched.
     simt_block_sched #(.NUM_SMS(NUM_SMS)) u_sched (
         .clk(clk), .rst(soft_rst), .start(launch_ok), .abort(sched_abort),
@@ -356,7 +360,7 @@ module simt_gpu #(
 
     // ERROR shows a loader error from the cycle the loader refuses the word (err_q follows one cycle
     // later), so a STATUS read right after the offending word never sees an idle GPU without ERROR.
-    wire [31:0] status = {24'd0, ld_state, ld_busy, err_q || ld_error, done_q,
+    wire [31:0] status = {23'd0, ignored_q, ld_state, ld_busy, err_q || ld_error, done_q,
                           ((running || start_pending) && !err_q) || draining};
     assign irq = (status[1] || status[2]) && !status[0] && !ld_busy;
     always @(posedge clk) begin

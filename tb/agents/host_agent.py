@@ -17,7 +17,7 @@ import pyuvm
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
 from spec.model import PERF_COUNTERS
-from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, HostBfm, HostMonitor, Watchdog
+from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, ST_IGNORED, HostBfm, HostMonitor, Watchdog
 from tb.agents.trace_monitor import sync
 from tb.env.items import LaunchItem
 
@@ -76,6 +76,8 @@ class HostDriver(pyuvm.uvm_driver):
         t0 = cocotb.utils.get_sim_time("ns")
         if item.start:
             await bfm.start()
+        if item.meddle is not None:
+            await self.meddle(item)
         if item.interrupt is not None:
             await self.interrupt(item)
             await sync(self.dut)
@@ -129,6 +131,11 @@ class HostDriver(pyuvm.uvm_driver):
             await sync(self.dut)  # the checker may know why (a mismatch before the hang)
             raise AssertionError(f"{item} ended with STATUS 0x{item.status:x}: {await bfm.error()}")
         else:
+            ignored = bool(item.status & ST_IGNORED)
+            assert ignored == (item.meddle is not None), (
+                f"{item}: STATUS 0x{item.status:x} has IGNORED={int(ignored)}, but the host "
+                + ("wrote IMAGE and START while it ran" if item.meddle else "wrote nothing while it ran")
+            )
             item.perf = await self.perf.read_all()
             # the launch's own length: its busiest SM's cycles (perf["cycles"] sums over SMs)
             item.cycles_per_sm = await self.perf.per_sm("cycles", self.num_sms)
@@ -148,6 +155,23 @@ class HostDriver(pyuvm.uvm_driver):
             return report(instrs, views)
 
         return synced
+
+    async def meddle(self, item: LaunchItem) -> None:
+        """Write ``item.meddle`` to IMAGE and a START while the launch runs (both to be ignored)."""
+        bfm = self.bfm
+        assert bfm is not None and item.meddle is not None
+        await ClockCycles(self.dut.clk, item.interrupt_after)
+        st = await bfm.status()
+        assert st & ST_BUSY, (
+            f"{item}: the launch was over before the host meddled (STATUS 0x{st:x}): meddle earlier"
+        )
+        await bfm.load(item.meddle)
+        await bfm.start()
+        st = await bfm.status()
+        assert st & ST_BUSY and not st & ST_ERROR, (
+            f"{item}: STATUS 0x{st:x} right after IMAGE words and a START written during the launch, which "
+            'must be ignored (docs/gpu.md "Launch lifecycle"), or the kernel is too short for the check'
+        )
 
     async def interrupt(self, item: LaunchItem) -> None:
         """Reset or ABORT the running kernel, then prove the GPU is idle."""

@@ -34,6 +34,7 @@ REG_DBG_SEL, REG_DBG_WARP, REG_DBG_BLOCK, REG_DBG_PC, REG_DBG_LAST_PC = 0x18, 0x
 REG_MEM_RSPS, REG_MEM_OUTSTANDING = 0x1D, 0x1E
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
+ST_IGNORED = 1 << 8  # an IMAGE word or START arrived while a launch ran and was ignored
 PERF_ALL_SMS = 0xFF
 PERF_WARP_INSTRS = PERF_COUNTERS.index("warp_instrs")  # read by the stall watchdog
 

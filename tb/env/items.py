@@ -22,6 +22,9 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     reference's; ``max_cycles`` is the watchdog's budget for the launch (a stall, no retire in
     ``stall_cycles``, is caught sooner; ``max_instrs`` bounds the warp-instructions). ``expect_hang``
     lists texts the watchdog's report must contain: the launch must hang (then it is ABORTed).
+    ``meddle`` (words) is written to IMAGE, then a START, ``interrupt_after`` cycles after START while the
+    launch runs: the GPU ignores both (docs/gpu.md "Launch lifecycle"), the launch ends as its own image
+    says and STATUS.IGNORED reads 1 (0 after every launch without meddling).
     """
 
     def __init__(self, name: str, image: LaunchImage | None = None, **kw: Any) -> None:
@@ -41,6 +44,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.stall_cycles: int = kw.pop("stall_cycles", 100_000)
         self.max_instrs: int | None = kw.pop("max_instrs", None)
         self.expect_hang: list[str] | None = kw.pop("expect_hang", None)
+        self.meddle: list[int] | None = kw.pop("meddle", None)
         if kw:
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
         # results, filled by the driver

@@ -177,7 +177,8 @@ def hangs(rng: random.Random) -> list[LaunchItem]:
 
 
 def interrupted(rng: random.Random) -> list[LaunchItem]:
-    """rst, then ABORT, in the middle of a kernel; each followed by an exact launch."""
+    """rst, then ABORT, then IMAGE words and a START (to be ignored), in the middle of a kernel; each
+    followed by an exact launch."""
     return [
         LaunchItem(
             "matmul reset mid-kernel", image_of("matmul", rng), interrupt="reset", interrupt_after=300
@@ -187,6 +188,13 @@ def interrupted(rng: random.Random) -> list[LaunchItem]:
             "matmul aborted mid-kernel", image_of("matmul", rng), interrupt="abort", interrupt_after=400
         ),
         LaunchItem("matmul after abort", image_of("matmul", rng)),
+        LaunchItem(
+            "matmul with IMAGE words and START written while it runs",
+            image_of("matmul", rng),
+            meddle=image_of("vecadd", rng).to_words()[:8],
+            interrupt_after=200,
+        ),
+        LaunchItem("matmul after the ignored writes", image_of("matmul", rng)),
     ]
 
 

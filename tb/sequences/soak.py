@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kernels.directed import ERROR_KERNELS, image_of
@@ -54,17 +55,28 @@ def _clean(cfg: GpuConfig, rng: random.Random, tag: str, random_share: float = 0
 
 
 def plan(
-    cfg: GpuConfig, rng: random.Random, launches: int, fault_share: float = 0.3, random_share: float = 0.3
+    cfg: GpuConfig,
+    rng: random.Random,
+    launches: int,
+    fault_share: float = 0.3,
+    random_share: float = 0.3,
+    kinds: Sequence[str] = FAULT_KINDS,
 ) -> SoakPlan:
-    """``launches`` launches; about ``fault_share`` of them faulted, each fault followed by a clean one;
-    ``random_share`` of the clean launches are constrained-random kernels, the rest directed ones."""
+    """``launches`` launches; about ``fault_share`` of them faulted (0.5: every other one), each fault
+    one of ``kinds`` and followed by a clean one; ``random_share`` of the clean launches are
+    constrained-random kernels, the rest directed ones."""
+    unknown = set(kinds) - set(FAULT_KINDS)
+    if unknown or not kinds:
+        raise ValueError(
+            f"soak fault kinds {sorted(unknown) or '(none)'}: choose from {', '.join(FAULT_KINDS)}"
+        )
     out = SoakPlan([])
     illegal = [i for i in library.launch_errors(cfg, rng) if i.expect_launch_error is not None]
     traps = list(ERROR_KERNELS)
     while len(out.items) < launches:
         n = len(out.items)
         if launches - n >= 2 and rng.random() < fault_share / (1 - fault_share):
-            kind = rng.choice(FAULT_KINDS)
+            kind = rng.choice(list(kinds))
             out.faults[kind] += 1
             if kind in ("abort", "reset"):
                 after_cycles = rng.randrange(20, 300)

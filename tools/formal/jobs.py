@@ -104,6 +104,10 @@ def _unit(
     return jobs
 
 
+# the whole SM's bounded check: cycles from reset (a block starts and its first instructions retire)
+SM_DEPTH = 14
+
+
 def all_jobs() -> list[Job]:
     jobs: list[Job] = []
     jobs += _unit(
@@ -315,7 +319,8 @@ def all_jobs() -> list[Job]:
         "sm",
         "depth bounds, pops return what was pushed (SYNC: SSY's target and mask; DIV: pc+1 and the "
         "not-taken lanes, OR-ed by merges), resume mask = popped mask minus exited lanes, a divergent "
-        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top",
+        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top, a warp "
+        "that is not done goes on with a thread",
         params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
         depth=6,
         mode="bmc",
@@ -332,6 +337,12 @@ def all_jobs() -> list[Job]:
                 "wire [WARP_SIZE-1:0] p_mask = top_mask & ~r_exited;",
                 "wire [WARP_SIZE-1:0] p_mask = top_mask;",
                 "a pop restores exited lanes",
+            ),
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "wire                 p_more = (p_dep != 0) && (p_mask == 0 || (s_found && top_pc == s_rpc));",
+                "wire                 p_more = (p_dep != 0) && (s_found && top_pc == s_rpc);",
+                "pops stop at an entry whose threads have all exited (the warp goes on with no thread)",
             ),
         ],
     )
@@ -359,6 +370,144 @@ def all_jobs() -> list[Job]:
                 "an access completes before all its transactions were issued",
             ),
         ],
+    )
+    jobs += _unit(
+        "simt_warp_table",
+        "sm",
+        "the SM's only writer of warp state: a warp is never issued twice while in flight (READY exactly "
+        "for a started warp not in the pipeline, on memory, at a barrier or done), a barrier warp waits "
+        "for its block's release, blk_done exactly once per block after its last warp with its id (slot "
+        "and warps freed), lowest free usable slot, every read port returns the last write, a running warp's "
+        "mask is never empty",
+        params={"WARP_SIZE": 2, "NUM_WARPS": 3, "NUM_BLOCKS": 2, "PCX_W": 3, "DEPTH_W": 2},
+        depth=3,
+        map_memories=True,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "if (grant) w_state[grant_warp] <= WS_BUSY;",
+                "if (grant && !cm_issued) w_state[grant_warp] <= WS_BUSY;",
+                "a grant in the cycle another warp's global access is handed off is lost (the warp stays "
+                "READY in flight and is issued twice)",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "if (w_slot[i] == cm_slot && w_state[i] != WS_EMPTY) w_state[i] <= WS_EMPTY;",
+                "if (w_slot[i] == cm_slot) w_state[i] <= WS_EMPTY;",
+                "a finishing block also empties a warp starting in that cycle whose stale slot number "
+                "matches (the new block loses a warp)",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "if (w_state[i] == WS_BAR && bar_release[w_slot[i]]) w_state[i] <= WS_READY;",
+                "if (w_state[i] != WS_EMPTY && bar_release[w_slot[i]]) w_state[i] <= WS_READY;",
+                "a barrier release makes every warp of the block READY, also one in flight",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "blk_done_id <= b_id[cm_slot];",
+                "blk_done_id <= b_id[0];",
+                "a finished block is reported with slot 0's block id",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "w_mask[i]   <= valid_of(i - start_warp);",
+                "w_mask[i]   <= valid_of(i - start_warp + 1);",
+                "a block's warps start with the next warp's valid threads (its last warp with an empty mask)",
+            ),
+        ],
+    )
+    jobs += _unit(
+        "simt_axil_host",
+        "top",
+        "AXI4-Lite slave rules (B/R valid held until ready, response stable; AW with W, ready only for "
+        "valid; one access at a time), each access answered once, host port valid held with payload "
+        "stable, whole-word write -> one host write of awaddr[9:2], partial strobe -> SLVERR and no host "
+        "write, read -> host read and its data on R, reads and writes alternate (a waiting read passes "
+        "after one write)",
+        params={"ADDR_W": 12},
+        depth=3,
+        faults=[
+            Mutant(
+                "rtl/top/simt_axil_host.v",
+                "if (s_axil_bready) begin",
+                "if (1'b1) begin",
+                "BVALID drops without BREADY (the response can be lost)",
+            ),
+            Mutant(
+                "rtl/top/simt_axil_host.v",
+                "if (s_axil_wstrb == 4'b1111) begin",
+                "if (s_axil_wstrb != 4'b0000) begin",
+                "a partial-strobe write reaches the host as a whole-word write",
+            ),
+            Mutant(
+                "rtl/top/simt_axil_host.v",
+                "s_axil_awvalid && s_axil_wvalid && (!s_axil_arvalid || last_read);",
+                "s_axil_awvalid && s_axil_wvalid;",
+                "writes always win over a waiting read (a read can starve)",
+            ),
+        ],
+    )
+    sm_sources = tuple(
+        f"rtl/sm/{m}.v"
+        for m in (
+            "simt_warp_table", "simt_block_init", "simt_issue", "simt_execute", "simt_commit", "simt_warp_sched",
+            "simt_decode", "simt_alu", "simt_regfile", "simt_shared_lsu", "simt_gmem_unit", "simt_coalescer",
+            "simt_div_stack", "simt_barrier", "simt_perf",
+        )
+    )  # fmt: skip
+    jobs += _unit(
+        "simt_sm",
+        "sm",
+        "pipeline, on the stage modules' interface: the stages keep the warp table's contract (grant only a "
+        "READY warp or one back from memory, never a warp in flight; hand-off / retire only a warp in "
+        "flight), a warp is never in two stages and each warp in flight is in one, only CM retires (retire "
+        "port = CM's retire one cycle later), only EX writes registers, debug view states, nothing granted, "
+        "retired or written after an error, all stages empty after reset; any program in imem",
+        params={
+            "WARP_SIZE": 4,
+            "NUM_LANES": 4,
+            "NUM_WARPS": 2,
+            "NUM_BLOCKS": 2,
+            "STACK_DEPTH": 2,
+            "IMEM_WORDS": 16,
+        },
+        depth=SM_DEPTH,
+        mode="bmc",
+        name="sm_pipeline",
+        extra_sources=sm_sources,
+        map_memories=True,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_sm.v",
+                "wire halt = err_valid;",
+                "wire halt = 1'b0;",
+                "an error does not stop F and EX (the pipeline is not flushed: grants and writes go on)",
+            ),
+            Mutant(
+                "rtl/sm/simt_sm.v",
+                ".cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),",
+                ".cm_issued(1'b0), .cm_retire(cm_retire), .cm_warp(cm_warp),",
+                "a global access handed off by CM is not reported to the warp table (the warp stays BUSY "
+                "instead of waiting on memory)",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "sm_pipeline_cover",
+            "simt_sm",
+            "formal/sm/simt_sm_props.sv",
+            "simt_sm_props",
+            ("rtl/sm/simt_sm.v", *sm_sources),
+            "witnesses that the bound reaches what sm_pipeline checks: a retire, two retires, a global "
+            "hand-off and the warp's return, an error, both warps in the pipeline at once",
+            mode="cover",
+            depth=SM_DEPTH,
+            params=jobs[-3].params,
+            defines=("COVER",),
+            map_memories=True,
+        )
     )
     return jobs
 

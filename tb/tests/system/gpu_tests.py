@@ -131,10 +131,15 @@ class SoakMixin:
     injected at random cycles, each followed by a clean launch checked in lockstep. The tally (launches,
     faults by kind, recoveries) goes to the log and, with SIMT_SOAK=file, to a JSON line there."""
 
+    soak_kinds: tuple[str, ...] | None = None  # None: every fault kind of tb/sequences/soak.py
+    soak_fault_share = 0.3
+
     def items(self) -> list[LaunchItem]:
         from tb.sequences import soak
 
-        self.soak = soak.plan(self.cfg, self.rng, int(os.environ.get("SOAK_LAUNCHES", "24")))  # type: ignore[attr-defined]
+        launches = int(os.environ.get("SOAK_LAUNCHES", "24"))
+        kinds = self.soak_kinds or soak.FAULT_KINDS
+        self.soak = soak.plan(self.cfg, self.rng, launches, self.soak_fault_share, kinds=kinds)  # type: ignore[attr-defined]
         return self.soak.items
 
     def report_phase(self) -> None:
@@ -483,6 +488,15 @@ class FaultTest(GpuTest):
         )
         self.logger.info(f"caught as expected by {self.expect}: {str(fault).splitlines()[0]}")
         self.drop_objection()
+
+
+@pyuvm.test()
+class ResetSoakTest(SoakMixin, GpuTest):
+    """A soak of resets only: every other launch reset mid-way, each followed by a clean launch (the soak's
+    meta-test plants a fault that a reset does not clear, tb/tests/system/test_soak.py)."""
+
+    soak_kinds = ("reset",)
+    soak_fault_share = 0.5
 
 
 @pyuvm.test()

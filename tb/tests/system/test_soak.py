@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from tb import rtlsim
 from tb.gpurun import run_gpu
 from tb.tests.system.test_axi import run_axi
 
@@ -31,3 +32,17 @@ def test_soak(top: str, monkeypatch: pytest.MonkeyPatch) -> None:
         run_gpu(SOAK_CONFIG, ["SoakTest"], **env)
     else:
         run_axi(["AxiSoakTest"], **env)
+
+
+def test_soak_planted_fault_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Meta-test: the soak fails when the GPU is not whole after a fault. With fault 6 planted (DEC keeps
+    its instruction over a reset) a soak of resets mid-launch must fail, and fail in the host agent's
+    check that the GPU reads idle after the reset (the stale instruction runs on)."""
+    if not os.environ.get("SEED"):
+        monkeypatch.setenv("SEED", SHORT_SEED)
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_gpu(SOAK_CONFIG, ["ResetSoakTest"], SOAK_LAUNCHES="4", SIMT_FAULT="6")
+    want = "after reset STATUS must be idle"
+    assert any(want in m for m in failed.value.messages), (
+        f"the soak failed, but not with {want!r}: {failed.value.messages}"
+    )
