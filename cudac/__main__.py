@@ -17,11 +17,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-S", "--asm", help="write the assembly (.s) here ('-' for stdout)")
     ap.add_argument("--kernel", help="the __global__ function to compile (when the file has several)")
     ap.add_argument("--regs", type=int, default=32, help="register budget per thread (1..32, default 32)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=32,
+        help="threads per block of the launch: sizes .shared when values spill to shared memory (default 32)",
+    )
     args = ap.parse_args(argv)
     if not 1 <= args.regs <= 32:
         ap.error("--regs must be in 1..32")
+    if not 1 <= args.threads <= 65535:
+        ap.error("--threads must be in 1..65535")
     try:
-        k = compile_file(args.source, kernel=args.kernel, max_regs=args.regs)
+        k = compile_file(args.source, kernel=args.kernel, max_regs=args.regs, threads=args.threads)
     except CompileError as exc:
         print(str(exc).splitlines()[0], file=sys.stderr)
         return cli.EXIT_USAGE

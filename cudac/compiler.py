@@ -11,16 +11,20 @@ from pycparser import c_ast
 from cudac import emit, frontend, regalloc
 from cudac.errors import CompileError
 from cudac.lower import Lowerer
+from cudac.spill import SpillError, SpillInfo, allocate_with_spills
 from cudac.types import Ptr
 from spec.asm import AsmError, Program, assemble
 
 MAX_REGS = 32
+THREADS = 32  # threads per block the spill area is sized for when the caller does not say
 
 
 @dataclass
 class Compiled:
     """A compiled kernel: its name, parameter names (in order; pointers marked), the assembly and the
-    assembled program (``program.image`` is the launch image with default launch shape)."""
+    assembled program (``program.image`` is the launch image with default launch shape). ``spill`` is
+    the per-thread spill area in shared memory (None when every value fits a register); its
+    ``.shared`` covers ``threads`` threads per block: a bigger block needs ``shared_words(threads)``."""
 
     kernel: str
     params: list[str]
@@ -28,6 +32,12 @@ class Compiled:
     asm: str
     program: Program
     regs: int
+    spill: SpillInfo | None = None
+    array_words: int = 0  # the __shared__ arrays' words (the spill area starts here)
+
+    def shared_words(self, threads: int) -> int:
+        """Shared words per block for a launch of ``threads`` threads per block."""
+        return self.array_words + (self.spill.words(threads) if self.spill else 0)
 
 
 def _fault() -> str:
@@ -35,9 +45,15 @@ def _fault() -> str:
 
 
 def compile_file(
-    path: str | Path, *, kernel: str | None = None, max_regs: int = MAX_REGS, fault: str | None = None
+    path: str | Path,
+    *,
+    kernel: str | None = None,
+    max_regs: int = MAX_REGS,
+    fault: str | None = None,
+    threads: int = THREADS,
 ) -> Compiled:
-    """Compile the ``__global__`` function ``kernel`` (the only one when None) of the CUDA-C file."""
+    """Compile the ``__global__`` function ``kernel`` (the only one when None) of the CUDA-C file.
+    ``threads`` (threads per block) sizes ``.shared`` when values spill to shared memory."""
     path = Path(path)
     if not path.is_file():
         raise CompileError(str(path), 0, 0, "no such file")
@@ -96,13 +112,23 @@ def compile_file(
     del funcs[fdef.decl.name]
     low.kernel(fdef)
     code = low.prologue + low.code
+    spill: SpillInfo | None = None
     try:
         code, regs = regalloc.allocate(code, max_regs)
-    except regalloc.AllocError as exc:
-        raise low.err(
-            fdef.decl,
-            f"kernel '{fdef.decl.name}' needs {exc.needed} registers; the budget is {exc.budget} (simplify the kernel or give it more registers)",
-        ) from None
+    except regalloc.AllocError:
+        try:
+            code, regs, spill = allocate_with_spills(code, max_regs, low.shared_words, low.fault)
+        except SpillError as exc:
+            f, line = exc.loc
+            raise CompileError(
+                f or file,
+                line,
+                emit.first_column(f or file, line),
+                f"kernel '{fdef.decl.name}' does not fit {exc.budget} register{'s' if exc.budget != 1 else ''} "
+                "even with spilling: this "
+                "line needs its operands and the spill area's address in registers at once; give it more "
+                "registers (--regs, max_regs)",
+            ) from None
     code = emit.tidy(code)
     params = [n for n, _ in low.params]
     text = emit.assembly(
@@ -111,8 +137,10 @@ def compile_file(
         source=file,
         regs=regs,
         params=params,
-        shared_words=low.shared_words,
+        shared_words=low.shared_words + (spill.words(threads) if spill else 0),
         consts=low.consts,
+        spill=spill,
+        threads=threads,
     )
     try:
         program = assemble(text, f"{path.stem}.s")
@@ -121,7 +149,14 @@ def compile_file(
             file, 0, 0, f"internal error: the assembler refused the compiled code: {exc}"
         ) from None
     return Compiled(
-        fdef.decl.name, params, [n for n, t in low.params if isinstance(t, Ptr)], text, program, regs
+        fdef.decl.name,
+        params,
+        [n for n, t in low.params if isinstance(t, Ptr)],
+        text,
+        program,
+        regs,
+        spill,
+        low.shared_words,
     )
 
 

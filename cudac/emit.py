@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cudac.ir import BRANCHES, LOADS, R3, RI, STORES, Ins
+from cudac.spill import SpillInfo
 
 
 def tidy(code: list[Ins]) -> list[Ins]:
@@ -76,14 +77,23 @@ class SourceText:
     def __init__(self) -> None:
         self._files: dict[str, list[str]] = {}
 
-    def line(self, file: str, line: int) -> str:
+    def raw(self, file: str, line: int) -> str:
         if file not in self._files:
             try:
                 self._files[file] = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
             except OSError:
                 self._files[file] = []
         lines = self._files[file]
-        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def line(self, file: str, line: int) -> str:
+        return self.raw(file, line).strip()
+
+
+def first_column(file: str, line: int) -> int:
+    """The column of the first non-blank character of a source line (1 when unknown)."""
+    text = SourceText().raw(file, line)
+    return len(text) - len(text.lstrip()) + 1 if text.strip() else 1
 
 
 def assembly(
@@ -95,9 +105,17 @@ def assembly(
     params: list[str],
     shared_words: int,
     consts: list[int],
+    spill: SpillInfo | None = None,
+    threads: int = 32,
 ) -> str:
     src = SourceText()
-    out = [f"; kernel {kernel}, compiled by cudac from {source} (docs/kernels-c.md)", f".regs {regs}"]
+    out = [f"; kernel {kernel}, compiled by cudac from {source} (docs/kernels-c.md)"]
+    if spill is not None:
+        out.append(
+            f"; {spill.stored} values spill to shared memory ({spill.slots} words per thread from word "
+            f"{spill.base}, .shared sized for {threads} threads), {spill.recomputed} are recomputed"
+        )
+    out.append(f".regs {regs}")
     if shared_words:
         out.append(f".shared {shared_words}")
     out += [f".param {p}, 0" for p in params]

@@ -1,19 +1,19 @@
-"""Expression lowering: C expressions to IR over virtual registers (a mixin of :class:`lower.Lowerer`).
+"""Expression lowering: C expressions and assignments to IR over virtual registers (a mixin of
+:class:`cudac.lower.Lowerer`).
 
 Constants fold with C's rules; a constant operand becomes the ISA's immediate where it fits; ``a * b + c``
-becomes ``MAD``; conditions become jumping code (``&&``/``||`` short-circuit), values of ``&&``, ``||``
-and ``?:`` are computed without branches when their operands cannot fault or write.
+becomes ``MAD``; compares become ``SLT``/``SGT``/``SEQ``/``SNE`` (a flipped sense instead of a negation
+where the user is a branch). ``&&``, ``||`` and ``?:`` are cudac/control.py's, ``/`` and ``%``
+cudac/divide.py's, subscripts, loads and stores cudac/memory.py's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pycparser import c_ast
 
-from cudac import divide
+from cudac.base import LowerBase
 from cudac.ir import imm_fits
-from cudac.types import INT, MASK, UINT, CType, Int, Ptr, Val, arith, fold
+from cudac.types import INT, MASK, UINT, Array, CType, Int, MemRef, Ptr, RegRef, Val, arith, fold
 
 SREGS = {"threadIdx": "tid", "blockDim": "ntid", "blockIdx": "ctaid", "gridDim": "nctaid"}
 REG_OPS = {"+": "ADD", "-": "SUB", "*": "MUL", "&": "AND", "|": "OR", "^": "XOR", "<<": "SHL"}
@@ -21,64 +21,8 @@ COMMUTATIVE = {"+", "*", "&", "|", "^", "==", "!="}
 SWAP_CMP = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 
 
-@dataclass
-class Var:
-    reg: int
-    ctype: CType
-
-
-@dataclass
-class Array:
-    """A shared, constant or local array: ``base`` word address (shared/const) or ``regs`` (local)."""
-
-    space: str
-    elem: Int
-    dims: tuple[int, ...]
-    base: int = 0
-    regs: list[int] | None = None
-
-
-@dataclass
-class MemRef:
-    space: str
-    elem: Int
-    base: Val
-    off: int
-
-
-@dataclass
-class RegRef:
-    """A scalar variable or a local array element: assignments write the register."""
-
-    reg: int
-    ctype: CType
-
-
-class ExprMixin:
-    # provided by Lowerer
-    def err(self, node: c_ast.Node, msg: str) -> Exception: ...  # type: ignore[empty-body]
-    def emit(self, op: str, dst=None, srcs=(), imm=None, target=None) -> None: ...  # type: ignore[no-untyped-def]
-    def vreg(self) -> int: ...  # type: ignore[empty-body]
-    def label(self, hint: str) -> str: ...  # type: ignore[empty-body]
-    def place(self, label: str) -> None: ...
-    def lookup(self, name: str, node: c_ast.Node) -> Var | Array: ...  # type: ignore[empty-body]
-    def sreg(self, name: str) -> int: ...  # type: ignore[empty-body]
-    def call(self, node: c_ast.FuncCall, want_value: bool) -> Val | None: ...
-    def open_cond_region(self, node: c_ast.Node) -> str | None: ...
-    def close_cond_region(self, join: str | None) -> None: ...
-
-    # -- values -------------------------------------------------------------------------------
-    def reg_of(self, v: Val) -> int:
-        """A register holding ``v`` (constants materialised with LI)."""
-        if v.reg is not None:
-            return v.reg
-        r = self.vreg()
-        self.emit("LI", r, imm=v.signed_const())
-        return r
-
-    def const(self, value: int, ctype: CType = INT) -> Val:
-        return Val(ctype, const=value & MASK)
-
+class ExprMixin(LowerBase):
+    # -- values ---------------------------------------------------------------------------------
     def rv(self, e: c_ast.Node) -> Val:  # noqa: C901, PLR0911, PLR0912
         """The value of expression ``e``."""
         if isinstance(e, c_ast.Constant):
@@ -375,268 +319,59 @@ class ExprMixin:
         self.emit("MAD", r, (a.reg, b.reg, c.reg))
         return Val(t, reg=r)
 
-    # -- division -----------------------------------------------------------------------------
-    def divmod(self, op: str, a: Val, b: Val, t: Int, e: c_ast.Node) -> Val:
-        if b.is_const:
-            d = b.signed_const() if t.signed else b.const
-            if d == 0:
-                raise self.err(e, "division by zero")
-            q = self.div_const(self.reg_of(a), d, t)
-        else:
-            q, r = self.div_var(self.reg_of(a), b.reg, t)
-            return Val(t, reg=q if op == "/" else r)
-        if op == "/":
-            return Val(t, reg=q)
-        # x % d = x - q * d
-        m = self.vreg()
-        self.emit_ri("MUL", m, q, b.const)
-        r = self.vreg()
-        self.emit("SUB", r, (a.reg if a.reg is not None else self.reg_of(a), m))
-        return Val(t, reg=r)
-
-    def div_const(self, x: int, d: int, t: Int) -> int:
-        if not t.signed:
-            return self.udiv_const(x, d)
-        ad = abs(d)
-        if ad == 1:
-            if d > 0:
-                return x
-            r = self.vreg()
-            self.emit("MULI", r, (x,), imm=-1)
-            return r
-        s = self.vreg()
-        self.emit("SRAI", s, (x,), imm=31)
-        if ad & (ad - 1) == 0 and d > 0:  # (x + (x < 0 ? d - 1 : 0)) >> k
-            k = ad.bit_length() - 1
-            bias, tmp, q = self.vreg(), self.vreg(), self.vreg()
-            self.emit("SHRI", bias, (s,), imm=32 - k)
-            self.emit("ADD", tmp, (x, bias))
-            self.emit("SRAI", q, (tmp,), imm=k)
-            return q
-        ax1, ax = self.vreg(), self.vreg()
-        self.emit("XOR", ax1, (x, s))
-        self.emit("SUB", ax, (ax1, s))
-        uq = self.udiv_const(ax, ad)
-        sign = s
-        if d < 0:
-            sign = self.vreg()
-            self.emit("NOT", sign, (s,))
-        q1, q = self.vreg(), self.vreg()
-        self.emit("XOR", q1, (uq, sign))
-        self.emit("SUB", q, (q1, sign))
-        return q
-
-    def udiv_const(self, x: int, d: int) -> int:
-        q = self.vreg()
-        if d == 1:
-            return x
-        if d & (d - 1) == 0:
-            self.emit("SHRI", q, (x,), imm=d.bit_length() - 1)
-            return q
-        if d > 0x7FFFFFFF:  # quotient is 0 or 1
-            self.emit_cmp_i("SGTU", q, x, d - 1)
-            return q
-        m, p = divide.magic(d)
-        t = self.vreg()
-        if m < 1 << 32:
-            self.emit_mulhu(t, x, m)
-            if p == 32:
-                return t
-            self.emit("SHRI", q, (t,), imm=p - 32)
-            return q
-        self.emit_mulhu(t, x, m - (1 << 32))
-        d1, d2, d3 = self.vreg(), self.vreg(), self.vreg()
-        self.emit("SUB", d1, (x, t))
-        self.emit("SHRI", d2, (d1,), imm=1)
-        self.emit("ADD", d3, (d2, t))
-        self.emit("SHRI", q, (d3,), imm=p - 33)
-        return q
-
-    def emit_mulhu(self, dst: int, x: int, m: int) -> None:
-        sm = m - (1 << 32) if m & 0x80000000 else m
-        if imm_fits("MULHUI", sm) and sm >= 0:
-            self.emit("MULHUI", dst, (x,), imm=sm)
-        else:
-            r = self.vreg()
-            self.emit("LI", r, imm=sm)
-            self.emit("MULHU", dst, (x, r))
-
-    def div_var(self, x: int, d: int, t: Int) -> tuple[int, int]:
-        """Quotient and remainder by a register: a 32-step shift-subtract loop (uniform: no divergence)."""
-        if t.signed:
-            sx, sd, ax, ad, t1, t2 = (self.vreg() for _ in range(6))
-            self.emit("SRAI", sx, (x,), imm=31)
-            self.emit("SRAI", sd, (d,), imm=31)
-            self.emit("XOR", t1, (x, sx))
-            self.emit("SUB", ax, (t1, sx))
-            self.emit("XOR", t2, (d, sd))
-            self.emit("SUB", ad, (t2, sd))
-            uq, ur = self.udiv_var(ax, ad)
-            sq, q1, q, r1, r = (self.vreg() for _ in range(5))
-            self.emit("XOR", sq, (sx, sd))
-            self.emit("XOR", q1, (uq, sq))
-            self.emit("SUB", q, (q1, sq))
-            self.emit("XOR", r1, (ur, sx))
-            self.emit("SUB", r, (r1, sx))
-            return q, r
-        return self.udiv_var(x, d)
-
-    def udiv_var(self, x0: int, d: int) -> tuple[int, int]:
-        x, q, i = self.vreg(), self.vreg(), self.vreg()
-        self.emit("MV", x, (x0,))
-        self.emit("LI", q, imm=0)
-        self.emit("LI", i, imm=31)
-        top = self.label("div")
-        self.place(top)
-        t, g, m, s, s2, g2, c = (self.vreg() for _ in range(7))
-        self.emit("SHR", t, (x, i))  # x >> i >= d: subtract d << i, set quotient bit i
-        self.emit("SLTU", g, (t, d))
-        self.emit("XORI", g, (g,), imm=1)
-        self.emit("MULI", m, (g,), imm=-1)
-        self.emit("SHL", s, (d, i))
-        self.emit("AND", s2, (s, m))
-        self.emit("SUB", x, (x, s2))
-        self.emit("SHL", g2, (g, i))
-        self.emit("OR", q, (q, g2))
-        self.emit("SUBI", i, (i,), imm=1)
-        self.emit("SGTI", c, (i,), imm=-1)
-        self.emit("BNE", None, (c,), target=top)
-        return q, x
-
-    # -- memory ---------------------------------------------------------------------------------
-    def split_node(self, e: c_ast.Node) -> tuple[c_ast.Node | None, int]:
-        """``e`` as (expression, constant) with ``e = expression + constant`` (no code emitted)."""
-        if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-"):
-            if isinstance(e.right, c_ast.Constant) and e.right.type in ("int", "unsigned int"):
-                n, c = self.split_node(e.left)
-                k = self.constant(e.right).signed_const()
-                return n, c + (k if e.op == "+" else -k)
-            if e.op == "+" and isinstance(e.left, c_ast.Constant) and e.left.type == "int":
-                n, c = self.split_node(e.right)
-                return n, c + self.constant(e.left).signed_const()
-        if isinstance(e, c_ast.Constant) and e.type in ("int", "unsigned int"):
-            return None, self.constant(e).signed_const()
-        return e, 0
-
-    def split(self, e: c_ast.Node) -> tuple[Val | None, int]:
-        """``e`` as (value, constant) with ``e = value + constant``: constant offsets go in immediates."""
-        n, c = self.split_node(e)
-        if n is None:
-            return None, c
-        v = self.rv(n)
-        if v.is_const:
-            return None, c + v.signed_const()
-        return v, c
-
-    def index(self, base: Val, sub: c_ast.Node) -> tuple[Val, int]:
-        """``base + sub`` for a pointer ``base``: (register value, constant offset); ``p[i * n + k]``
-        is one MAD and an immediate offset."""
-        n, c = self.split_node(sub)
-        if n is None:
-            return base, c
-        if isinstance(n, c_ast.BinaryOp) and n.op == "*" and not base.is_const:
-            a, b = self.rv(n.left), self.rv(n.right)
-            if not a.is_const and not b.is_const and isinstance(a.ctype, Int) and isinstance(b.ctype, Int):
-                r = self.vreg()
-                self.emit("MAD", r, (a.reg, b.reg, base.reg))
-                return Val(base.ctype, reg=r), c
-            iv = self.binop("*", a, b, n)
-        else:
-            iv = self.rv(n)
-        if isinstance(iv.ctype, Ptr):
-            raise self.err(sub, "a subscript must be an integer")
-        if iv.is_const:
-            return base, c + iv.signed_const()
-        return self.binop_raw("+", base, iv, base.ctype), c
-
-    def mem_ref(self, e: c_ast.Node) -> MemRef | RegRef:  # noqa: C901
-        """The memory word (or local array element) that lvalue ``e`` names."""
-        if isinstance(e, c_ast.UnaryOp) and e.op == "*":
-            pv, c = self.split(e.expr)
-            if pv is None or not isinstance(pv.ctype, Ptr):
-                raise self.err(e, "'*' needs a pointer")
-            return MemRef(pv.ctype.space, pv.ctype.elem, pv, c)
-        assert isinstance(e, c_ast.ArrayRef)
-        subs: list[c_ast.Node] = []
-        root: c_ast.Node = e
-        while isinstance(root, c_ast.ArrayRef):
-            subs.insert(0, root.subscript)
-            root = root.name
-        if isinstance(root, c_ast.ID):
-            sym = self.lookup(root.name, root)
+    # -- assignments ----------------------------------------------------------------------------
+    def lref(self, e: c_ast.Node) -> MemRef | RegRef:
+        if isinstance(e, c_ast.ID):
+            sym = self.lookup(e.name, e)
             if isinstance(sym, Array):
-                return self.array_ref(sym, subs, e, root.name)
-        if len(subs) != 1:
-            raise self.err(e, "only arrays declared with two dimensions take two subscripts")
-        pv, c = self.split(root)
-        if pv is None or not isinstance(pv.ctype, Ptr):
-            raise self.err(e, "subscript of something that is not an array or a pointer")
-        base, ic = self.index(pv, subs[0])
-        return MemRef(pv.ctype.space, pv.ctype.elem, base, c + ic)
+                raise self.err(e, f"cannot assign to array '{e.name}'; assign its elements")
+            return RegRef(sym.reg, sym.ctype)
+        if isinstance(e, c_ast.ArrayRef) or isinstance(e, c_ast.UnaryOp) and e.op == "*":
+            return self.mem_ref(e)
+        if isinstance(e, c_ast.StructRef):
+            raise self.err(e, f"{getattr(e.name, 'name', 'this')} is read-only")
+        raise self.err(e, "this expression cannot be assigned to")
 
-    def array_ref(self, sym: Array, subs: list[c_ast.Node], e: c_ast.Node, name: str) -> MemRef | RegRef:
-        if len(subs) != len(sym.dims):
-            raise self.err(
-                e, f"'{name}' has {len(sym.dims)} dimension(s); index it with {len(sym.dims)} subscript(s)"
-            )
-        parts = [self.split(s) for s in subs]
-        if sym.space == "local":
-            if any(v is not None for v, _ in parts):
-                raise self.err(
-                    subs[0],
-                    f"local array '{name}' needs constant subscripts (its elements are registers); use a __shared__ array for a computed index",
-                )
-            flat = 0
-            for (_, c), n, s in zip(parts, sym.dims, subs, strict=True):
-                if not 0 <= c < n:
-                    raise self.err(s, f"subscript {c} is outside '{name}' (0..{n - 1})")
-                flat = flat * n + c
-            assert sym.regs is not None
-            return RegRef(sym.regs[flat], sym.elem)
-        off = sym.base
-        reg: Val | None = None
-        stride = 1
-        for n in sym.dims[1:]:
-            stride *= n
-        for k, (v, c) in enumerate(parts):
-            off += c * stride
-            if v is not None:
-                term = v if stride == 1 else self.binop("*", v, self.const(stride, UINT), e)
-                reg = term if reg is None else self.binop("+", reg, term, e)
-            if k + 1 < len(sym.dims):
-                stride //= sym.dims[k + 1]
-        base = reg if reg is not None else self.const(0, UINT)
-        return MemRef(sym.space, sym.elem, base, off)
-
-    def address(self, ref: MemRef, store: bool) -> tuple[int, int]:
-        op = "STG" if store else "LDG"
-        off = ref.off
-        if ref.base.is_const:
-            r = self.vreg()
-            self.emit(
-                "LI",
-                r,
-                imm=(ref.base.const + off) & MASK
-                if ((ref.base.const + off) & MASK) < 0x80000000
-                else ((ref.base.const + off) & MASK) - (1 << 32),
-            )
-            return r, 0
-        if not imm_fits(op if store else "ADDI", off) or store and off not in range(-1024, 1024):
-            r = self.vreg()
-            self.emit_ri("ADD", r, ref.base.reg, off)
-            return r, 0
-        return ref.base.reg, off
-
-    def load(self, ref: MemRef | RegRef) -> Val:
+    def write(self, ref: MemRef | RegRef, v: Val, node: c_ast.Node) -> None:
         if isinstance(ref, RegRef):
-            return Val(ref.ctype, reg=ref.reg)
-        base, off = self.address(ref, store=False)
-        r = self.vreg()
-        self.emit({"global": "LDG", "shared": "LD", "const": "LDC"}[ref.space], r, (base,), imm=off)
-        return Val(ref.elem, reg=r)
+            self.set_reg(ref.reg, v)
+        else:
+            self.store(ref, v, node)
 
-    def store(self, ref: MemRef, value: Val, e: c_ast.Node) -> None:
-        if ref.space == "const":
-            raise self.err(e, "__constant__ memory is read-only")
-        base, off = self.address(ref, store=True)
-        self.emit("STG" if ref.space == "global" else "ST", None, (base, self.reg_of(value)), imm=off)
+    def assign(self, e: c_ast.Assignment) -> Val:
+        ref = self.lref(e.lvalue)
+        if e.op == "=":
+            v = self.rv(e.rvalue)
+        elif e.op == "+=" and isinstance(e.rvalue, c_ast.BinaryOp) and e.rvalue.op == "*":
+            old = self.load(ref)  # acc += a * b: one MAD
+            v = self.mad_vals(self.rv(e.rvalue.left), self.rv(e.rvalue.right), old, e)
+        else:
+            old = self.load(ref)
+            v = self.binop(e.op[:-1], old, self.rv(e.rvalue), e)
+        ctype = ref.ctype if isinstance(ref, RegRef) else ref.elem
+        self.check_assign_type(ctype, v, e)
+        if (
+            isinstance(ref, RegRef)
+            and isinstance(ctype, Ptr)
+            and isinstance(v.ctype, Ptr)
+            and ctype.space != v.ctype.space
+        ):
+            raise self.err(e, f"a pointer into {ctype.space} memory cannot point into {v.ctype.space} memory")
+        self.write(ref, v, e)
+        if isinstance(ref, RegRef):
+            return Val(ctype, reg=ref.reg)
+        return Val(ctype, reg=v.reg, const=v.const)
+
+    def incdec(self, e: c_ast.UnaryOp) -> Val:
+        ref = self.lref(e.expr)
+        old = self.load(ref)
+        post = e.op.startswith("p")
+        saved = old
+        if post and isinstance(ref, RegRef):
+            saved = Val(old.ctype, reg=self.vreg())
+            self.emit("MV", saved.reg, (old.reg,))
+        new = self.binop("+" if "+" in e.op else "-", old, self.const(1, INT), e)
+        self.write(ref, new, e)
+        if post:
+            return saved
+        return Val(new.ctype, reg=ref.reg) if isinstance(ref, RegRef) else new

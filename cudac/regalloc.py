@@ -4,8 +4,8 @@ Each thread has its own registers, so the allocation is the usual one over a sin
 flow graph: a divergent branch runs both ways one after the other, but each thread follows one path
 (the reconvergence stack only decides *when* a path runs). Virtual registers are coloured into
 ``r0..r{budget-1}`` (Chaitin–Briggs: simplify, optimistic select, copies preferring their partner's
-colour). Values that are cheap to recompute (special registers, parameters, constants) are split at
-their uses before giving up; a kernel that still does not fit is a clear error naming the budget.
+colour). A kernel that does not fit the budget goes to cudac/spill.py (values in shared memory, or
+recomputed at their uses).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class AllocError(Exception):
         self.needed, self.budget = needed, budget
 
 
-def _interference(code: list[Ins]) -> tuple[dict[int, set[int]], list[tuple[int, int]]]:
+def interference(code: list[Ins]) -> tuple[dict[int, set[int]], list[tuple[int, int]]]:
     live = liveness(code)
     graph: dict[int, set[int]] = {}
     moves: list[tuple[int, int]] = []
@@ -93,7 +93,7 @@ def _interference(code: list[Ins]) -> tuple[dict[int, set[int]], list[tuple[int,
     return graph, moves
 
 
-def _rename(code: list[Ins], m: dict[int, int]) -> None:
+def rename(code: list[Ins], m: dict[int, int]) -> None:
     for ins in code:
         ins.srcs = tuple(m.get(r, r) for r in ins.srcs)
         if ins.dst is not None:
@@ -102,7 +102,7 @@ def _rename(code: list[Ins], m: dict[int, int]) -> None:
 
 def coalesce(code: list[Ins]) -> None:
     """Merge the two registers of a copy when they never hold different values at once."""
-    graph, moves = _interference(code)
+    graph, moves = interference(code)
     merged: dict[int, int] = {}
 
     def find(r: int) -> int:
@@ -120,12 +120,12 @@ def coalesce(code: list[Ins]) -> None:
             graph[n].add(a)
             graph[a].add(n)
     if merged:
-        _rename(code, {r: find(r) for r in merged})
+        rename(code, {r: find(r) for r in merged})
         code[:] = [i for i in code if not (i.op == "MV" and i.dst == i.srcs[0])]
 
 
 def color(code: list[Ins], budget: int) -> dict[int, int]:
-    graph, moves = _interference(code)
+    graph, moves = interference(code)
     partners: dict[int, set[int]] = {}
     for d, s in moves:
         partners.setdefault(d, set()).add(s)
@@ -168,6 +168,6 @@ def allocate(code: list[Ins], budget: int) -> tuple[list[Ins], int]:
         code = work
     except AllocError:
         colors = color(code, budget)  # without coalescing (raises if this does not fit either)
-    _rename(code, colors)
+    rename(code, colors)
     code = [i for i in code if not (i.op == "MV" and i.dst == i.srcs[0])]
     return code, max([*colors.values(), 0]) + 1 if colors else 1

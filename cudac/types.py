@@ -97,3 +97,37 @@ def fold(op: str, a: int, b: int, t: Int) -> int | None:
     else:
         return None
     return r & MASK
+
+
+# -- symbols: what a name or an lvalue stands for ------------------------------------------------
+@dataclass
+class Var:
+    reg: int
+    ctype: CType
+
+
+@dataclass
+class Array:
+    """A shared, constant or local array: ``base`` word address (shared/const) or ``regs`` (local)."""
+
+    space: str
+    elem: Int
+    dims: tuple[int, ...]
+    base: int = 0
+    regs: list[int] | None = None
+
+
+@dataclass
+class MemRef:
+    space: str
+    elem: Int
+    base: Val
+    off: int
+
+
+@dataclass
+class RegRef:
+    """A scalar variable or a local array element: assignments write the register."""
+
+    reg: int
+    ctype: CType

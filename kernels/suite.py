@@ -230,8 +230,13 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
     mod = generator(name)
     setup: Setup = mod.setup(size, np.random.default_rng([seed, size]), cfg)
     folder, source = folder_and_source(name)
+    shared_words = setup.shared_words
     if source.suffix == ".cu":
-        prog = compiled_kernel(source, register_budget(setup, cfg))
+        threads = setup.block[0] * setup.block[1] * setup.block[2]
+        compiled = compiled_kernel(source, register_budget(setup, cfg), threads)
+        prog = compiled.program
+        if compiled.spill is not None:  # the per-thread spill area follows the __shared__ arrays
+            shared_words = max(shared_words, compiled.shared_words(threads))
     else:
         prog = launch.assemble_kernel(source)
     bases: dict[str, int] = {}
@@ -262,7 +267,7 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
         name,
         grid=setup.grid,
         block=setup.block,
-        shared_words=setup.shared_words,
+        shared_words=shared_words,
         params={p: values[p] for p in prog.param_names},
         data=data,
         cfg=cfg,
@@ -282,21 +287,21 @@ def register_budget(setup: Setup, cfg: GpuConfig) -> int:
     return max(1, min(32, cfg.rf_depth // max(1, warps * rows)))
 
 
-def compiled_kernel(source: Path, budget: int):  # type: ignore[no-untyped-def]
-    """kernel.cu compiled by cudac (cached per source text and budget; a fresh copy each call, since
-    launch.build fills the image in place)."""
+def compiled_kernel(source: Path, budget: int, threads: int):  # type: ignore[no-untyped-def]
+    """kernel.cu compiled by cudac for blocks of ``threads`` threads (cached per source text, budget
+    and block; a fresh copy each call, since launch.build fills the image in place)."""
     import copy
 
-    return copy.deepcopy(_compiled(source.read_text(), str(source), budget))
+    return copy.deepcopy(_compiled(source.read_text(), str(source), budget, threads))
 
 
 @cache
-def _compiled(text: str, path: str, budget: int):  # type: ignore[no-untyped-def]
+def _compiled(text: str, path: str, budget: int, threads: int):  # type: ignore[no-untyped-def]
     from cudac import CompileError, compile_file
 
     del text  # the cache key: a changed source compiles again
     try:
-        return compile_file(path, max_regs=budget).program
+        return compile_file(path, max_regs=budget, threads=threads)
     except CompileError as exc:
         raise SuiteError(str(exc)) from None
 

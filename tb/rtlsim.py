@@ -32,7 +32,7 @@ from pathlib import Path
 from cocotb_tools.runner import Verilator, get_runner
 
 from spec.config import GpuConfig, check_parameters
-from tb import illegal_probe
+from tb import illegal_probe, vruntime
 from tb.benchenv import PARAMETERS_ENV
 from tools import envvars, simenv
 
@@ -241,6 +241,17 @@ class ProjectVerilator(_Bounded, Verilator):
             cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
         cmds[1] = [*cmds[1], *self.make_vars]
         return cmds
+
+    def _execute_cmds(self, cmds, cwd, stdout=None) -> None:  # type: ignore[no-untyped-def]
+        if self.bound is not None:  # a simulation run
+            super()._execute_cmds(cmds, cwd, stdout)
+            return
+        for cmd in cmds:  # the build: Verilator's run-time library comes from the shared cache
+            is_make = Path(str(cmd[0])).name == "make"
+            args = [str(c) for c in cmd]
+            keys = vruntime.prefill(args, self.build_dir, BUILD, self.env) if is_make else {}
+            super()._execute_cmds([cmd], cwd, stdout)
+            vruntime.store(keys, self.build_dir, BUILD)
 
 
 # The C++ optimisation of Verilator builds: the unit benches are small and short, so their build (mostly

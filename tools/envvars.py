@@ -69,9 +69,9 @@ def _kernel_seeds(value: str) -> str | None:
 
 
 def _kernel_cases(value: str) -> str | None:
-    from kernels.suite import names
+    from kernels.suite import variants
 
-    known = names()
+    known = variants()  # <name> and, beside hand-written assembly, <name>.cu (the C)
     for case in value.split(","):
         parts = case.strip().split(":")
         if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[1:]) or int(parts[1]) < 1:
@@ -124,7 +124,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_BUILD_ROOT", "build folder of the simulator runs (default build/sim)", "a folder"),
     EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: a CPU-time bound scaled from the run's last duration)", "seconds >= 1", _cycles),
     EnvVar("SOAK_LAUNCHES", "launches of one fault-soak run (make soak, test_soak.py)", "integer >= 2", lambda v: None if v.strip().isdigit() and int(v) >= 2 else "a whole number of launches >= 2"),
-    EnvVar("CUDAC_FUZZ", "cudac fuzz programs of the RTL fuzz test (test_cudac_fuzz.py)", "start:count", lambda v: None if re.fullmatch(r"\d+:[1-9]\d*", v.strip()) else "write start:count, e.g. 10000:25"),
+    EnvVar("CUDAC_FUZZ", "cudac fuzz programs of the RTL fuzz test (test_cudac_fuzz.py); :full for the model campaign's full-size programs on a bigger machine", "start:count[:full]", lambda v: None if re.fullmatch(r"\d+:[1-9]\d*(:full)?", v.strip()) else "write start:count or start:count:full, e.g. 10000:25 or 5631:1:full"),
     EnvVar("PPA_LIBERTY", "a foundry sky130_fd_sc_hd Liberty for make ppa-timing instead of the characterized one", "a .lib file", lambda v: None if Path(v).is_file() else "a Liberty file that exists"),
     EnvVar("IVERILOG", "the Icarus compiler to use (make variable too)", "a program on PATH or a path"),
     EnvVar("CXX", "the C++ compiler Verilator builds with", "a program on PATH (default g++)"),

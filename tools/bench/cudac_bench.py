@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         f"# Compiled C vs hand-written assembly (size {args.size}, {args.lanes} lanes)",
         "",
         f"Command: `python tools/bench/cudac_bench.py --size {args.size} --lanes {args.lanes}"
-        + (f" --rtl {args.rtl}`" if args.rtl else "`"),
+        + (f" --rtl {args.rtl}" if args.rtl else "")
+        + (f" --kernels {args.kernels}`" if args.kernels else "`"),
         "",
         "| kernel | code words asm / C | warp-instr asm | warp-instr C | ratio | thread-instr ratio | "
         "divergent branches asm / C" + (" | cycles asm | cycles C | ratio" if args.rtl else "") + " |",

@@ -82,6 +82,8 @@ def test_a_missing_file_and_a_bad_budget_are_refused(tmp_path: Path) -> None:
     assert rc == 2 and err[0].endswith("error: no such file")
     rc, _, _ = run_cli([str(tmp_path / "nope.cu"), "--regs", "0"])
     assert rc == 2
+    rc, err, _ = run_cli([str(tmp_path / "nope.cu"), "--threads", "0"])
+    assert rc == 2 and "--threads must be in 1..65535" in err[-1]
 
 
 def _run(k: Any, n: int, inputs: list[int], threads: int = 64, params: list[int] | None = None) -> np.ndarray:
@@ -186,9 +188,11 @@ def test_division_and_signedness_match_gcc(tmp_path: Path) -> None:
 
 
 def test_register_budget_is_a_clear_error() -> None:
+    """Below what spilling can reach (an instruction's operands and the spill address): a located error
+    (test_cudac_spill.py has the spilling itself)."""
     src = "__global__ void k(int *a, int n) {\n int x = a[0], y = a[1], z = a[2];\n a[3] = x * y + z * x + y * z;\n}\n"
     assert compile_source(src).regs <= 6
-    with pytest.raises(CompileError, match=r"k.cu:1:17: .*needs \d+ registers; the budget is 2"):
+    with pytest.raises(CompileError, match=r"k.cu:3:2: .*does not fit 2 registers even with spilling"):
         compile_source(src, name="k.cu", max_regs=2)
 
 

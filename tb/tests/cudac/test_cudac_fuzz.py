@@ -40,6 +40,27 @@ def test_planted_wrong_compare_is_caught_as_a_mismatch() -> None:
     assert any(v.kind == "mismatch" for _, v, _ in failures)
 
 
+def test_some_programs_need_more_registers_than_the_isa_has() -> None:
+    """One program in eight keeps 24..36 extra values live to the end: it spills (cudac/spill.py);
+    the other seeds' programs are what they were before this mode existed."""
+    progs = [fuzz.generate(s) for s in range(80)]
+    heavy = [p for p in progs if p.extra]
+    assert 4 <= len(heavy) <= 20
+    assert fuzz.generate(0).extra == 0 and "h0" not in fuzz.generate(0).source()
+    from cudac.compiler import compile_source
+
+    k = compile_source(heavy[0].source(), "heavy.cu", threads=heavy[0].threads)
+    assert k.spill is not None and k.spill.stored > 0
+
+
+def test_planted_spill_slot_sharing_is_caught() -> None:
+    """Meta-test: spilled values all given slot 0 (slot colouring ignoring liveness) give wrong words
+    or wild addresses on the high-pressure programs: caught."""
+    heavy = [s for s in range(60) if fuzz.generate(s).extra][:3]
+    failures = fuzz.campaign(heavy, fault="spill-one-slot", do_shrink=False, log=lambda _msg: None)
+    assert failures and all(v.kind in ("mismatch", "model") for _, v, _ in failures)
+
+
 def test_programs_repeat_per_seed_and_differ_between_seeds() -> None:
     a, b, c = fuzz.generate(7).source(), fuzz.generate(7).source(), fuzz.generate(8).source()
     assert a == b and a != c

@@ -431,9 +431,9 @@ class CudacFuzzTest(GpuTest):
         from cudac.fuzz import rtl_cases
         from kernels.suite import Case, Output
 
-        start, count = (int(x) for x in os.environ["CUDAC_FUZZ"].split(":"))
+        start, count, *full = os.environ["CUDAC_FUZZ"].strip().split(":")
         items = []
-        for prog, image, want in rtl_cases(start, count, self.cfg):
+        for prog, image, want in rtl_cases(int(start), int(count), self.cfg, small=not full):
             case = Case(f"cudac-fuzz{prog.seed}", 0, prog.seed, image, [Output("memory", 0, want)], None)
             items.append(LaunchItem(f"cudac fuzz seed {prog.seed}", image, golden=case, max_cycles=1 << 24))
         return items

@@ -68,6 +68,8 @@ BAD = [
     ("SEED", "0x10", "a non-negative integer"),
     ("SIM", "questa", "write icarus or verilator"),
     ("KERNEL_CASES", "vecad:64", "no kernel 'vecad'"),
+    ("KERNEL_CASES", "vecad.cu:64", "no kernel 'vecad.cu'"),
+    ("CUDAC_FUZZ", "5631:1:big", "write start:count or start:count:full"),
     ("KERNEL_CASES", "vecadd", "write name:size[:seed]"),
     ("KERNEL_CASES", "vecadd:0", "write name:size[:seed]"),
     ("KERNEL_CASES", "vecadd:-4", "write name:size[:seed]"),
@@ -94,7 +96,8 @@ def test_bad_value_is_one_clear_line(name: str, value: str, expect: str) -> None
 @pytest.mark.parametrize(
     "name,value",
     [("KERNEL_SEEDS", "0:4"), ("KERNEL_SEEDS", "17"), ("KERNEL_SEEDS", "1,5,9"), ("WAVES", "1"), ("WAVES", "0"),
-     ("KERNEL_CASES", "vecadd:64,matrixmul:8:3"), ("GMEM_PROFILE", "stress"), ("SIMT_SHARD", "2/4"), ("SEED", "7")],
+     ("KERNEL_CASES", "vecadd:64,matrixmul:8:3"), ("KERNEL_CASES", "matrixmul.cu:256:1"), ("GMEM_PROFILE", "stress"),
+     ("SIMT_SHARD", "2/4"), ("SEED", "7"), ("CUDAC_FUZZ", "5631:1:full")],
 )  # fmt: skip
 def test_legal_value_passes(name: str, value: str) -> None:
     assert envvars.problems({name: value}) == []
