@@ -448,7 +448,7 @@ def fill_along_load(table: list[list[float | None]]) -> list[tuple[int, int]]:
 
 def reduce_comb(cell: str, plan: dict, meas: dict[str, float]) -> dict:
     """Measurements -> tables (ns, pJ, pF, nW) of one combinational cell."""
-    out_pin, func = liberty.COMBINATIONAL[cell]
+    out_pin, func = comb_cells()[cell]
     arcs_out: dict[str, dict] = {}
     caps: dict[str, list[float]] = {}
     extrapolated: list[str] = []
@@ -582,11 +582,16 @@ def setup_hold(meas: dict[str, float], grid: dict[str, list[float]], nominal: di
 
 # ----------------------------------------------------------------------------- the whole library
 
-GROUPS = 5  # ngspice runs for the combinational cells (each loads the models once)
+GROUPS = 5  # ngspice runs for the combinational cells (each loads the models once), + one for BUFFERS
+
+
+def comb_cells() -> dict[str, tuple[str, str]]:
+    """Every combinational cell characterized: the area library's and the fan-out buffers."""
+    return {**liberty.COMBINATIONAL, **liberty.BUFFERS}
 
 
 def cell_set() -> list[str]:
-    return [*liberty.COMBINATIONAL, liberty.FLOP]
+    return [*comb_cells(), liberty.FLOP]
 
 
 def cache_key(version: str) -> str:
@@ -598,7 +603,7 @@ def cache_key(version: str) -> str:
     return h.hexdigest()[:12]
 
 
-def characterize(jobs: int = 2, force: bool = False, log=print, fine_pass: bool = False) -> tuple[Path, dict]:
+def characterize(jobs: int = 1, force: bool = False, log=print, fine_pass: bool = False) -> tuple[Path, dict]:
     """The characterized data (``data.json``) for the flow's cells, cached per (cell set, ngspice
     version, this driver's source); returns (its folder, the data)."""
     version = ngspice_version()
@@ -612,13 +617,14 @@ def characterize(jobs: int = 2, force: bool = False, log=print, fine_pass: bool 
     cells_dir, _, _ = pdk()
     start = time.monotonic()
     comb = list(liberty.COMBINATIONAL)
-    groups = [comb[g::GROUPS] for g in range(GROUPS)]
+    # the buffers are a run of their own, so adding them left the other groups' decks (and memos) as they were
+    groups = [comb[g::GROUPS] for g in range(GROUPS)] + [list(liberty.BUFFERS)]
     pins = {c: subckt_pins(spice_file(c, cells_dir).read_text(), c) for c in cell_set()}
 
     def comb_group(g: int) -> dict:
         lines, plans = [], {}
         for c in groups[g]:
-            out, func = liberty.COMBINATIONAL[c]
+            out, func = comb_cells()[c]
             ln, plan = comb_copies(c, pins[c], out, func)
             lines += ln
             plans[c] = plan
@@ -637,10 +643,10 @@ def characterize(jobs: int = 2, force: bool = False, log=print, fine_pass: bool 
         return run_deck(trial_deck(pins[liberty.FLOP], kind, coarse[kind]), work, f"ff1t_{kind}", ff_inc)
 
     log(
-        f"charlib: characterizing {len(cell_set())} cells with {version} ({GROUPS + 5} runs, {jobs} at a time)"
+        f"charlib: characterizing {len(cell_set())} cells with {version} ({GROUPS + 6} runs, {jobs} at a time)"
     )
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        futs = [ex.submit(comb_group, g) for g in range(GROUPS)]
+        futs = [ex.submit(comb_group, g) for g in range(len(groups))]
         ff_fut = ex.submit(ff_main)
         trial_futs = [ex.submit(ff_trials, kind) for kind in coarse]
         data_cells: dict = {}
@@ -697,7 +703,7 @@ def _finish(work: Path, data_cells: dict, version: str, start: float, log) -> tu
         "loads": list(LOADS),
         "setup_slews": list(SETUP_SLEWS),
         "cells": data_cells,
-        "areas": {n: c.area for n, c in liberty.load_cells().items()},
+        "areas": {n: c.area for n, c in liberty.load_cells(buffers=True).items()},
         "seconds": time.monotonic() - start,
         "created": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
@@ -709,7 +715,7 @@ def _finish(work: Path, data_cells: dict, version: str, start: float, log) -> tu
 def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--force", action="store_true")
-    ap.add_argument("--jobs", type=int, default=2, help="ngspice runs at a time (each up to ~0.6 GB)")
+    ap.add_argument("--jobs", type=int, default=1, help="ngspice runs at a time (each up to ~0.6 GB)")
     ap.add_argument("--fine-pass", action="store_true", help="setup/hold to 5 ps (one more ngspice run)")
     args = ap.parse_args(argv)
     from ppa import timedlib

@@ -51,6 +51,9 @@ COMBINATIONAL: dict[str, tuple[str, str]] = {
     "a31oi_1": ("Y", "!((A1&A2&A3)|B1)"),
     "o31ai_1": ("Y", "!((A1|A2|A3)&B1)"),
 }
+# Buffers of higher drive strength: not in the area library (ABC maps for area and would never pick them),
+# only in the characterized one, for the fan-out buffer trees of the timed netlist (ppa/fanout.py).
+BUFFERS: dict[str, tuple[str, str]] = {"buf_2": ("X", "A"), "buf_4": ("X", "A"), "buf_8": ("X", "A")}
 # The one flip-flop: positive-edge D flip-flop. Enables and synchronous resets become logic in front
 # of it (Yosys dfflegalize); sky130's edfxtp_1 (30.0 µm²) is about dfxtp_1 + mux2_1 (31.3 µm²) anyway.
 FLOP = "dfxtp_1"
@@ -97,11 +100,11 @@ def read_lef(text: str, name: str) -> Cell:
     return Cell(name, round(float(m.group(1)) * float(m.group(2)), 6), pins)
 
 
-def load_cells(folder: Path | None = None) -> dict[str, Cell]:
-    """Every cell this library uses, read from its LEF file."""
+def load_cells(folder: Path | None = None, buffers: bool = False) -> dict[str, Cell]:
+    """Every cell this library uses, read from its LEF file (with *buffers*, BUFFERS too)."""
     folder = folder or cells_dir()
     out: dict[str, Cell] = {}
-    for name in [*COMBINATIONAL, FLOP]:
+    for name in [*COMBINATIONAL, *(BUFFERS if buffers else ()), FLOP]:
         kind = name.rsplit("_", 1)[0]
         lef = folder / kind / f"{PREFIX}{name}.lef"
         if not lef.is_file():

@@ -12,8 +12,9 @@ register-to-register paths count, the macro boundaries being registers).
   lies in, deepest project module), with its start point, the cells on the path and the arrival (ns).
 
 Wire load: none. A net's load is the input capacitance of its fanout pins (a fanout-based wire-load model
-whose wire term is zero): **pre-layout, no wires**; no buffering of high-fanout nets (ABC maps with drive
-strength 1 only), no clock tree (ideal clock). Kind: synthesised + characterized, OpenSTA's own version.
+whose wire term is zero): **pre-layout, no wires**; high-fanout nets behind the buffer trees of
+ppa/fanout.py (at most 10 pins per net, buf_2/4/8; ``--unbuffered`` times ABC's drive-strength-1 netlist
+as it is), no upsizing, no clock tree (ideal clock). Kind: synthesised + characterized, OpenSTA's own version.
 """
 
 from __future__ import annotations
@@ -196,15 +197,29 @@ def sta_version() -> str:
     )
 
 
-def script(
-    libs: list[Path],
-    netlist: Path,
-    top: str,
-    endpoints: Path,
-    paths: Path,
-    to_pins: list[str],
-    power_period: float | None = None,
-) -> str:
+REG_CELLS = {"sky130_fd_sc_hd__dfxtp_1", "simt_macro_in"}  # cells whose D pin ends a register path
+
+
+def instances(mods: dict[str, dict[str, str]], top: str) -> list[tuple[str, str]]:
+    """(OpenSTA instance path, module) of every project-module instance below *top* ('' for the top),
+    brackets of generated names escaped as OpenSTA wants them in patterns (``lane\\[0\\].u_alu``)."""
+    out: list[tuple[str, str]] = []
+
+    def walk(mod: str, path: str) -> None:
+        out.append((path, mod))
+        for name, typ in mods.get(mod, {}).items():
+            if typ in mods:
+                esc = name.replace("[", "\\[").replace("]", "\\]")
+                walk(typ, f"{path}/{esc}" if path else esc)
+
+    walk(top, "")
+    return out
+
+
+def script(libs: list[Path], netlist: Path, top: str, work: Path, units: list[str]) -> str:
+    """One OpenSTA run: the worst register-to-register path (``critical.rpt``), the worst path ending at
+    a register data pin directly inside each instance path of *units* (``unit_<i>.rpt``), and the
+    vectorless power at PERIOD (``power.rpt``; ppa/sta.py scales it to Fmax)."""
     reg = "-from [all_registers -clock_pins] -to [all_registers -data_pins]"
     lines = [
         *[f"read_liberty {p}" for p in libs],
@@ -212,22 +227,35 @@ def script(
         f"link_design {top}",
         f"create_clock -name clk -period {PERIOD} [get_ports clk]",
         "set_input_transition 0.04 [get_ports clk]",
-        f"report_checks -path_delay max {reg} -format end -digits 4 -no_line_splits -group_count 1000000 -endpoint_count 1 "
-        f"-sort_by_slack > {endpoints}",
-        f"report_checks -path_delay max {reg} -format full -digits 4 > {paths}",
+        f"report_checks -path_delay max {reg} -format full -digits 4 > {work / 'critical.rpt'}",
     ]
-    for pin in to_pins:
+    for i, path in enumerate(units):
+        pattern = f"{path}/*/D" if path else "*/D"
         lines.append(
-            f"report_checks -path_delay max -to [get_pins {{{pin}}}] -format full -digits 4 >> {paths}"
+            f"report_checks -path_delay max -from [all_registers -clock_pins] -to [get_pins {{{pattern}}}] "
+            f"-format full -digits 4 > {work / f'unit_{i}.rpt'}"
         )
-    if power_period:  # vectorless power at Fmax: OpenSTA propagates a default activity from the inputs
-        lines += [
-            f"create_clock -name clk -period {power_period:.4f} [get_ports clk]",
-            f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
-            f"report_power -digits 6 > {paths.parent / 'power.rpt'}",
-        ]
-    lines.append("exit")
+    lines += [
+        f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
+        # a power failure must not lose the timing above: its message goes to the log (OpenSTA 2.0.17's
+        # report_power stops on a NaN on the correctly mapped SMs; set_power_activity -pins calls a
+        # missing get_pins_error): ppa/kernelpower.py computes the power itself
+        f'if {{[catch {{report_power -digits 6 > {work / "power.rpt"}}} err]}} {{ puts "report_power failed: $err" }}',
+        "exit",
+    ]
     return "\n".join(lines) + "\n"
+
+
+def scale_power(rows: dict[str, dict[str, float]], period: float, at: float) -> dict[str, dict[str, float]]:
+    """``report_power`` groups computed at clock *period* (ns) restated at clock *at* (ns): with
+    activities per clock (OpenSTA's vectorless inputs, the clock itself) internal and switching power
+    scale with the frequency, leakage does not."""
+    k = period / at
+    out = {}
+    for g, v in rows.items():
+        dyn = {"internal": v["internal"] * k, "switching": v["switching"] * k, "leakage": v["leakage"]}
+        out[g] = {**dyn, "total": sum(dyn.values())}
+    return out
 
 
 def run_sta(tcl: Path, log: Path) -> float:
@@ -237,62 +265,62 @@ def run_sta(tcl: Path, log: Path) -> float:
     start = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tcl.parent)
     log.write_text(proc.stdout + proc.stderr)
-    if proc.returncode != 0 or "Error" in proc.stdout + proc.stderr:
+    if proc.returncode != 0 or "Error:" in proc.stdout + proc.stderr:
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
         raise StaError(f"OpenSTA failed on {tcl} (see {log}):\n{tail}")
     return time.monotonic() - start
 
 
 def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
-    """Fmax and the worst path of every unit of *netlist* (two OpenSTA runs: the endpoints, then the
-    worst path of each unit's worst endpoint)."""
+    """Fmax, the critical path, and the worst path into every unit instance's registers (one OpenSTA
+    run)."""
+    from ppa.flow import unit_name
+
     work.mkdir(parents=True, exist_ok=True)
     mods = hierarchy(netlist.read_text())
-    ends, paths = work / "endpoints.rpt", work / "paths.rpt"
-    t1 = run_sta(_write(work / "ends.tcl", script(libs, netlist, top, ends, paths, [])), work / "ends.log")
-    rows = parse_endpoints(ends.read_text())
-    if not rows:
-        raise StaError(f"no register-to-register endpoint in {ends}")
-    worst_pin, worst_slack = min(rows, key=lambda r: r[1])
-    per_unit: dict[str, tuple[str, float]] = {}
-    for pin, slack in rows:
-        u = unit_of(pin, top, mods)
-        if u not in per_unit or slack < per_unit[u][1]:
-            per_unit[u] = (pin, slack)
-    pins = [p for p, _ in per_unit.values()]
-    tcl2 = script(libs, netlist, top, ends, paths, pins, power_period=PERIOD - worst_slack)
-    t2 = run_sta(_write(work / "paths.tcl", tcl2), work / "paths.log")
-    found = parse_paths(paths.read_text())
+    # instances with register data pins of their own (OpenSTA's get_pins fails on a pattern matching none)
+    insts = [(p, m) for p, m in instances(mods, top) if set(mods[m].values()) & REG_CELLS]
+    tcl = _write(work / "sta.tcl", script(libs, netlist, top, work, [p for p, _ in insts]))
+    seconds = run_sta(tcl, work / "sta.log")
+    found = parse_paths((work / "critical.rpt").read_text())
+    if not found or found[0].slack is None:
+        raise StaError(f"no register-to-register path in {work / 'critical.rpt'}")
     critical = found[0]
-    by_end = {p.endpoint: p for p in found[1:]}
-    units = {}
-    for u, (pin, slack) in sorted(per_unit.items(), key=lambda kv: kv[1][1]):
-        inst = pin.rsplit("/", 1)[0]
-        p = (
-            by_end.get(inst)
-            or by_end.get(pin)
-            or next((q for q in found[1:] if q.endpoint.startswith(inst)), None)
-        )
+    worst_slack = critical.slack
+    units: dict[str, dict] = {}
+    for i, (path, mod) in enumerate(insts):
+        ps = parse_paths((work / f"unit_{i}.rpt").read_text())
+        if not ps or ps[0].slack is None:
+            continue  # no register inside (a combinational unit: its paths end in its parent's registers)
+        q = ps[0]
+        u = unit_name(mod)
+        if u in units and units[u]["slack_ns"] <= q.slack:
+            continue
         units[u] = {
-            "endpoint": pin,
-            "slack_ns": slack,
-            "delay_ns": PERIOD - slack,
-            "fmax_mhz": fmax_mhz(PERIOD, slack),
-            "path": asdict(p) if p else None,
-            "start_unit": unit_of(p.startpoint + "/X", top, mods) if p else None,
+            "instance": path or top,
+            "endpoint": q.endpoint,
+            "slack_ns": q.slack,
+            "delay_ns": PERIOD - q.slack,
+            "fmax_mhz": fmax_mhz(PERIOD, q.slack),
+            "path": asdict(q),
+            "start_unit": unit_of(q.startpoint + "/X", top, mods),
+            "through": sorted({unit_of(x + "/X", top, mods) for x in q.instances}),
         }
+    units = dict(sorted(units.items(), key=lambda kv: kv[1]["slack_ns"]))
+    power = parse_power(work / "power.rpt")
+    min_period = PERIOD - worst_slack
     return {
         "fmax_mhz": fmax_mhz(PERIOD, worst_slack),
-        "min_period_ns": PERIOD - worst_slack,
+        "min_period_ns": min_period,
         "critical": {
             **asdict(critical),
-            "end_unit": unit_of(worst_pin, top, mods),
+            "end_unit": unit_of(critical.endpoint + "/X", top, mods),
             "start_unit": unit_of(critical.startpoint + "/X", top, mods),
+            "through": sorted({unit_of(x + "/X", top, mods) for x in critical.instances}),
         },
         "units": units,
-        "endpoints": len(rows),
-        "power_vectorless_w": parse_power(work / "power.rpt"),
-        "seconds": t1 + t2,
+        "power_vectorless_w": scale_power(power, PERIOD, min_period) if power else None,
+        "seconds": seconds,
     }
 
 
@@ -324,9 +352,10 @@ def libraries(log=print) -> tuple[Path, Path, str]:
     return lib, macros, f"characterized ({data['tool']}, tt 1.8 V 25 C)"
 
 
-def analyse_config(cfg, log=print) -> dict:
-    """Synthesis (cached), OpenSTA (cached by the netlist and libraries) of one SM configuration."""
-    from ppa import netlist
+def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
+    """Synthesis (cached), fan-out buffering (ppa/fanout.py, unless *buffer* is False), OpenSTA (cached
+    by the netlist and libraries) of one SM configuration."""
+    from ppa import fanout, netlist
     from ppa.yosys import find
 
     lib, macros, label = libraries(log)
@@ -334,6 +363,11 @@ def analyse_config(cfg, log=print) -> dict:
     t0 = time.monotonic()
     net = netlist.timed(y, cfg, macros, log)
     synth_s = time.monotonic() - t0
+    fo = None
+    if buffer:
+        t1 = time.monotonic()
+        net, fo = fanout.buffered(net, [lib, macros], "simt_sm", log)
+        fo["seconds"] = time.monotonic() - t1
     key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
     work = OUT / f"{cfg.sm_only().name}-{key}"
     res_path = work / "sta.json"
@@ -353,6 +387,7 @@ def analyse_config(cfg, log=print) -> dict:
         cells=cells.get("design", {}).get("num_cells"),
         area_um2=cells.get("design", {}).get("area"),
         seconds_synth=synth_s,
+        buffering=fo,
     )
     res_path.write_text(json.dumps(res, indent=1))
     return res
@@ -417,17 +452,22 @@ def unit_script(libs: list[Path], netlist: Path, top: str, paths: Path) -> str:
 
 
 def analyse_unit(job: tuple) -> dict:
-    """(Config, unit) -> the unit's worst path alone (synthesised as make ppa maps it, cached)."""
-    from ppa import flow, netlist
+    """(Config, unit[, buffer]) -> the unit's worst path alone (synthesised as make ppa maps it, buffered
+    by ppa/fanout.py unless buffer is False; cached)."""
+    from ppa import fanout, flow, netlist
     from ppa.yosys import find
 
-    cfg, unit = job
+    cfg, unit, *rest = job
+    buffer = rest[0] if rest else True
     lib, macros, label = libraries()
     y = find()
     params = flow.unit_params(cfg.sm_params())[unit]
     t0 = time.monotonic()
     net = netlist.timed(y, cfg, macros, print, top=unit, params=params)
     synth_s = time.monotonic() - t0
+    fo = None
+    if buffer:
+        net, fo = fanout.buffered(net, [lib, macros], unit)
     key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
     work = OUT / f"{netlist.label(cfg, unit)}-{key}"
     res_path = work / "sta.json"
@@ -453,6 +493,7 @@ def analyse_unit(job: tuple) -> dict:
         "library": label,
         "seconds_sta": seconds,
         "seconds_synth": synth_s,
+        "buffering": fo,
     }
     res_path.write_text(json.dumps(res, indent=1))
     return res

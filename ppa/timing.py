@@ -15,8 +15,8 @@ cycles into µs) and prints the wall time of each part.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -131,44 +131,107 @@ def report(res: dict) -> str:
             "## Static timing per configuration (OpenSTA, register to register)",
             "",
             "Wire load: none (a net's load is its fanout pins' capacitance). Memory macros: registered "
-            "boundary, 2.5 ns access. No buffering, drive strength 1, ideal clock. Kind: synthesised + "
-            "characterized, pre-layout, no wires.",
+            "boundary, 2.5 ns access. Fan-out: buffer trees of ppa/fanout.py (at most 10 pins per net, "
+            "buf_2/4/8; 'unbuffered' rows are ABC's drive-strength-1 netlist as it is), no upsizing, ideal "
+            "clock. Kind: synthesised + characterized, pre-layout, no wires.",
             "",
-            "| configuration | cells | Fmax (MHz) | min period (ns) | critical path: start unit → end unit | cells on it |",
-            "|---|---:|---:|---:|---|---:|",
+            "| configuration | cells (+ buffers) | Fmax (MHz) | min period (ns) | critical path: start unit → end unit | through | cells on it | vectorless power at Fmax (mW) |",
+            "|---|---:|---:|---:|---|---|---:|---:|",
         ]
         for r in res["sta"]:
             c = r["critical"]
+            fo = r.get("buffering")
+            nbuf = f" + {sum(fo['buffers'].values()):,}" if fo else " (unbuffered)"
+            pw = (r.get("power_vectorless_w") or {}).get("Total", {}).get("total")
             L.append(
-                f"| {r['name']} | {r['cells']:,} | {r['fmax_mhz']:.1f} | {r['min_period_ns']:.3f} | "
-                f"{UNIT_LABEL.get(c['start_unit'], c['start_unit'])} → {UNIT_LABEL.get(c['end_unit'], c['end_unit'])} | {len(c['cells'])} |"
+                f"| {r['name']} | {r['cells']:,}{nbuf} | {r['fmax_mhz']:.1f} | {r['min_period_ns']:.3f} | "
+                f"{UNIT_LABEL.get(c['start_unit'], c['start_unit'])} → {UNIT_LABEL.get(c['end_unit'], c['end_unit'])} | "
+                f"{', '.join(UNIT_LABEL.get(u, u) for u in c.get('through', []))} | {len(c['cells'])} | "
+                f"{'' if pw is None else f'{pw * 1e3:.1f}'} |"
             )
         L.append("")
         for r in res["sta"]:
-            L += [f"### Worst path per unit, {r['name']}", "",
-                  "| unit (endpoint's) | path delay (ns) | Fmax alone (MHz) | start → end | cells |", "|---|---:|---:|---|---:|"]  # fmt: skip
+            L += [f"### Worst path into each unit's registers, {r['name']}", "",
+                  "| unit (endpoint's) | path delay (ns) | Fmax alone (MHz) | start unit | through | start → end | cells |",
+                  "|---|---:|---:|---|---|---|---:|"]  # fmt: skip
             for u, v in r["units"].items():
                 p = v.get("path") or {}
+                thr = ", ".join(UNIT_LABEL.get(x, x) for x in v.get("through", []))
                 L.append(
                     f"| {UNIT_LABEL.get(u, u)} | {v['delay_ns']:.3f} | {v['fmax_mhz']:.1f} | "
+                    f"{UNIT_LABEL.get(v.get('start_unit'), v.get('start_unit'))} | {thr} | "
                     f"`{p.get('startpoint', '?')}` → `{p.get('endpoint', v['endpoint'])}` | {len(p.get('cells', []))} |"
                 )
             L.append("")
+    for kp in res.get("kernel_power", []):
+        L += kernel_power_section(kp)
     L += ["## Wall time of each part", "", "| part | seconds |", "|---|---:|"]
     for k, v in res["seconds"].items():
         L.append(f"| {k} | {v:.0f} |")
     return "\n".join(L) + "\n"
 
 
+def kernel_power_section(kp: dict) -> list[str]:
+    """The power-per-kernel table of one SM (ppa/kernelpower.py's result)."""
+    L = [
+        f"## Power per kernel, {kp['sm']} at its Fmax {kp['fmax_mhz']:.1f} MHz",
+        "",
+        f"Kind: {kp['kind']}. Activity duty {kp['duty']} where propagated. Launches on "
+        f"{kp['simulated_machine']}. Time = RTL cycles / Fmax; power = energy / time.",
+        "",
+        "| launch | kind | cycles | time (µs) | power (mW) | energy (µJ) | pJ per thread-instr | internal / switching / clock / leakage (nJ) | nets simulated | registers at module mean |",
+        "|---|---|---:|---:|---:|---:|---:|---|---:|---:|",
+    ]
+    for r in kp["rows"]:
+        e = r["energy_pj"]
+        n = r["nets"]
+        L.append(
+            f"| {r['name']} | {r['kind']} | {r['cycles']:,} | {r['time_us']:.2f} | {r['total_mw']:.2f} | "
+            f"{r['energy_uj']:.4f} | {r['pj_per_thread_instr']:.1f} | {e['internal'] / 1e3:.1f} / "
+            f"{e['switching'] / 1e3:.1f} / {e['clock'] / 1e3:.1f} / {e['leakage'] / 1e3:.2f} | "
+            f"{n['simulated']:,} | {n['registers_at_module_mean']:,} |"
+        )
+    rf = kp.get("refit")
+    if rf and "pj_per_event" in rf:
+        L += [
+            "",
+            "Per-event model (ppa/power.py's events) refitted on this gate-level energy: relative NNLS on the "
+            f"micro-kernels and empty launches, validated on the held-out benchmark kernels: geomean |error| "
+            f"{rf['geomean_abs']:.1%}, MAPE {rf['mape']:.1%}, worst {rf['worst']} {rf['errors'][rf['worst']]:+.1%}.",
+            "",
+            "| event | pJ per event (fitted) |",
+            "|---|---:|",
+            *[f"| {e} | {v:.3f} |" for e, v in rf["pj_per_event"].items()],
+            "",
+            "| held-out kernel | error |",
+            "|---|---:|",
+            *[f"| {k} | {v:+.1%} |" for k, v in rf["errors"].items()],
+        ]
+    elif rf:
+        L += ["", f"Per-event refit: not done ({rf.get('error')})."]
+    return [*L, ""]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="lanes", choices=["lanes", "all"])
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="Yosys/OpenSTA runs at a time (default 1: each takes GBs)"
+    )
+    ap.add_argument(
+        "--unbuffered", action="store_true", help="time ABC's netlist without ppa/fanout.py's buffer trees"
+    )
     ap.add_argument("--no-chain", action="store_true")
     ap.add_argument("--no-sm", action="store_true", help="units alone only (no whole-SM STA)")
     ap.add_argument(
         "--lanes", default="", help="only these lane counts, e.g. 8,32 (default: all of --configs)"
     )
+    ap.add_argument(
+        "--power-lanes",
+        default="8",
+        help="power per kernel (ppa/kernelpower.py) on these SMs, e.g. 8,32; '' for none (default 8)",
+    )
+    ap.add_argument("--power-kernels", default="all", choices=["all", "bench", "micro"])
     args = ap.parse_args(argv)
     from ppa import chaincheck, charlib, sta, timedlib
 
@@ -199,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     from ppa.config import Config
 
     # the ALU has no parameters: one synthesis (the default SM's) serves every lane count
-    jobs = [(Config(), "simt_alu")] + [(c, "simt_shared_lsu") for c in lane_cfgs]
+    buffer = not args.unbuffered
+    jobs = [(Config(), "simt_alu", buffer)] + [(c, "simt_shared_lsu", buffer) for c in lane_cfgs]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as ex:
             res["units_alone"] = list(ex.map(sta.analyse_unit, jobs))
@@ -217,13 +281,22 @@ def main(argv: list[str] | None = None) -> int:
         cfgs = [c for c in cfgs if c.lanes in keep]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(cfgs)))) as ex:
-            res["sta"] = list(ex.map(sta.analyse_config, cfgs))
+            res["sta"] = list(ex.map(functools.partial(sta.analyse_config, buffer=buffer), cfgs))
     except (sta.StaError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     seconds["synthesis + OpenSTA"] = time.monotonic() - t
     res["fmax"] = {r["name"]: r["fmax_mhz"] for r in res["sta"]}
     _save(res)
+    if args.power_lanes:
+        from ppa import kernelpower
+
+        t = time.monotonic()
+        res["kernel_power"] = [
+            kernelpower.measure(int(n), args.power_kernels) for n in args.power_lanes.split(",")
+        ]
+        seconds["power per kernel (activity runs + OpenSTA)"] = time.monotonic() - t
+        _save(res)
     for r in res["sta"]:
         c = r["critical"]
         print(

@@ -193,11 +193,39 @@ def issue_order(trace: Path, warp_size: int) -> list[list[int]]:
     return order
 
 
-def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
+def sm_bit_toggles(dat: Path, sm: str = "sm[0].u_sm") -> dict[str, int]:
+    """Toggles (0->1 and 1->0) of every instrumented bit inside SM *sm* of one coverage file, keyed
+    ``<path below the SM>/<signal bit>`` (e.g. ``u_issue/dec_txns[0]``; ``/ready`` for the SM's own),
+    for ppa/kernelpower.py, which finds the same names in the mapped netlist."""
+    from tools.codecov import parse_point
+
+    out: dict[str, int] = defaultdict(int)
+    mark = "." + sm
+    for line in dat.read_text(encoding="latin-1").splitlines():
+        if not line.startswith("C "):
+            continue
+        m = re.fullmatch(r"C '(.*)' (\d+)", line)
+        if m is None:
+            continue
+        _, fields, hier = parse_point(m.group(1))
+        if fields.get("t") != "toggle":
+            continue
+        at = hier.find(mark)
+        if at < 0 or (hier[at + len(mark) : at + len(mark) + 1] not in ("", ".")):
+            continue
+        below = hier[at + len(mark) + 1 :]
+        sig = fields.get("o", "").rpartition(":")[0]
+        out[f"{below}/{sig}"] += int(m.group(2))
+    return dict(out)
+
+
+def run(cfg: GpuConfig, words: list[int], latency: int = 20, per_bit: bool = False) -> dict:
     """One launch on the toggle-coverage raw bench: {cycles, warp_instrs, toggles{module}, bits{module},
-    order: the RTL's retire order (``issue_order``)}."""
+    order: the RTL's retire order (``issue_order``)}; with *per_bit* also ``bit_toggles`` (SM 0's bits,
+    :func:`sm_bit_toggles`), cached apart."""
     exe = build(cfg)
-    key = hashlib.sha1(json.dumps([str(exe), words, latency, "order"]).encode()).hexdigest()[:16]
+    tag = ["order", "bits"] if per_bit else ["order"]
+    key = hashlib.sha1(json.dumps([str(exe), words, latency, *tag]).encode()).hexdigest()[:16]
     cache = exe.parent / "runs" / f"{key}.json"
     if cache.exists():
         return json.loads(cache.read_text())
@@ -229,6 +257,7 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
     if proc.returncode != 0 or m is None or not dat.exists():
         raise RuntimeError(f"toggle run failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     toggles, bits = unit_toggles(dat)
+    bit_toggles = sm_bit_toggles(dat) if per_bit else None
     dat.unlink()
     order = issue_order(trace, cfg.warp_size)
     trace.unlink(missing_ok=True)
@@ -240,6 +269,8 @@ def run(cfg: GpuConfig, words: list[int], latency: int = 20) -> dict:
         "bits": bits,
         "order": order,
     }
+    if bit_toggles is not None:
+        out["bit_toggles"] = bit_toggles
     cache.write_text(json.dumps(out))
     return out
 

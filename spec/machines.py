@@ -10,6 +10,8 @@ in docs/verification.md ("Machines") lists them; ``python -m spec.machines`` pri
 - :func:`bench`: the machine the benchmark kernels are measured on (``make bench``) and checked
   against C on the model: one SM as in FlexGrip's Table 4 (Merchant 2013, seed 001; docs/references.md), with 8, 16 or 32
   lanes and as many shared-memory banks as lanes.
+- :func:`tesla`: Lies 2019 (seed 000) Table 5.1's 16-SM Tesla configuration (and its 1-16-SM, 4-32-lane
+  relatives), on which ``make bench`` measures scaling with SMs (tools/bench/kernels_bench.py).
 """
 
 from __future__ import annotations
@@ -59,6 +61,25 @@ def system(num_sms: int, lanes: int) -> GpuConfig:
     ).check()
 
 
+TESLA_SMS = 16  # Lies 2019 (seed 000) Table 5.1: NUM_MPS
+TESLA_TOTAL_REGS = 4096  # Table 5.1: 8 lanes x 512 rows (R_ADDR_WIDTH 9); Lies 2019 section 5.2 keeps it
+
+
+def tesla(num_sms: int = TESLA_SMS, lanes: int = 8) -> GpuConfig:
+    """Lies 2019 (seed 000) Table 5.1's Tesla configuration on the benchmark machine: 16 SMs (NUM_MPS) of
+    8 lanes (SP_PER_MP), 4 blocks, 16 warps, warps of 32, 512 register rows per lane (R_ADDR_WIDTH 9),
+    64 constant words (C_ADDR_WIDTH 6), 1024 shared words (L_ADDR_WIDTH 10); banks = lanes. Other lane
+    counts keep the total registers (RF_DEPTH = 4096 / lanes), as Lies 2019 section 5.2 does. The
+    rest is :func:`bench`'s (Table 5.1 gives no instruction-memory size: its LADDR_WIDTH 8 is not in the
+    thesis's parameter list). At 8, 16 and 32 lanes and 1, 2 or 4 SMs these are the machines the PPA
+    sweep simulates and synthesises (ppa/sweep.py), so their cycles and areas pair up."""
+    from dataclasses import replace
+
+    return replace(
+        bench(lanes, num_sms), rf_depth=TESLA_TOTAL_REGS // lanes, shared_words=1024, const_words=64
+    ).check()
+
+
 SYSTEM: dict[str, GpuConfig] = {
     "sm1-l8": system(1, 8),
     "sm2-l8": system(2, 8),
@@ -102,6 +123,7 @@ LOADER_UNIT: dict[str, GpuConfig] = {
 def named() -> dict[str, GpuConfig]:
     """Every named machine, keyed ``group/name`` (bench machines as ``bench/l<lanes>``)."""
     out = {f"bench/l{lanes}": bench(lanes) for lanes in BENCH_LANES}
+    out["bench/tesla"] = tesla()
     for group, table in (("system", SYSTEM), ("random", RANDOM), ("sm", SM_UNIT), ("loader", LOADER_UNIT)):
         out |= {f"{group}/{name}": cfg for name, cfg in table.items()}
     return out

@@ -2,6 +2,7 @@
 
     SIM=verilator python tools/bench/kernels_bench.py [--kernels a,b] [--lanes 8,16,32] [--latency 20]
                                                    [--resume] [--report-only] [-j 2] [--before OLD.jsonl]
+                                                   [--sm-sweep 8x1,8x16] [--sm-only] [--docs | --docs-only]
 
 Every case runs through the pyuvm environment with every scoreboard on (KernelTest): each retire is
 checked in lock-step against the golden model and every output word against the kernel's C program.
@@ -10,7 +11,12 @@ At NUM_LANES = 8 every size of every kernel runs (FlexGrip's 16…256 and the un
 Table 4); global memory answers in a fixed ``--latency`` cycles, in order, without backpressure.
 Cases over the simulator's budget (``BUDGET``) are skipped and listed as such in the report.
 
-Writes build/reports/kernels_bench-<sim>.md (the tables), .png (the plot) and .jsonl (raw counters).
+``--sm-sweep`` (default 8x1,8x2,8x4,8x8,8x16,16x1,32x1,32x2, LANESxSMS): the report size also runs on
+machines of Lies 2019 (seed 000) Table 5.1's family (spec/machines.py::tesla; 16 SMs of 8 lanes is Table
+5.1 itself), every retire checked; ``--sm-only`` runs only those. The report's "Scaling with SMs"
+section and, with ``--docs``, the generated tables in docs/benchmarks.md (from the committed results file
+docs/bench/sm_scaling-<sim>.json; ``make model`` fails when they disagree; ``--docs-only`` rewrites them
+from that file) come from those runs (tools/bench/_sm_scaling.py).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -28,8 +35,10 @@ sys.path.insert(0, str(ROOT))
 
 from kernels import suite  # noqa: E402
 from spec import cli  # noqa: E402
-from spec.machines import BENCH_LANES  # noqa: E402
+from spec.config import GpuConfig  # noqa: E402
+from spec.machines import BENCH_LANES, tesla  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
+from tools.bench import _sm_scaling as sm_scaling  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
 REPORT_SIZE = 256
@@ -58,8 +67,18 @@ BUDGET = {
 SWEEP = {"verilator": True, "icarus": False}
 
 
-def job(sim: str, lanes: int, kernel: str, sizes: list[int], latency: int, out: Path) -> tuple[str, float]:
-    """One simulator run: ``kernel`` at ``sizes`` on the ``lanes``-lane bench machine."""
+def machine(family: str, lanes: int, sms: int) -> tuple[str, GpuConfig]:
+    """(tag, configuration) of a benchmark machine: ``bench`` (one SM, spec/machines.py::bench) or
+    ``tesla`` (Lies 2019 Table 5.1's family, spec/machines.py::tesla)."""
+    if family == "bench":
+        return f"bench-l{lanes}", bench_config(lanes)
+    return f"tesla-l{lanes}-s{sms}", tesla(sms, lanes)
+
+
+def job(
+    sim: str, family: str, lanes: int, sms: int, kernel: str, sizes: list[int], latency: int, out: Path
+) -> tuple[str, float]:
+    """One simulator run: ``kernel`` at ``sizes`` on one benchmark machine (:func:`machine`)."""
     from tb.gpurun import run_gpu
 
     os.environ["SIM"] = sim
@@ -67,34 +86,58 @@ def job(sim: str, lanes: int, kernel: str, sizes: list[int], latency: int, out: 
     os.environ.pop("SIMT_STATS", None)
     out.unlink(missing_ok=True)
     start = time.monotonic()
+    tag, cfg = machine(family, lanes, sms)
+    seed = f":{sm_scaling.INPUTS_SEED}" if family == "tesla" else ""  # the same inputs on every machine
     run_gpu(
-        f"bench-l{lanes}",
+        tag,
         ["KernelTest"],
-        cfg=bench_config(lanes),
-        KERNEL_CASES=",".join(f"{kernel}:{n}" for n in sizes),
+        cfg=cfg,
+        KERNEL_CASES=",".join(f"{kernel}:{n}{seed}" for n in sizes),
         GMEM_PROFILE="ideal",
         GMEM_LATENCY=str(latency),
     )
-    return f"{kernel} x{lanes} lanes {sizes}", time.monotonic() - start
+    return f"{kernel} on {tag} {sizes}", time.monotonic() - start
+
+
+Job = tuple[str, int, int, str, list[int]]  # (family, lanes, SMs, kernel, sizes)
 
 
 def plan(
-    kernels: list[str], lanes: list[int], sim: str, report_size_only: bool = False
-) -> tuple[list[tuple[int, str, list[int]]], list[str]]:
-    """(lanes, kernel, sizes) jobs, biggest first, and the cases skipped for the budget."""
-    jobs, skipped = [], []
+    kernels: list[str],
+    lanes: list[int],
+    sim: str,
+    report_size_only: bool = False,
+    sm_sweep: Sequence[tuple[int, int]] = (),
+    sm_only: bool = False,
+) -> tuple[list[Job], list[str]]:
+    """Jobs, biggest first, and the cases skipped for the budget: every lane count on the one-SM bench
+    machine, then the report size on each (lanes, SMs) machine of ``sm_sweep`` (the Tesla family)."""
+    jobs: list[Job] = []
+    skipped: list[str] = []
     if not SWEEP[sim] and len(lanes) > 1:
         skipped.append(f"the {', '.join(map(str, lanes[1:]))}-lane runs")
         lanes = lanes[:1]
-    for n in lanes:
+    if not SWEEP[sim] and sm_sweep:
+        skipped.append("the SM sweep (" + ", ".join(f"{n} lanes x {m} SMs" for n, m in sm_sweep) + ")")
+        sm_sweep = ()
+    machines = [("bench", n, 1) for n in ([] if sm_only else lanes)] + [("tesla", n, m) for n, m in sm_sweep]
+    for family, n, m in machines:
         for k in kernels:
-            want = suite.sizes(k) if n == lanes[0] and not report_size_only else [REPORT_SIZE]
+            full = family == "bench" and n == lanes[0] and not report_size_only
+            want = suite.sizes(k) if full else [REPORT_SIZE]
             sizes = [s for s in want if (k, s) not in BUDGET[sim]]
-            skipped += [f"{k}/{s} at {n} lanes" for s in want if (k, s) in BUDGET[sim]]
+            tag = machine(family, n, m)[0]
+            skipped += [f"{k}/{s} on {tag}" for s in want if (k, s) in BUDGET[sim]]
             if sizes:
-                jobs.append((n, k, sizes))
-    jobs.sort(key=lambda j: -max(j[2]) * (3 if j[1] in ("matrixmul", "transpose") else 1))
+                jobs.append((family, n, m, k, sizes))
+    jobs.sort(key=lambda j: -max(j[4]) * (3 if j[3] in ("matrixmul", "transpose") else 1))
     return jobs, skipped
+
+
+def part_file(sim: str, family: str, lanes: int, sms: int, kernel: str) -> Path:
+    """Where one job's records go (the bench machine's name unchanged, so earlier results resume)."""
+    name = f"{sim}-{lanes}-{kernel}" if family == "bench" else f"{sim}-tesla-l{lanes}-s{sms}-{kernel}"
+    return REPORTS / "kernels_bench" / f"{name}.jsonl"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -146,6 +189,8 @@ def report(
     before: list[dict] | None = None,
     before_label: str = "",
 ) -> str:
+    multi = [r for r in rows if r["config"].startswith("tesla-")]
+    rows = [r for r in rows if not r["config"].startswith("tesla-")]
     by = {(r["kernel"], r["size"], r["lanes"]): r for r in rows}
     lanes = sorted({r["lanes"] for r in rows})
     kernels = sorted({r["kernel"] for r in rows}, key=lambda k: (k not in FLEXGRIP, k))
@@ -225,10 +270,12 @@ def report(
                 lines.append(f"| {k} | {n} | " + ", ".join(f"{s} ({_fmt(c)})" for s, c in cases) + " |")
     if before:
         lines += before_after(rows, before, before_label)
-    words = sum(r["golden_words"] for r in rows)
+    if multi:
+        lines += ["", "## Scaling with SMs", "", *sm_scaling.table(sm_scaling.results(multi, sim, latency))]
+    words = sum(r["golden_words"] for r in [*rows, *multi])
     lines += [
         "",
-        f"{len(rows)} cases, {_fmt(words)} output words compared with C, {seconds / 60:.1f} min wall.",
+        f"{len(rows) + len(multi)} cases, {_fmt(words)} output words compared with C, {seconds / 60:.1f} min wall.",
     ]
     if skipped:
         lines += [
@@ -290,6 +337,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", default=",".join(suite.names()))
     ap.add_argument("--lanes", default=",".join(map(str, BENCH_LANES)))
+    ap.add_argument(
+        "--sm-sweep",
+        default=sm_scaling.DEFAULT,
+        help="LANESxSMS machines of Lies 2019 Table 5.1's family that run the report size "
+        f"(default {sm_scaling.DEFAULT}; '' for none)",
+    )
+    ap.add_argument(
+        "--docs",
+        action="store_true",
+        help="save the SM-scaling results to docs/bench/ and regenerate their table in docs/benchmarks.md",
+    )
+    ap.add_argument("--docs-only", action="store_true", help="regenerate that table from the results file")
+    ap.add_argument("--sm-only", action="store_true", help="only the SM sweep (not the one-SM lane sweep)")
     ap.add_argument("--latency", type=int, default=20, help="global-memory latency in cycles (fixed)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the last results")
@@ -309,28 +369,41 @@ def main(argv: list[str] | None = None) -> int:
     before = None
     if args.before is not None:
         if not args.before.is_file():
-            raise SystemExit(f"--before {args.before}: no such file (give the .jsonl of an earlier run)")
+            raise cli.InputError(f"--before {args.before}: no such file (give the .jsonl of an earlier run)")
         before = [json.loads(line) for line in args.before.read_text().splitlines() if line.strip()]
     sim = os.environ.get("SIM", "verilator")
+    if args.docs_only:
+        print(sm_scaling.write_docs(json.loads(sm_scaling.results_file(sim).read_text())))
+        return 0
     kernels = [k for k in args.kernels.split(",") if k]
+    unknown = sorted(set(kernels) - set(suite.names()))
+    if unknown:
+        raise cli.InputError(
+            f"--kernels: no kernel {', '.join(unknown)} (kernels: {', '.join(suite.names())})"
+        )
     lanes = sorted(int(n) for n in args.lanes.split(","))
+    sm_sweep = sm_scaling.parse(args.sm_sweep)
+    for n in lanes:
+        bench_config(n)  # an illegal machine is refused here, before any build
     REPORTS.mkdir(parents=True, exist_ok=True)
     raw = REPORTS / f"kernels_bench-{sim}.jsonl"
-    jobs, skipped = plan(kernels, lanes, sim, args.report_size_only)
+    jobs, skipped = plan(kernels, lanes, sim, args.report_size_only, sm_sweep, args.sm_only)
     start = time.monotonic()
-    parts = [REPORTS / "kernels_bench" / f"{sim}-{n}-{k}.jsonl" for n, k, _ in jobs]
+    parts = [part_file(sim, f, n, m, k) for f, n, m, k, _ in jobs]
     todo = [(j, p) for j, p in zip(jobs, parts) if not (args.report_only or (args.resume and p.exists()))]
     if todo:
         parts[0].parent.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(job, sim, n, k, sizes, args.latency, part) for (n, k, sizes), part in todo]
+            futures = [pool.submit(job, sim, *j[:4], j[4], args.latency, part) for j, part in todo]
             for f in futures:
                 what, secs = f.result()
                 print(f"bench: {what} matched C ({secs:.0f} s)", flush=True)
     missing = [p.name for p in parts if not p.exists()]
-    if missing:
+    if missing and not (args.report_only and len(missing) < len(parts)):
         raise SystemExit(f"no results for {', '.join(missing)}: run without --report-only")
-    raw.write_text("".join(p.read_text() for p in parts))
+    if missing:  # --report-only over a partial sweep: the tables say "not run" for these
+        print(f"bench: not run yet, reported as such: {', '.join(missing)}")
+    raw.write_text("".join(p.read_text() for p in parts if p.exists()))
     rows = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
     assert rows, "the benchmark ran no case"
     text = report(rows, sim, args.latency, skipped, time.monotonic() - start, before, args.before_label)
@@ -341,6 +414,13 @@ def main(argv: list[str] | None = None) -> int:
         (REPORTS / f"kernels_bench-{sim}.md").write_text(text)
     print(text)
     print(f"report: {REPORTS / f'kernels_bench-{sim}.md'}")
+    if args.docs:
+        multi = [r for r in rows if r["config"].startswith("tesla-")]
+        if not multi:
+            raise SystemExit(
+                f"--docs: these results hold no SM sweep (run with --sm-sweep {sm_scaling.DEFAULT})"
+            )
+        print(sm_scaling.write_docs(sm_scaling.results(multi, sim, args.latency), save=True))
     return 0
 
 

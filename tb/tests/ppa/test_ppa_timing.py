@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -343,3 +344,38 @@ def test_failed_largest_load_is_extrapolated_along_the_load_axis() -> None:
     assert table[0][2] == pytest.approx(1.0 + 10 * (loads[2] - loads[0]))
     gap = [[None, 1.0, None]]  # too few points before it: left for the caller to refuse
     assert charlib.fill_along_load(gap) == [] and gap[0][2] is None
+
+
+def test_instances_escape_generated_names_and_power_scales_with_frequency() -> None:
+    mods = {
+        "top": {"u_a": "a", "lane[0].u_b": "b", "_1_": "sky130_fd_sc_hd__inv_1"},
+        "a": {},
+        "b": {"u_c": "a"},
+    }
+    got = sta.instances(mods, "top")
+    assert got == [("", "top"), ("u_a", "a"), ("lane\\[0\\].u_b", "b"), ("lane\\[0\\].u_b/u_c", "a")]
+    tcl = sta.script([], Path("n.v"), "top", Path("w"), [p for p, _ in got])
+    assert "-to [get_pins {lane\\[0\\].u_b/u_c/*/D}]" in tcl and "-to [get_pins {*/D}]" in tcl
+    rows = {"Total": {"internal": 2.0, "switching": 1.0, "leakage": 0.5, "total": 3.5}}
+    at_half = sta.scale_power(rows, 20.0, 10.0)["Total"]  # twice the frequency
+    assert at_half == {"internal": 4.0, "switching": 2.0, "leakage": 0.5, "total": 6.5}
+    # planted fault: scaling the leakage too would change the total
+    assert at_half["total"] != 2 * rows["Total"]["total"]
+
+
+def test_generic_cells_left_after_mapping_are_refused(tmp_path) -> None:
+    from ppa import netlist
+
+    good = "module m(a, y);\n  sky130_fd_sc_hd__inv_1 _1_ (\n    .A(a),\n    .Y(y)\n  );\nendmodule\n"
+    assert netlist.unmapped(good) == {}
+    # planted fault: an enable flip-flop's feedback mux left generic (what dfflibmap after ABC left)
+    bad = good.replace(
+        "endmodule", "  \\$_MUX_  _2_ (\n    .A(a),\n    .B(y),\n    .S(a),\n    .Y(y)\n  );\nendmodule"
+    )
+    assert netlist.unmapped(bad) == {"$_MUX_": 1}
+    (tmp_path / "n.v").write_text(bad)
+    with pytest.raises(netlist.UnmappedError, match="1 \\$_MUX_"):
+        netlist.check_mapped(tmp_path / "n.v")
+    # the mapping script maps flip-flops before ABC, so ABC sees the legalization's muxes
+    script = netlist.timed_script(Path("a.lib"), Path("m.lib"))
+    assert script.index("dfflibmap") < script.index("abc -liberty")

@@ -409,6 +409,8 @@ class KernelTest(GpuTest):
                         "config": os.environ.get("GPU_TAG", ""),
                         "sim": os.environ.get("SIM", ""),
                         "lanes": self.cfg.num_lanes,
+                        "sms": self.cfg.num_sms,
+                        "blocks": item.golden.image.num_blocks,
                         "latency": self.gmem_knobs()["latency"],
                         "golden_words": sum(len(o.expected) for o in item.golden.outputs),
                         **item.perf,

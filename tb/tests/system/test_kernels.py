@@ -1,7 +1,7 @@
 """The benchmark kernels (kernels/) on the RTL, every scoreboard on, each output word against C.
 
 ``make test`` runs each kernel's CI_SIZES (kernels/<name>/gen.py) on the 2-SM, 8-lane configuration
-under the default (randomly delayed, reordered) memory; ``make bench`` runs every size on the
+under the default (randomly delayed, reordered) memory, and one launch on Lies 2019 Table 5.1's 16 SMs; ``make bench`` runs every size on the
 benchmark machine (tools/bench/kernels_bench.py). ``KERNEL_CASES=name:size,...`` replaces a batch's cases.
 """
 
@@ -12,6 +12,7 @@ import os
 import pytest
 
 from kernels import suite
+from spec.machines import tesla
 from tb.gpurun import run_gpu
 
 CONFIG = "sm2-l8"
@@ -36,6 +37,15 @@ def test_every_kernel_is_in_a_batch() -> None:
 def test_kernels(batch: str) -> None:
     cases = os.environ.get("KERNEL_CASES") or ci_cases(BATCHES[batch])
     run_gpu(CONFIG, ["KernelTest"], KERNEL_CASES=cases)
+
+
+def test_table51_machine() -> None:
+    """Lies 2019 (seed 000) Table 5.1's 16 SMs of 8 lanes (spec/machines.py::tesla): one launch of 16
+    blocks, one per SM, every retire checked and the output against C. Kept tiny (transpose 64: about
+    1,000 warp-instructions); every kernel at size 256 on this machine runs in ``make bench`` (the same
+    build: the same tag and machine as tools/bench/kernels_bench.py's)."""
+    cases = os.environ.get("KERNEL_CASES") or "transpose:64"
+    run_gpu("tesla-l8-s16", ["KernelTest"], cfg=tesla(), KERNEL_CASES=cases)
 
 
 def test_a_wrong_c_answer_is_caught() -> None:

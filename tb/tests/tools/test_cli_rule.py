@@ -78,6 +78,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "ppa.charlib": ("main", [UNKNOWN]),
     "ppa.sta": ("main", [UNKNOWN]),
     "ppa.timing": ("main", [UNKNOWN]),
+    "ppa.kernelpower": ("main", [UNKNOWN, ["--lanes", "x"]]),
     "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
     "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
     "tools.bench.cudac_bench": ("main", [UNKNOWN]),
