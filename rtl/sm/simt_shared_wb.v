@@ -51,7 +51,9 @@ module simt_shared_wb #(
 );
     /* verilator lint_off WIDTHEXPAND */
     /* verilator lint_off WIDTHTRUNC */
-    localparam integer ROWS  = WARP_SIZE / NUM_LANES;
+    // An illegal pair (NUM_LANES > WARP_SIZE) is refused by simt_sm's parameter check; ROWS = 1 keeps
+    // the widths below defined until that check runs (Icarus stops on a division by zero first).
+    localparam integer ROWS  = (NUM_LANES > 0 && WARP_SIZE >= NUM_LANES) ? WARP_SIZE / NUM_LANES : 1;
     localparam integer N     = (ROWS + 3 + ROWS - 1) / ROWS;  // entries
     localparam integer NW    = $clog2(N);                    // ring index width (N >= 2)
     localparam integer ROW_W = (ROWS > 1) ? $clog2(ROWS) : 1;
