@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,25 +155,30 @@ def build(cfg: GpuConfig) -> Path:
     return exe
 
 
-def unit_toggles(dat: Path) -> tuple[dict[str, int], dict[str, int]]:
-    """(toggles per SM module, instrumented bits per SM module) from one coverage file."""
+def _toggle_points(dat: Path) -> Iterator[tuple[dict[str, str], str, int]]:
+    """(fields, hierarchy, count) of every toggle point of one Verilator coverage file."""
     from tools.codecov import parse_point
 
-    toggles: dict[str, int] = defaultdict(int)
-    bits: dict[str, set] = defaultdict(set)
     for line in dat.read_text(encoding="latin-1").splitlines():
         if not line.startswith("C "):
             continue
         m = re.fullmatch(r"C '(.*)' (\d+)", line)
         if m is None:
             continue
-        key, fields, hier = parse_point(m.group(1))
-        if fields.get("t") != "toggle":
-            continue
+        _, fields, hier = parse_point(m.group(1))
+        if fields.get("t") == "toggle":
+            yield fields, hier, int(m.group(2))
+
+
+def unit_toggles(dat: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """(toggles per SM module, instrumented bits per SM module) from one coverage file."""
+    toggles: dict[str, int] = defaultdict(int)
+    bits: dict[str, set] = defaultdict(set)
+    for fields, hier, count in _toggle_points(dat):
         module = fields.get("page", "").rpartition("/")[2].split("__")[0]  # simt_sm__pi3: a parameterization
         if module not in SM_MODULES:
             continue
-        toggles[module] += int(m.group(2))
+        toggles[module] += count
         sig = fields.get("o", "").rpartition(":")[0]  # "sig[3]" of "sig[3]:0->1"
         bits[module].add((hier, sig))
     return dict(toggles), {k: len(v) for k, v in bits.items()}
@@ -197,25 +203,15 @@ def sm_bit_toggles(dat: Path, sm: str = "sm[0].u_sm") -> dict[str, int]:
     """Toggles (0->1 and 1->0) of every instrumented bit inside SM *sm* of one coverage file, keyed
     ``<path below the SM>/<signal bit>`` (e.g. ``u_issue/dec_txns[0]``; ``/ready`` for the SM's own),
     for ppa/kernelpower.py, which finds the same names in the mapped netlist."""
-    from tools.codecov import parse_point
-
     out: dict[str, int] = defaultdict(int)
     mark = "." + sm
-    for line in dat.read_text(encoding="latin-1").splitlines():
-        if not line.startswith("C "):
-            continue
-        m = re.fullmatch(r"C '(.*)' (\d+)", line)
-        if m is None:
-            continue
-        _, fields, hier = parse_point(m.group(1))
-        if fields.get("t") != "toggle":
-            continue
+    for fields, hier, count in _toggle_points(dat):
         at = hier.find(mark)
         if at < 0 or (hier[at + len(mark) : at + len(mark) + 1] not in ("", ".")):
             continue
         below = hier[at + len(mark) + 1 :]
         sig = fields.get("o", "").rpartition(":")[0]
-        out[f"{below}/{sig}"] += int(m.group(2))
+        out[f"{below}/{sig}"] += count
     return dict(out)
 
 
