@@ -26,6 +26,7 @@ UNIT_OF_MODULE = {
     "simt_issue": "issue (F, DEC)",
     "simt_execute": "execute (EX)",
     "simt_shared_wb": "shared writeback (SWB)",
+    "simt_scoreboard": "issue scoreboard",
     "simt_commit": "commit (CM)",
     "simt_sm": "SM memories + glue",
     "simt_gpu": "GPU top glue",

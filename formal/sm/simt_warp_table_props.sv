@@ -88,7 +88,7 @@ module simt_warp_table_props #(
         .dispatch(dispatch), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
         .start(start), .start_slot(start_slot), .start_warp(start_warp), .bar_release(bar_release),
-        .grant(grant), .grant_warp(grant_warp), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
+        .grant(grant), .grant_warp(grant_warp), .rel(1'b0), .d_can_rel(), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
         .nx_pc(nx_pc), .nx_mask(nx_mask), .nx_exited(nx_exited), .nx_depth(nx_depth), .nx_done(nx_done),
         .nx_bar(nx_bar), .ready(ready), .n_bar_waiting(n_bar_waiting), .f_warp(f_warp), .f_pc(f_pc),
         .d_warp(d_warp), .d_pc(d_pc), .x_warp(x_warp), .x_pc(x_pc), .x_mask(x_mask), .x_slot(x_slot),

@@ -27,7 +27,8 @@ module simt_execute #(
     parameter integer TH_W         = 9,       // thread slot index width
     parameter integer WID_W        = 4,       // warp slot index width
     parameter integer BID_W        = 2,       // block slot index width
-    parameter integer ROW_W        = (WARP_SIZE / NUM_LANES > 1) ? $clog2(WARP_SIZE / NUM_LANES) : 1
+    parameter integer ROW_W        = (WARP_SIZE / NUM_LANES > 1) ? $clog2(WARP_SIZE / NUM_LANES) : 1,
+    parameter integer PCX_W        = 17       // pc width
 ) (
     input  wire                       clk,
     input  wire                       rst,
@@ -50,14 +51,16 @@ module simt_execute #(
     input  wire                       dec_flt,
     input  wire [3:0]                 dec_flt_kind,
     input  wire [5:0]                 dec_txns,
+    input  wire [PCX_W-1:0]           dec_pc,
     input  wire [WARP_SIZE*32-1:0]    mw_data,      // a completed access's load data
     output wire                       ex_adv,       // EX takes a new token or empties this cycle
     output wire [RF_AW-1:0]           ex_raddr_a,   // EX's own row's read addresses (while it holds)
     output wire [RF_AW-1:0]           ex_raddr_b,
     output wire [RF_AW-1:0]           ex_raddr_c,
     output wire                       mw_release,   // the completed access's last row is written
-    // warp table (read port EX)
+    // warp table (read port EX); EX's pc is its own (with issue ahead the table's may be an older one's)
     output reg  [WID_W-1:0]           ex_warp,
+    output reg  [PCX_W-1:0]           ex_pc,
     input  wire [WARP_SIZE-1:0]       ex_mask,
     input  wire [BID_W-1:0]           ex_slot,
     input  wire [4:0]                 ex_wib,
@@ -96,6 +99,8 @@ module simt_execute #(
     output wire [6:0]                 to_cm_passes, // shared: passes
     output wire [WARP_SIZE*32-1:0]    vals,         // per-lane results of CM's instruction (retire record)
     output wire                       swb_busy,     // a shared instruction's rows are still landing
+    output wire                       swb_alloc,    // a shared instruction's row 0 takes an SWB entry
+    output wire                       swb_leave,    // the oldest SWB entry moves to CM (warp to_cm_warp)
     output reg  [WID_W-1:0]           sh_row_warp,  // warp of the row the LSU serves (sh_obs_warp)
     output reg  [WARP_SIZE-1:0]       taken,        // BEQ/BNE: lanes taking the branch
     output reg  [WARP_SIZE*32-1:0]    gaddr,        // global access: per-lane addresses
@@ -285,13 +290,15 @@ module simt_execute #(
     wire [WARP_SIZE*32-1:0] swb_vals;
     simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W)) u_swb (
         .clk(clk), .rst(rst_sh), .halt(halt), .cfg_regs(cfg_regs), .can_alloc(swb_can_alloc),
-        .alloc(sh_req_valid && sh_req_ready && !ex_own_swb), .alloc_warp(ex_warp), .alloc_instr(ex_instr),
+        .alloc(swb_alloc), .alloc_warp(ex_warp), .alloc_instr(ex_instr),
         .alloc_rd(xd_rd), .alloc_load(xd_is_load), .alloc_mask(ex_mask),
         .rsp_valid(sh_rsp_valid), .rsp_data(sh_rdata), .rsp_passes(sh_passes),
         .rf_we_any(swb_we_any), .rf_we(swb_we), .rf_waddr(swb_waddr),
         .waiting(swb_wait), .waiting2(swb_wait2), .cm_ok(cm_ok), .to_cm(swb_to_cm), .to_cm_warp(swb_warp),
         .to_cm_instr(swb_instr), .to_cm_passes(swb_passes), .in_cm(swb_in_cm), .vals(swb_vals)
     );
+    assign swb_alloc    = sh_req_valid && sh_req_ready && !ex_own_swb;
+    assign swb_leave    = swb_to_cm;
     assign swb_busy     = swb_wait;
     assign to_cm_warp   = swb_to_cm ? swb_warp : ex_warp;
     assign to_cm_memwb  = !swb_to_cm && ex_memwb;
@@ -333,6 +340,7 @@ module simt_execute #(
             // Datapath registers reach the retire port: reset them so it never shows X.
             // ex_warp names the shared-memory writer on sh_obs_warp, which a line clear shows too.
             ex_warp  <= {WID_W{1'b0}};
+            ex_pc    <= {PCX_W{1'b0}};
             ex_row   <= {ROW_W{1'b0}};
             ex_instr <= 32'd0;
             ex_memwb <= 1'b0;
@@ -343,6 +351,7 @@ module simt_execute #(
             if (ex_take) begin
                 ex_valid    <= 1'b1;
                 ex_warp     <= dec_warp;
+                ex_pc       <= dec_pc;
                 ex_memwb    <= dec_memwb;
                 ex_instr    <= dec_instr;
                 ex_row      <= dec_row;

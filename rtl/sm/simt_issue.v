@@ -33,7 +33,13 @@ module simt_issue #(
     output wire                    grant,         // a warp enters the pipeline (BUSY)
     output wire [WID_W-1:0]        f_warp,        // ... this one; its pc is f_pc
     input  wire [PCX_W-1:0]        f_pc,
-    input  wire [PCX_W-1:0]        dec_pc,        // pc of dec_warp
+    output reg  [PCX_W-1:0]        dec_pc,        // pc of DEC's instruction (f_pc at its grant)
+    // issue ahead (docs/sm.md "Issue ahead"): DEC's instruction continues at pc + 1 without the stack,
+    // so its warp may be READY again while it is in flight (rel); the scoreboard holds DEC's token
+    input  wire                    d_can_rel,     // dec_warp's stack is empty and it may run ahead
+    output wire                    rel,
+    input  wire                    sb_hold,       // DEC's token must not enter EX (simt_scoreboard)
+    output wire                    dec_sh_store,  // DEC's instruction is a shared store (for the scoreboard)
     // instruction memory: read at imem_raddr when imem_re, the word is DEC's instruction next cycle
     output wire                    imem_re,
     output wire [PC_W-1:0]         imem_raddr,
@@ -120,7 +126,15 @@ module simt_issue #(
     reg              mw_busy;   // a completed access is in DEC or EX (one at a time through mw_data)
     wire             sched_valid;
     wire [WID_W-1:0] sched_grant;
-    assign ex_take = dec_valid && ex_adv && !halt;
+    assign ex_take = dec_valid && ex_adv && !halt && !sb_hold;
+    // Released in DEC's first cycle: an instruction after which the warp continues at pc + 1 and the
+    // stack has nothing to do (d_can_rel: the stack is empty), that cannot fault in CM, with no launch
+    // fault (reported from EX). Global accesses are not: their warp waits in MEM.
+    reg  dec_first;
+    wire dec_seq = dec_memwb || dd_cls == `SIMT_CLS_ALU || dd_cls == `SIMT_CLS_SREG ||
+                   dd_cls == `SIMT_CLS_SHARED || dd_cls == `SIMT_CLS_CONST;
+    assign dec_sh_store = !dec_memwb && dd_is_store && dd_cls == `SIMT_CLS_SHARED;
+    assign rel = dec_valid && dec_first && dec_seq && !dec_flt && d_can_rel && !halt;
     wire dec_free  = !dec_valid || (ex_take && dec_last);
 `ifdef SIMT_FAULTS
     // Fault 5: issue waits for an empty pipeline (the one-instruction-at-a-time back end).
@@ -167,7 +181,9 @@ module simt_issue #(
             if (simt_fault == `SIMT_FAULT_STALE_TOKEN && f_retired) dec_valid <= dec_valid;
 `endif
             mw_busy  <= 1'b0;
+            dec_first <= 1'b0;
             dec_warp <= {WID_W{1'b0}};  // reaches the retire port through EX and CM: never X
+            dec_pc   <= {PCX_W{1'b0}};  // reaches the error report through EX: never X
         end else begin
             if (cpl_take) begin
                 dec_warp  <= cpl_warp;
@@ -180,9 +196,11 @@ module simt_issue #(
                 dec_memwb <= 1'b0;
                 dec_txns  <= 6'd0;
             end
+            dec_first <= grant;
             if (grant) begin
                 dec_valid <= 1'b1;
                 dec_row   <= {ROW_W{1'b0}};
+                dec_pc    <= f_pc;
             end else if (ex_take) begin
                 if (dec_last) dec_valid <= 1'b0;
                 else dec_row <= dec_row + 1'b1;
@@ -193,7 +211,7 @@ module simt_issue #(
 
     // Decoder outputs DEC does not need (every operand port is read anyway); Verilator's default
     // unused-regexp exempts names containing "unused".
-    wire unused_ok = &{1'b0, dd_use_a, dd_use_b, dd_use_c, dd_a_imm, dd_b_imm, dd_wr, dd_is_store, dd_bra,
+    wire unused_ok = &{1'b0, dd_use_a, dd_use_b, dd_use_c, dd_a_imm, dd_b_imm, dd_wr, dd_bra,
                        dd_ssy, dd_bar, dd_exit, dd_fn, dd_rd, dd_imm, dd_target, f_pc[PCX_W-1:PC_W],
 `ifndef SIMT_FAULTS
                        later_busy, retired,

@@ -10,8 +10,11 @@
 // between them; and the debug view.
 //
 // Different warps occupy different stages in the same cycle and the rows of consecutive instructions
-// follow each other through the lanes; a warp is never in the pipeline twice, so there is no
-// forwarding and no hazard logic (Lies 2019, seed 000, section 4.2.1). A global access leaves the pipeline: the
+// follow each other through the lanes. Without issue ahead (ISSUE_AHEAD = 0) a warp is never in the
+// pipeline twice, so there is no forwarding and no hazard logic (Lies 2019, seed 000, section 4.2.1);
+// with it, a warp whose instruction continues at pc + 1 without the stack is READY again from DEC
+// and simt_scoreboard keeps its instructions' register writes and retires in program order
+// (docs/sm.md "Issue ahead"). A global access leaves the pipeline: the
 // warp waits in state MEM while other warps run, and re-enters once to write its loads and retire.
 // Test-only fault 7 lives here, 1 in simt_execute, 5 and 6 in simt_issue (SIMT_FAULTS builds,
 // docs/sm.md "Test-only fault hooks").
@@ -28,6 +31,9 @@ module simt_sm #(
     parameter integer STACK_DEPTH  = `SIMT_DEFAULT_STACK_DEPTH,  // divergence stack entries per warp
     parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,    // global segment words
     parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS, // global memory words
+    // issue ahead: instructions a warp may have in flight past its committed pc, 0..7 (0: a warp is
+    // BUSY from its grant until it leaves CM; docs/sm.md "Issue ahead")
+    parameter integer ISSUE_AHEAD  = 2,
     // derived widths; not meant to be overridden
     parameter integer PC_W   = $clog2(IMEM_WORDS),   // instruction memory address
     // A pc can hold any 16-bit branch target and target + 1, so a jump or fall-through past the
@@ -140,6 +146,9 @@ module simt_sm #(
         `SIMT_CHECK_RF_DEPTH("simt_sm", RF_DEPTH)
         `SIMT_CHECK_STACK_DEPTH("simt_sm", STACK_DEPTH)
         `SIMT_CHECK_GLOBAL_WORDS("simt_sm", GLOBAL_WORDS)
+        if (ISSUE_AHEAD < 0 || ISSUE_AHEAD > 7) begin : g_bad_ahead
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter ISSUE_AHEAD=%0d (legal: 0..7 instructions ahead per warp)", ISSUE_AHEAD);
+        end
     endgenerate
 
 
@@ -147,13 +156,16 @@ module simt_sm #(
     reg [31:0] imem [0:IMEM_WORDS-1];
     reg [31:0] cmem [0:CONST_WORDS-1];
     reg [47:0] tidm [0:NUM_WARPS*WARP_SIZE-1];  // {tid.z, tid.y, tid.x} per thread slot
-    wire              tid_we;
+    localparam integer TIDS = 4;  // thread ids block initialisation writes per cycle (simt_block_init)
+    wire [TIDS-1:0]   tid_we;
     wire [31:0]       tid_waddr;
-    wire [47:0]       tid_wdata;
+    wire [TIDS*48-1:0] tid_wdata;
+    integer tk;
     always @(posedge clk) begin
         if (imem_we) imem[imem_waddr] <= imem_wdata;
         if (cmem_we) cmem[cmem_waddr] <= cmem_wdata;
-        if (tid_we) tidm[tid_waddr] <= tid_wdata;
+        for (tk = 0; tk < TIDS; tk = tk + 1)
+            if (tid_we[tk]) tidm[tid_waddr + tk] <= tid_wdata[tk*48 +: 48];
     end
     // imem has a registered read port: F presents the pc, the word is DEC's instruction (dec_instr).
     wire                       imem_re;
@@ -184,7 +196,10 @@ module simt_sm #(
     // warp table <-> stages
     wire [NUM_WARPS-1:0]   ready_vec;
     wire [5:0]             n_bar_waiting;
-    wire                   grant, any_block, free_found, in_start, in_busy;
+    wire                   grant, any_block, free_found, in_start, in_busy, rel, d_can_rel, sb_hold;
+    wire                   swb_alloc, swb_leave;
+    wire                   dec_sh_store;  // DEC's instruction is a shared store
+    wire [PCX_W-1:0]       tbl_d_pc, tbl_x_pc;  // the committed pc (DEC and EX carry their own)
     wire [BID_W-1:0]       free_slot, in_slot;
     wire [WID_W-1:0]       f_warp, in_first_warp;
     wire [PCX_W-1:0]       f_pc, dec_pc, ex_pc, cm_pc, nx_pc, dbg_pc_raw, dbg_last_raw;
@@ -238,15 +253,15 @@ module simt_sm #(
     wire [WARP_SIZE*32-1:0] cpl_rdata;
 
     simt_warp_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS), .PCX_W(PCX_W),
-                      .DEPTH_W(DEPTH_W), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
+                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
         .clk(clk), .rst(rst), .cfg_threads(cfg_threads), .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots),
         .dispatch(blk_valid && blk_ready), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
         .start(in_start), .start_slot(in_slot), .start_warp(in_first_warp), .bar_release(bar_release),
-        .grant(grant), .grant_warp(f_warp), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
+        .grant(grant), .grant_warp(f_warp), .rel(rel), .d_can_rel(d_can_rel), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
         .nx_pc(nx_pc), .nx_mask(nx_mask), .nx_exited(nx_exited), .nx_depth(nx_depth), .nx_done(nx_done),
         .nx_bar(nx_bar), .ready(ready_vec), .n_bar_waiting(n_bar_waiting), .f_warp(f_warp), .f_pc(f_pc),
-        .d_warp(dec_warp), .d_pc(dec_pc), .x_warp(ex_warp), .x_pc(ex_pc), .x_mask(ex_mask), .x_slot(ex_slot),
+        .d_warp(dec_warp), .d_pc(tbl_d_pc), .x_warp(ex_warp), .x_pc(tbl_x_pc), .x_mask(ex_mask), .x_slot(ex_slot),
         .x_wib(ex_wib), .x_block(ex_block), .x_ctaid(ex_ctaid), .c_pc(cm_pc), .c_mask(cm_mask),
         .c_valid(cm_valid_thr), .c_exited(cm_exited), .c_depth(cm_depth), .c_slot(cm_slot), .c_wib(cm_wib),
         .c_block(cm_block), .g_warp(dbg_warp[WID_W-1:0]), .g_state(dbg_state_raw), .g_block(dbg_block_raw),
@@ -254,7 +269,8 @@ module simt_sm #(
     );
 
     simt_block_init #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_BANKS(NUM_BANKS), .RF_AW(RF_AW),
-                      .SH_AW(SH_AW), .SHL_W(SHL_W), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W)) u_init (
+                      .SH_AW(SH_AW), .SHL_W(SHL_W), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W),
+                      .TIDS(TIDS)) u_init (
         .clk(clk), .rst(rst), .cfg_block(cfg_block[31:0]), .cfg_threads(cfg_threads), .cfg_regs(cfg_regs),
         .cfg_wpb(cfg_wpb), .cfg_sh_stride(cfg_sh_stride), .blk_valid(blk_valid), .blk_ready(blk_ready),
         .free_found(free_found), .free_slot(free_slot), .busy(in_busy), .start(in_start), .slot(in_slot),
@@ -268,7 +284,7 @@ module simt_sm #(
                  .PCX_W(PCX_W), .RF_AW(RF_AW), .WID_W(WID_W), .ROW_W(ROW_W)) u_issue (
         .clk(clk), .rst(rst), .halt(halt), .cfg_regs(cfg_regs), .cfg_nparams(cfg_nparams),
         .cfg_ninstr(cfg_ninstr), .ready(ready_vec), .grant(grant), .f_warp(f_warp), .f_pc(f_pc),
-        .dec_pc(dec_pc), .imem_re(imem_re), .imem_raddr(imem_raddr), .dec_instr(dec_instr),
+        .dec_pc(dec_pc), .d_can_rel(d_can_rel), .rel(rel), .sb_hold(sb_hold), .dec_sh_store(dec_sh_store), .imem_re(imem_re), .imem_raddr(imem_raddr), .dec_instr(dec_instr),
         .cpl_valid(cpl_valid),
         .cpl_take(cpl_take), .cpl_warp(cpl_warp), .cpl_txns(cpl_txns), .cpl_rdata(cpl_rdata),
         .raddr_a(raddr_a), .raddr_b(raddr_b), .raddr_c(raddr_c), .ex_adv(ex_adv), .ex_raddr_a(ex_raddr_a),
@@ -281,14 +297,15 @@ module simt_sm #(
 
     simt_execute #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .SHARED_WORDS(SHARED_WORDS),
                    .NUM_BANKS(NUM_BANKS), .GLOBAL_WORDS(GLOBAL_WORDS), .C_AW(C_AW), .SH_AW(SH_AW), .SHL_W(SHL_W),
-                   .RF_AW(RF_AW), .TH_W(TH_W), .WID_W(WID_W), .BID_W(BID_W), .ROW_W(ROW_W)) u_ex (
+                   .RF_AW(RF_AW), .TH_W(TH_W), .WID_W(WID_W), .BID_W(BID_W), .ROW_W(ROW_W),
+                   .PCX_W(PCX_W)) u_ex (
         .clk(clk), .rst(rst), .halt(halt), .sm_id(sm_id), .cfg_grid(cfg_grid), .cfg_block(cfg_block),
         .cfg_regs(cfg_regs), .cfg_shared(cfg_shared), .cfg_sh_stride(cfg_sh_stride), .cfg_nconst(cfg_nconst),
         .cfg_params(cfg_params), .ex_take(ex_take), .dec_warp(dec_warp), .dec_memwb(dec_memwb),
         .dec_instr(dec_instr), .dec_row(dec_row), .dec_last(dec_last), .dec_flt(dec_flt),
-        .dec_flt_kind(dec_flt_kind), .dec_txns(dec_txns), .mw_data(mw_data), .ex_adv(ex_adv),
+        .dec_flt_kind(dec_flt_kind), .dec_txns(dec_txns), .dec_pc(dec_pc), .mw_data(mw_data), .ex_adv(ex_adv),
         .ex_raddr_a(ex_raddr_a), .ex_raddr_b(ex_raddr_b), .ex_raddr_c(ex_raddr_c), .mw_release(mw_release),
-        .ex_warp(ex_warp), .ex_mask(ex_mask), .ex_slot(ex_slot), .ex_wib(ex_wib), .ex_ctaid(ex_ctaid),
+        .ex_warp(ex_warp), .ex_pc(ex_pc), .ex_mask(ex_mask), .ex_slot(ex_slot), .ex_wib(ex_wib), .ex_ctaid(ex_ctaid),
         .rdata_a(rdata_a), .rdata_b(rdata_b), .rdata_c(rdata_c), .rf_we(rf_we), .rf_waddr(rf_waddr),
         .rf_wdata(rf_wdata), .const_addr(const_addr), .const_data(const_data), .tid_slot(tid_slot),
         .tid_xyz(tid_xyz), .clr_sh_req(clr_sh_req), .clr_sh_line(clr_sh_line), .sh_clr_go(sh_clr_go),
@@ -296,7 +313,14 @@ module simt_sm #(
         .cm_ok(cm_ok), .ex_valid(ex_valid), .ex_raise(ex_raise), .ex_err_kind(ex_err_kind),
         .ex_err_lane(ex_err_lane), .ex_to_cm(ex_to_cm), .to_cm_warp(to_cm_warp), .to_cm_memwb(to_cm_memwb),
         .to_cm_instr(to_cm_instr), .to_cm_txns(to_cm_txns), .to_cm_passes(to_cm_passes), .vals(vals),
-        .swb_busy(swb_busy), .sh_row_warp(sh_row_warp), .taken(taken), .gaddr(gaddr), .gdata(gdata)
+        .swb_busy(swb_busy), .swb_alloc(swb_alloc), .swb_leave(swb_leave), .sh_row_warp(sh_row_warp), .taken(taken), .gaddr(gaddr), .gdata(gdata)
+    );
+    // Issue ahead: DEC's token waits while an older instruction of its warp may still write a register.
+    simt_scoreboard #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS), .WID_W(WID_W)) u_sb (
+        .clk(clk), .rst(rst), .dec_valid(dec_valid && dec_row == {ROW_W{1'b0}}), .dec_warp(dec_warp), .ex_valid(ex_valid),
+        .ex_warp(ex_warp), .dec_store(dec_sh_store), .cm_valid(cm_valid), .cm_warp(cm_warp),
+        .swb_alloc(swb_alloc), .swb_alloc_warp(ex_warp), .swb_leave(swb_leave),
+        .swb_leave_warp(to_cm_warp), .hold(sb_hold)
     );
     // The LSU's bank writes belong to the row it accepted last (EX has moved on by then).
     assign sh_obs_warp = 5'(sh_row_warp);
@@ -370,5 +394,5 @@ module simt_sm #(
     `SIMT_RT_VIEW(rt_rec)
     /* verilator lint_on UNUSEDSIGNAL */
     // Status the SM does not use; Verilator's default unused-regexp exempts names containing "unused".
-    wire unused_ok = &{1'b0, cpl_store, dec_valid, tid_waddr};
+    wire unused_ok = &{1'b0, cpl_store, tid_waddr, tbl_d_pc, tbl_x_pc};
 endmodule

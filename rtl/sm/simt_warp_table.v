@@ -12,6 +12,8 @@ module simt_warp_table #(
     parameter integer NUM_BLOCKS = `SIMT_DEFAULT_NUM_BLOCKS,   // machine parameter (checked in simt_sm)
     parameter integer PCX_W      = 17,  // pc width (simt_sm)
     parameter integer DEPTH_W    = 5,   // $clog2(STACK_DEPTH + 1)
+    parameter integer AHEAD      = 0,   // issue ahead: instructions a warp may have in flight past its
+                                        // committed pc (0: none, the warp is BUSY until CM; 1..7)
     parameter integer WID_W      = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,   // derived; not meant to be overridden
     parameter integer BID_W      = (NUM_BLOCKS > 1) ? $clog2(NUM_BLOCKS) : 1,   // derived; not meant to be overridden
     parameter integer WCNT_W     = $clog2(NUM_WARPS + 1),   // derived; not meant to be overridden
@@ -39,6 +41,9 @@ module simt_warp_table #(
     // F: a warp was granted (it enters the pipeline: BUSY)
     input  wire                  grant,
     input  wire [WID_W-1:0]      grant_warp,
+    // DEC: the instruction of warp d_warp continues at pc + 1 without the stack; the warp is READY
+    // again while it is in flight (issue ahead, docs/sm.md "Issue ahead")
+    input  wire                  rel,
     // CM: a global access was handed off (MEM), or an instruction retired with the warp's next state
     input  wire                  cm_issued,
     input  wire                  cm_retire,
@@ -55,9 +60,11 @@ module simt_warp_table #(
     // read port F (fetch)
     input  wire [WID_W-1:0]      f_warp,
     output wire [PCX_W-1:0]      f_pc,
-    // read port DEC
+    // read port DEC; d_pc and x_pc are the warp's committed pc (with issue ahead DEC's and EX's
+    // instructions may be younger: simt_issue and simt_execute carry their own pc)
     input  wire [WID_W-1:0]      d_warp,
     output wire [PCX_W-1:0]      d_pc,
+    output wire                  d_can_rel,     // d_warp's stack is empty and it may have one more ahead
     // read port EX
     input  wire [WID_W-1:0]      x_warp,
     output wire [PCX_W-1:0]      x_pc,
@@ -100,6 +107,10 @@ module simt_warp_table #(
     reg [PCX_W-1:0]     w_last   [0:NUM_WARPS-1];  // last retired pc (debug view)
     // Not reset: a slot is read only while resident, and its block's start clears its flag.
     reg [NUM_WARPS-1:0] w_rtd;
+    // Issue ahead: instructions of the warp released from DEC and not yet retired. They are all older
+    // than anything else of the warp in flight and continue at pc + 1, so the warp's next fetch is at
+    // w_pc + w_ahead, and a retire while w_ahead != 0 is theirs (it moves the pc, not the state).
+    reg [2:0]           w_ahead  [0:NUM_WARPS-1];
 
     reg                 b_valid  [0:NUM_BLOCKS-1];
     reg [31:0]          b_id     [0:NUM_BLOCKS-1];
@@ -119,6 +130,7 @@ module simt_warp_table #(
 
     // ---- the one writer of the table ---------------------------------------------------------------
     wire [BID_W-1:0] cm_slot = w_slot[cm_warp];
+    wire             cm_ahead = w_ahead[cm_warp] != 3'd0;  // CM's instruction was released from DEC
     integer i;
     always @(posedge clk) begin
         blk_done <= 1'b0;
@@ -126,6 +138,7 @@ module simt_warp_table #(
             for (i = 0; i < NUM_WARPS; i = i + 1) begin
                 w_state[i] <= WS_EMPTY;
                 w_depth[i] <= {DEPTH_W{1'b0}};
+                w_ahead[i] <= 3'd0;
             end
             for (i = 0; i < NUM_BLOCKS; i = i + 1) begin
                 b_valid[i] <= 1'b0;
@@ -147,6 +160,7 @@ module simt_warp_table #(
                         w_mask[i]   <= valid_of(i - start_warp);
                         w_exited[i] <= ~valid_of(i - start_warp);
                         w_depth[i]  <= {DEPTH_W{1'b0}};
+                        w_ahead[i]  <= 3'd0;
                         w_slot[i]   <= start_slot;
                         w_wib[i]    <= i - start_warp;
                     end
@@ -154,13 +168,20 @@ module simt_warp_table #(
             for (i = 0; i < NUM_WARPS; i = i + 1)
                 if (w_state[i] == WS_BAR && bar_release[w_slot[i]]) w_state[i] <= WS_READY;
             if (grant) w_state[grant_warp] <= WS_BUSY;
+            if (rel) w_state[d_warp] <= WS_READY;
+            // A retire of a released instruction (cm_ahead) and a release may meet on one warp.
+            for (i = 0; i < NUM_WARPS; i = i + 1)
+                w_ahead[i] <= w_ahead[i] + {2'd0, rel && d_warp == i}
+                                         - {2'd0, cm_retire && cm_ahead && cm_warp == i};
             if (cm_issued) w_state[cm_warp] <= WS_MEM;
             if (cm_retire) begin
                 w_pc[cm_warp]     <= nx_pc;
                 w_mask[cm_warp]   <= nx_mask;
                 w_exited[cm_warp] <= nx_exited;
                 w_depth[cm_warp]  <= nx_depth;
-                if (nx_done) begin
+                if (cm_ahead) begin
+                    // a released instruction: the warp's state belongs to its younger ones
+                end else if (nx_done) begin
                     w_state[cm_warp] <= WS_DONE;
                     if (b_ndone[cm_slot] + 1'b1 == cfg_wpb) begin
                         // The block finished: report it and free its slot and warps.
@@ -221,8 +242,9 @@ module simt_warp_table #(
     end
 
     // ---- read ports --------------------------------------------------------------------------------
-    assign f_pc     = w_pc[f_warp];
+    assign f_pc     = w_pc[f_warp] + {{(PCX_W-3){1'b0}}, w_ahead[f_warp]};
     assign d_pc     = w_pc[d_warp];
+    assign d_can_rel = AHEAD > 0 && w_depth[d_warp] == {DEPTH_W{1'b0}} && w_ahead[d_warp] < AHEAD;
     assign x_pc     = w_pc[x_warp];
     assign x_mask   = w_mask[x_warp];
     assign x_slot   = w_slot[x_warp];

@@ -93,6 +93,9 @@ NO_BENCH: dict[str, str] = {
                   "(fault 6: stale token); every fetched and decoded instruction is checked at retire",
     "simt_execute": "in simt_sm: every lane value is compared at retire in lockstep (planted fault 1: a "
                     "flipped lane bit); address errors by the directed error tests",
+    "simt_scoreboard": "in simt_sm: every value a warp's instruction reads behind its own earlier ones is "
+                       "compared at retire in lockstep; test_sm_pipeline.py checks one warp issuing ahead "
+                       "(planted fault 10: no writeback hold)",
     "simt_shared_wb": "in simt_sm: every shared load's values and passes are compared at retire in lockstep; "
                       "test_sm_pipeline.py checks the write-port priority (planted fault 8), the reset flush "
                       "(fault 9) and that shared accesses stream",
