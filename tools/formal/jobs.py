@@ -297,8 +297,8 @@ def all_jobs() -> list[Job]:
         "ordering (no issue while an in-flight transaction of the segment conflicts), <= MAX_OUT in "
         "flight, B/R -> native responses with tag and data, no error for a legal slave",
         params={"SEG_WORDS": 2, "ID_W": 1, "MAX_OUT": 2},
-        depth=8,
-        mode="bmc",
+        depth=3,
+        map_memories=True,
         faults=[
             Mutant(
                 "rtl/top/simt_axi_mem_bridge.v",
