@@ -1,11 +1,13 @@
-// Properties of simt_div_stack (docs/isa.md 4, docs/sm.md): `make formal` (bounded, see jobs.py).
+// Properties of simt_div_stack (docs/isa.md 4, docs/sm.md): `make formal` (k-induction, see jobs.py).
 //
 // Contract (the SM and tb/tests/unit/test_div_stack.py): reset first; `start` only while idle; clr names
 // neither the warp of an update in progress nor the one starting in the same cycle; exited covers the
 // lanes that are not live (live = ~exited on the lanes the test drives) after the instruction, as
 // simt_commit computes it: an EXIT's own lanes are in it, no other instruction's; the warp's mask is
 // not empty (the warp table's guarantee); an exited thread stays exited and never runs again until its
-// warp slot is cleared; every live thread is active or waits in a stack entry (the SIMT invariant).
+// warp slot is cleared; a warp's first instruction after the clear: every live thread is active; later
+// ones: the warp runs with the mask the unit last reported, exited = its exited | an EXIT's mask, and a
+// finished warp is not started again (simt_commit / simt_warp_table).
 // The wrapper keeps its own copy of every warp's stack, updated from what the unit REPORTS at `done`
 // (pushes, merged, pops, warp_done) and the instruction it was given; it checks the report against it:
 //   depth bounds: the reported depth is the copy's depth (0..STACK_DEPTH); a push only below
@@ -19,7 +21,10 @@
 //   SYNC restores the union of the paths (the mask at SSY minus exited lanes);
 //   top_after_* equals the copy's top entry after the instruction;
 //   a warp that is not done goes on with some thread (next_mask != 0): the guarantee the warp table's
-//   proof assumes of CM, so no retire record has an empty mask.
+//   proof assumes of CM, so no retire record has an empty mask;
+//   no thread is lost: in every cycle each live thread of a started warp is active or waits in an entry;
+//   rule 2: a divergent branch (it needs an SSY) lets one path wait at the rpc, or runs the taken path
+//   and leaves the not-taken lanes in a pushed (or merged) DIV entry.
 module simt_div_stack_props #(
     parameter integer WARP_SIZE   = 4,
     parameter integer NUM_WARPS   = 2,
