@@ -105,7 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.results.is_file():
         print(f"error: {args.results} not found: run `make formal` first", file=sys.stderr)
         return 2
-    print(summary(holes(), load_results(args.results)))
+    try:
+        results = load_results(args.results)
+        if not isinstance(results, dict) or not all(isinstance(v, dict) for v in results.values()):
+            raise ValueError("not a JSON object of job results")
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        print(f"error: {args.results}: {err}; it is written by `make formal`", file=sys.stderr)
+        return 2
+    print(summary(holes(), results))
     return 0
 
 
