@@ -127,6 +127,7 @@ def synth_sm(
     design = flow.load_json(work / "coarse.json")
     seconds["map"] = run(yosys, scripts[1], work, "map")
     cells = flow.load_json(work / "cells.json")
+    flow.check_mapped(cells, f"SM {cfg.sm_only().name} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")
     depth = flow.parse_abc_levels((work / "map.log").read_text())
     units = _module_table(cells, generic, depth, "simt_sm")
@@ -192,6 +193,7 @@ def synth_gpu(
     seconds = {"top": run(yosys, script, work, "gpu")}
     design = flow.load_json(work / "coarse.json")
     cells = flow.load_json(work / "cells.json")
+    flow.check_mapped(cells, f"GPU top {cfg.name} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")
     depth = flow.parse_abc_levels((work / "gpu.log").read_text())
     units = _module_table(cells, generic, depth, "simt_gpu")
@@ -222,6 +224,7 @@ def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path) -> 
     design = flow.load_json(work / "coarse.json")
     run(yosys, flow.map_script(lib_path), work, "map")
     cells = flow.load_json(work / "cells.json")
+    flow.check_mapped(cells, f"{top} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")
     units = _module_table(cells, generic, {}, top)
     return {"units": units, "memories": [a.as_dict() for a in memory.inventory(design)]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -141,6 +142,35 @@ def test_unit_name_and_multiplicity() -> None:
 def test_generic_counts_split_gates_and_flops() -> None:
     by_type = {"$_AND_": 10, "$_MUX_": 4, "$_DFFE_PP_": 7, "$_SDFF_PP0_": 2, "$mem_v2": 1, "sub": 1}
     assert flow.generic_counts(by_type, {"sub": {}}) == (14, 9)
+
+
+def test_flops_are_mapped_before_abc() -> None:
+    """dfflibmap adds a generic $_MUX_ per enable flip-flop: only an ABC run after it maps them."""
+    for script in (flow.map_script(Path("x.lib")), flow.gpu_script({}, Path("x.lib"))):
+        steps = [line.split()[0] for line in script.splitlines()]
+        assert steps.index("dfflibmap") < steps.index("abc")
+        assert "cells.json" in script.splitlines()[-1]  # the area statistics come after both
+
+
+def test_generic_cells_left_in_a_mapped_design_are_refused() -> None:
+    # What ABC-before-dfflibmap left in the 8-lane SM: enable muxes as $_MUX_ beside the dfxtp_1 cells
+    # (planted here), which the area sum silently skipped; the macros ($mem_v2) and sub-units are fine.
+    clean = {"modules": {
+        "\\simt_sm": {"num_cells_by_type": {"sky130_fd_sc_hd__dfxtp_1": 4, "$mem_v2": 1, "simt_alu": 8}},
+        "\\simt_alu": {"num_cells_by_type": {"sky130_fd_sc_hd__nand2_1": 9}},
+    }}  # fmt: skip
+    flow.check_mapped(clean, "clean")
+    assert flow.unmapped(clean) == {}
+    planted = {
+        "modules": {
+            **clean["modules"],
+            "\\simt_alu": {"num_cells_by_type": {"sky130_fd_sc_hd__nand2_1": 9, "$_MUX_": 3}},
+            "\\simt_perf": {"num_cells_by_type": {"$_MUX_": 2}},
+        }
+    }
+    assert flow.unmapped(planted) == {"$_MUX_": 5}
+    with pytest.raises(flow.UnmappedError, match=r"5 \$_MUX_.*map flip-flops before ABC"):
+        flow.check_mapped(planted, "planted")
 
 
 def test_parse_abc_levels() -> None:
