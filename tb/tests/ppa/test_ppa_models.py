@@ -154,6 +154,15 @@ def test_flops_are_mapped_before_abc() -> None:
         assert "cells.json" in script.splitlines()[-1]  # the area statistics come after both
 
 
+def test_timed_netlist_is_written_after_the_area_statistics() -> None:
+    """One mapping serves area and timing: the macros become boundaries only after the area is counted."""
+    lines = flow.map_script(Path("a.lib"), Path("m.lib")).splitlines()
+    stat = next(i for i, ln in enumerate(lines) if "cells.json" in ln)
+    tech = next(i for i, ln in enumerate(lines) if ln.startswith("techmap -map") and "macro_boundary" in ln)
+    assert stat < tech and lines[-1].startswith("write_verilog") and lines[-1].endswith("netlist.v")
+    assert "netlist.v" not in flow.map_script(Path("a.lib"))  # units alone (synth_module) write none
+
+
 def test_generic_cells_left_in_a_mapped_design_are_refused() -> None:
     # What ABC-before-dfflibmap left in the 8-lane SM: enable muxes as $_MUX_ beside the dfxtp_1 cells
     # (planted here), which the area sum silently skipped; the macros ($mem_v2) and sub-units are fine.

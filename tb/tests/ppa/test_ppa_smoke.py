@@ -45,16 +45,34 @@ def _abc_before_dfflibmap(liberty_path: Path) -> list[str]:
     ]
 
 
-def test_enable_flops_are_mapped_with_their_mux(
+def test_enable_flops_mapped_after_abc_are_refused(
     tool: yosys.Yosys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The barrier unit's enable flip-flops: mapped flip-flops first, every cell is a library cell; the
-    old order (planted) leaves their enable muxes generic, without area, and synth refuses it."""
-    params = {"NUM_BLOCKS": 2, "NUM_WARPS": 4}
-    good = synth.synth_module(tool, "simt_barrier", params, tmp_path / "good")["units"]["simt_barrier"]
+    """The barrier unit's enable flip-flops mapped in the old order (planted): their enable muxes stay
+    generic, without area, and synth refuses it (the right order: test_barrier_synthesises_…, where
+    synth_module would raise the same on any generic cell left)."""
     monkeypatch.setattr(flow, "_to_cells", _abc_before_dfflibmap)
     with pytest.raises(flow.UnmappedError, match=r"\$_MUX_"):
-        synth.synth_module(tool, "simt_barrier", params, tmp_path / "planted")
-    left = flow.unmapped(flow.load_json(tmp_path / "planted" / "cells.json"))
-    assert left.get("$_MUX_", 0) > 0  # one per enable flip-flop bit that had no mapped mux
-    assert good["area_um2"] > good["seq_area_um2"]
+        synth.synth_module(tool, "simt_barrier", {"NUM_BLOCKS": 2, "NUM_WARPS": 4}, tmp_path)
+    left = flow.unmapped(flow.load_json(tmp_path / "cells.json"))
+    assert left.get("$_MUX_", 0) > 0  # enable muxes dfflibmap added after ABC had run
+
+
+def test_timed_netlist_has_every_macro_boundary(tool: yosys.Yosys, tmp_path: Path) -> None:
+    """make ppa's mapping also writes the timed netlist: the same area, no generic cell, and each macro
+    (two 32-word shared banks here) with an endpoint per address/data/enable bit and a start point per
+    read-data bit; with the endpoints dropped (planted: what the netlists timed before had) it is refused."""
+    from ppa import netlist
+
+    r = synth.synth_module(
+        tool, "simt_shared_lsu", {"NUM_LANES": 4, "NUM_BANKS": 2, "SHARED_WORDS": 64}, tmp_path, timed=True
+    )
+    text = (tmp_path / "netlist.v").read_text()
+    netlist.check_mapped(tmp_path / "netlist.v")
+    assert [m["kind"] for m in r["memories"]] == ["macro", "macro"]
+    # per bank: 5 read + 5 write address bits, a read enable, 32 data and 32 enable bits; 32 read-data bits
+    assert netlist.boundary_cells(text) == (2 * (5 + 5 + 1 + 64), 2 * 32)
+    assert netlist.check_boundaries(text, r["memories"], "shared unit") == (150, 64)
+    planted = "\n".join(ln for ln in text.splitlines() if "simt_macro_in " not in ln)
+    with pytest.raises(netlist.BoundaryError, match="0 macro endpoints"):
+        netlist.check_boundaries(planted, r["memories"], "planted")
