@@ -154,9 +154,6 @@ def synth_sm(
     seconds["map"] = run(yosys, scripts[1], work, "map")
     cells = flow.load_json(work / "cells.json")
     flow.check_mapped(cells, f"SM {sm_name} ({work / 'cells.json'})")
-    from ppa import netlist
-
-    netlist.check_mapped(work / "netlist.v")
     generic = flow.load_json(work / "generic.json")
     depth = flow.parse_abc_levels((work / "map.log").read_text())
     units = _module_table(cells, generic, depth, "simt_sm")
@@ -173,6 +170,11 @@ def synth_sm(
         "memories": [a.as_dict() for a in arrays],
         "flop_arrays": (work / "flop_arrays.txt").read_text().split(),
     }
+    from ppa import netlist
+
+    net = work / "netlist.v"
+    netlist.check_mapped(net)  # no generic cell, and every macro with its registered boundary
+    netlist.check_boundaries(net.read_text(), result["memories"], f"SM {sm_name} ({net})")
     if ice40:
         seconds["ice40"] = run(yosys, scripts[2], work, "ice40")
         result["ice40"] = ice40_counts(flow.load_json(work / "ice40.json"))
