@@ -44,6 +44,7 @@ from tools.bench import _cudac_docs as docs  # noqa: E402
 REPORTS = ROOT / "build" / "reports"
 LATENCY = 20  # cycles, as tools/bench/kernels_bench.py's default: the same build and memory
 SEED = 1  # inputs seed of every case (the pairs compare the same inputs)
+CHEAP = 10_000  # warp-instructions: cases below this share one simulator run per kernel
 COUNTS = ("warp_instrs", "thread_instrs", "divergent_branches")
 
 
@@ -91,15 +92,20 @@ def pairs_of(only: list[str] | None) -> list[str]:
 
 
 class Journal:
-    """Records as they finish (build/reports/cudac_bench-<sim>.jsonl), so a long run can ``--resume``."""
+    """Records as they finish (build/reports/cudac_bench-<sim>.jsonl), so a long run can ``--resume``:
+    then the committed docs/bench/cudac-<sim>.json's cases count as done too (a later run adds only the
+    sizes it lacks)."""
 
-    def __init__(self, sim: str, resume: bool) -> None:
+    def __init__(self, sim: str, resume: bool, size: int, lanes: int) -> None:
         self.path = REPORTS / f"cudac_bench-{sim}.jsonl"
         REPORTS.mkdir(parents=True, exist_ok=True)
         if not resume:
             self.path.unlink(missing_ok=True)
         lines = self.path.read_text().splitlines() if self.path.is_file() else []
         self.rows: dict[tuple[str, int], dict[str, Any]] = {}
+        res = docs.load(sim) if resume else None
+        if res and (res["size"], res["lanes"], res["seed"], res["latency"]) == (size, lanes, SEED, LATENCY):
+            self.rows = rows_from_results(res)
         for line in lines:
             r = json.loads(line)
             self.rows[(r["kernel"], r["size"])] = r
@@ -110,24 +116,33 @@ class Journal:
             f.write(json.dumps(row) + "\n")
 
 
+def rows_from_results(res: docs.Results) -> dict[tuple[str, int], dict[str, Any]]:
+    """Journal rows of a results file (its sizes, and each pair's two sides at the report size)."""
+    rows = {(r["kernel"], r["size"]): dict(r) for r in res["sizes"]}
+    for p in res["pairs"]:
+        a = p["asm"]
+        rows[(p["kernel"], res["size"])] = {"kernel": p["kernel"], "size": res["size"], "cycles": a["cycles"],
+                                            **{f"model_{k}": a[k] for k in (*COUNTS, "words")}}  # fmt: skip
+        rows[(p["kernel"] + ".cu", res["size"])].update(
+            {f"model_{k}": p["cu"][k] for k in (*COUNTS, "words")}
+        )
+    return rows
+
+
 def run_rtl(args: argparse.Namespace, only: list[str] | None) -> tuple[docs.Results, list[str]]:
     """Every size of every C kernel and each pair's assembly at ``--size`` on the RTL of ``args.rtl``."""
     sim, lanes = args.rtl, args.lanes
-    journal, failed = Journal(sim, args.resume), []
-    # every case's model run first (each output against C); then one simulator run per kernel for all
-    # but its largest size, then the largest sizes and the assembly, cheapest first (a long run that
-    # is stopped leaves the fewest cases to --resume)
+    journal, failed = Journal(sim, args.resume, args.size, lanes), []
+    # every case's model run first (each output against C); then one simulator run per kernel for its
+    # cases under CHEAP warp-instructions, then the others one run each, cheapest first (a long run
+    # that is stopped leaves the fewest and costliest cases to --resume)
     cases = [(k, n) for k in c_kernels(only) for n in sorted(set(suite.sizes(k)))]
     cases += [] if args.no_asm else [(k, args.size) for k in pairs_of(only)]
     cases = [c for c in cases if c not in journal.rows]
     model = {c: model_counts(*c, lanes) for c in cases}
-    largest = {k: max(n for j, n in cases if j == k) for k, _ in cases}
-    jobs = [
-        (k, [n for j, n in cases if j == k and n != largest[k]]) for k in dict.fromkeys(k for k, _ in cases)
-    ]
-    jobs += sorted(
-        ([k, [n]] for k, n in largest.items()), key=lambda j: model[(j[0], j[1][0])]["warp_instrs"]
-    )
+    cheap = [c for c in cases if model[c]["warp_instrs"] < CHEAP]
+    jobs = [(k, [n for j, n in cheap if j == k]) for k in dict.fromkeys(k for k, _ in cheap)]
+    jobs += [(k, [n]) for k, n in sorted(set(cases) - set(cheap), key=lambda c: model[c]["warp_instrs"])]
     for name, todo in jobs:
         if not todo:
             continue
@@ -150,7 +165,7 @@ def run_rtl(args: argparse.Namespace, only: list[str] | None) -> tuple[docs.Resu
     pairs = []
     for k in pairs_of(only):
         a, c = rows.get((k, args.size)), rows.get((k + ".cu", args.size))
-        if a and c:
+        if a and c and "model_words" in a and "model_words" in c:
             pairs.append({"kernel": k, "asm": _pair_side(a), "cu": _pair_side(c)})
     sizes = [
         {key: r[key] for key in ("kernel", "size", "cycles", "rtl_warp_instrs", "model_warp_instrs")}
