@@ -27,6 +27,9 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     "Launch lifecycle"), the launch ends as its own image says and STATUS.IGNORED reads 1 (0 after
     every launch without meddling). Before them the host writes an unlisted register, which must leave
     IGNORED clear, and it reads IGNORED after each kind of write.
+    ``slave_error`` (AXI top only): the AXI slave answers one read beat of the launch's first burst
+    SLVERR, with the right data; the launch must end exactly, ``axi_error`` bit 0 must then read 1,
+    and the host resets the GPU, after which ``axi_error`` must read 0 and STATUS idle.
     """
 
     def __init__(self, name: str, image: LaunchImage | None = None, **kw: Any) -> None:
@@ -48,6 +51,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.expect_hang: list[str] | None = kw.pop("expect_hang", None)
         self.meddle: list[int] | None = kw.pop("meddle", None)
         self.meddle_start: bool = kw.pop("meddle_start", True)
+        self.slave_error: bool = kw.pop("slave_error", False)
         if kw:
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
         # results, filled by the driver
