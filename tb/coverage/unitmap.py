@@ -105,6 +105,10 @@ NO_BENCH: dict[str, str] = {
     "simt_sm_select": "in simt_gpu: ErrorSmCheck (gpu_tests.py) checks ERR_SM names the SM the failing block ran "
                       "on; the end-of-kernel checker reads the counters through PERF_SEL; the hang report reads "
                       "the debug view",
+    "simt_ignore_flag": "in simt_gpu: ResetMidKernelTest writes IMAGE words into one running launch and a START into "
+                        "the next, each of which must set STATUS.IGNORED (a write to an unlisted register must "
+                        "not), and every other launch must end with it clear; "
+                        "test_gpu.py::test_ignored_fault_is_caught plants fault 10 (the flag never rises)",
     "simt_axil_host": "in simt_gpu_axi: test_axi.py reads the register map over AXI4-Lite and launches every "
                       "kernel through it",
     "simt_axi_mem_bridge": "in simt_gpu_axi: test_axi.py runs kernels through it with every scoreboard on, "

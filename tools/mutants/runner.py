@@ -273,10 +273,36 @@ class Runner:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
+    """End a stage: the pytest process's group and every process it started. The simulator (vvp, or a
+    Verilator model) runs in a session of its own, so killing the group alone left it running on,
+    orphaned, through the rest of its tests: one leaked simulator per mutant stopped at its first failure."""
+    for pid in _descendants(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the pytest process and the simulator it started
+        os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (read from /proc; none where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after "(command)" and the state
+        children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
 
 
 def _compile_failed(text: str) -> bool:
