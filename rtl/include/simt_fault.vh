@@ -24,5 +24,6 @@
 `define SIMT_FAULT_DEBUG_PC    7  // simt_sm: the debug view (hang report) shows each warp's pc + 1
 `define SIMT_FAULT_PORT_PRIORITY 8 // simt_execute: EX's row takes the write port from a landing shared row
 `define SIMT_FAULT_STALE_SWB   9  // simt_execute: after the first shared row, reset misses the LSU and writeback
+`define SIMT_FAULT_STICKY_AXI_ERROR 11 // simt_axi_mem_bridge: axi_error bit 0 (error response) survives reset
 
 `endif
