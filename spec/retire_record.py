@@ -221,6 +221,7 @@ def _decode_group(lines: list[str], idx: list[int], out: list[tuple[int, int, An
     for b in _BOOLS:
         columns[3 + b] = (values[:, cols.index(3 + b)] == 1).tolist()
     vs, ve = spans[v]
+    ok &= (chars[:, vs:ve] != _SPACE).all(axis=1)  # (int() would let a space at either end pass)
     try:
         lanes = [int(line[vs:ve], 16) for line in group]
     except ValueError:  # X/Z lanes (Icarus): those lines are decode's job
