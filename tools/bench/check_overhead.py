@@ -5,6 +5,8 @@ end-of-kernel check, and the harness checking every retire in lock-step (every s
     SIM=verilator python tools/bench/check_overhead.py [--cases matrixmul:64,matrixmul:256]
         [--lanes 8,32] [--repeat 2] [--docs]
     python tools/bench/check_overhead.py --docs-only   # docs table from the committed results file
+    SIM=verilator python tools/bench/check_overhead.py --profile [--cases ...] [--lanes ...]
+        # where the harness's Python time goes: one end-only and one full run per case under cProfile
 
 Each case runs on the benchmark machine (spec/machines.py, one SM, 8 or 32 lanes) with a fixed 20-cycle
 memory; the three runs must report the same launch cycles. CPU seconds are those of the simulator
