@@ -245,4 +245,90 @@ module simt_axi_mem_bridge_props #(
             assert (error == 2'b00);
         end
     end
+
+`ifdef INVARIANTS
+    // ---- induction invariants (proof job only): the bridge's request register, in-flight table and
+    // read gathering equal the wrapper's records. The table gains an entry at the issuing edge, the
+    // wrapper's record one cycle later (when the transaction shows on AXI: `present`).
+    // peek (proof): p_qv = dut.q_valid
+    // peek (proof): p_qw = dut.q_write
+    // peek (proof): p_qi = dut.q_issued
+    // peek (proof): p_awd = dut.aw_done
+    // peek (proof): p_wd = dut.w_done
+    // peek (proof): p_wb = dut.w_beat
+    // peek (proof): p_qa = dut.q_addr
+    // peek (proof): p_qm = dut.q_mask
+    // peek (proof): p_qd = dut.q_wdata
+    // peek (proof): p_qt = dut.q_tag
+    // peek (proof): p_tv = dut.t_valid
+    // peek (proof): p_tw = dut.t_write
+    // peek (proof): p_ta[31:0] = dut.t_addr[0]
+    // peek (proof): p_ta[63:32] = dut.t_addr[1]
+    // peek (proof): p_ti[0:0] = dut.t_id[0]
+    // peek (proof): p_ti[1:1] = dut.t_id[1]
+    // peek (proof): p_tg[1:0] = dut.t_age[0]
+    // peek (proof): p_tg[3:2] = dut.t_age[1]
+    // peek (proof): p_rf = dut.r_full
+    // peek (proof): p_rd = dut.r_data
+    // peek (proof): p_ri = dut.r_id
+    // peek (proof): p_rb = dut.r_beat
+    // peek (proof): p_ib = dut.in_burst
+    (* keep *) wire                    p_qv, p_qw, p_qi, p_awd, p_wd, p_rf, p_ib;
+    (* keep *) wire [BEAT_W-1:0]       p_wb, p_rb;
+    (* keep *) wire [31:0]             p_qa;
+    (* keep *) wire [SEG_WORDS-1:0]    p_qm;
+    (* keep *) wire [SEG_WORDS*32-1:0] p_qd, p_rd;
+    (* keep *) wire [ID_W-1:0]         p_qt, p_ri;
+    (* keep *) wire [MAX_OUT-1:0]      p_tv, p_tw;
+    (* keep *) wire [32*MAX_OUT-1:0]   p_ta;
+    (* keep *) wire [ID_W*MAX_OUT-1:0] p_ti;
+    (* keep *) wire [2*MAX_OUT-1:0]    p_tg;
+    wire pending = p_qi && !c_presented;  // issued at the last edge, on AXI from this cycle
+    integer s, s2, g, gk;
+    reg [2:0] n_exp, n_dut;
+    reg [1:0] n_rec;
+    always @* begin
+        if (!init) begin
+            assert (p_qv == c_valid);
+            if (c_valid) begin
+                assert (p_qw == c_write && p_qa == c_addr && p_qm == c_mask && p_qd == c_wdata && p_qt == c_tag);
+                assert (p_awd == c_aw && p_wd == c_w_done && p_wb == c_beat && !(c_aw && c_w_done));
+                if (c_presented || c_aw || c_w_done) assert (p_qi && c_presented);
+                if (!c_write) assert (c_beat == 0 && !c_aw && !c_w_done);
+                if (c_w_done) assert (c_beat == 0);
+            end else begin
+                assert (!p_qi && !c_presented && !c_aw && !c_w_done && c_beat == 0 && p_wb == 0 && !p_awd && !p_wd);
+            end
+            // the in-flight table: per (kind, ID) the wrapper's entries (and the one pending), ages
+            // 0 = oldest .. n-1, each age once, its address the record's
+            for (g = 0; g < 2 * NID; g = g + 1) begin
+                gk = g / NID;  // 1 = writes
+                n_rec = gk ? fw_n[g % NID] : fr_n[g % NID];
+                n_exp = n_rec + (pending && c_write == gk && c_tag == g % NID);
+                n_dut = 0;
+                for (s = 0; s < MAX_OUT; s = s + 1)
+                    if (p_tv[s] && p_tw[s] == gk && p_ti[s*ID_W +: ID_W] == g % NID) begin
+                        n_dut = n_dut + 1;
+                        assert (p_tg[2*s +: 2] < n_exp);
+                        if (p_tg[2*s +: 2] < n_rec)
+                            assert (p_ta[32*s +: 32] == ((p_tg[2*s +: 2] == 0) ? (gk ? fw_a0[g % NID] : fr_a0[g % NID])
+                                                                               : (gk ? fw_a1[g % NID] : fr_a1[g % NID])));
+                        else assert (p_ta[32*s +: 32] == c_addr);
+                        for (s2 = 0; s2 < MAX_OUT; s2 = s2 + 1)
+                            if (s2 != s && p_tv[s2] && p_tw[s2] == gk && p_ti[s2*ID_W +: ID_W] == g % NID)
+                                assert (p_tg[2*s +: 2] != p_tg[2*s2 +: 2]);
+                    end
+                assert (n_dut == n_exp);
+            end
+            // the read burst being gathered
+            assert (p_rf == g_full && p_rb == rbeat && p_ib == in_burst);
+            if (g_full || in_burst) assert (p_ri == g_id);
+            for (s = 0; s < SEG_WORDS; s = s + 1)
+                if (g_full || (in_burst && s < rbeat)) assert (p_rd[32*s +: 32] == g_data[32*s +: 32]);
+            assert (in_burst == (rbeat != 0));
+            if (in_burst) assert (burst_id == g_id && fr_n[g_id] != 0);
+            if (g_full) assert (!in_burst);
+        end
+    end
+`endif
 endmodule

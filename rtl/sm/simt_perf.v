@@ -3,7 +3,7 @@
 `include "simt_fault.vh"
 // Performance counters of one SM (docs/isa.md section 11; indices SIMT_PERF_* in simt_isa.vh).
 // Event counts must equal the golden model's Counters; cycles and idle cycles depend on timing.
-// Test-only fault 12 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
+// Test-only fault 15 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
 // tb/tests/unit/test_perf.py.
 module simt_perf #(
     parameter integer WARP_SIZE  = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
@@ -35,7 +35,7 @@ module simt_perf #(
     reg [63:0] cnt [0:31];
 `ifdef SIMT_FAULTS
     `SIMT_FAULT_PLUSARG
-    // Fault 12: idle cycles count also while no launch runs.
+    // Fault 15: idle cycles count also while no launch runs.
     wire idle_run = run || simt_fault == `SIMT_FAULT_IDLE_UNGATED;
 `else
     wire idle_run = run;

@@ -12,7 +12,7 @@
 // from `vals` until it completes. Shared instructions reach CM in issue order among themselves.
 // Entries: ceil((ROWS + 3) / ROWS), what one shared instruction per ROWS cycles needs (an entry lives
 // from its row 0 to its retire, ROWS + 3 cycles). Reset and an error (halt) stop it; reset empties it.
-// Test-only fault 10 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
+// Test-only fault 13 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
 // tb/tests/unit/test_shared_wb.py.
 module simt_shared_wb #(
     parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE,   // machine parameter (checked in simt_sm)
@@ -88,7 +88,7 @@ module simt_shared_wb #(
     // The landing row: written to the register file now (loads), counted, kept.
     wire last_row = land_row == ROWS - 1;
 `ifdef SIMT_FAULTS
-    // Fault 10: the landing row is written at the oldest entry's warp and rd, not its own entry's (the
+    // Fault 13: the landing row is written at the oldest entry's warp and rd, not its own entry's (the
     // same while one entry is in flight; wrong once rows of a younger entry land behind an older one).
     wire [NW-1:0] wb = simt_fault == `SIMT_FAULT_SWB_HEAD_ROW ? head : land;
 `else

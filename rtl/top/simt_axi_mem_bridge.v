@@ -26,7 +26,9 @@
 // until reset, what the bridge cannot fix: bit 0 a SLVERR/DECERR response (the native response is
 // still given, its data as the slave sent it), bit 1 a protocol violation by the slave (RID changing
 // inside a burst, RLAST on the wrong beat, a response whose ID is not in flight).
+// Test-only fault 11 (SIMT_FAULTS builds, docs/sm.md): an error response's bit survives reset.
 `include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
+`include "simt_fault.vh"
 module simt_axi_mem_bridge #(
     parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per segment
     parameter integer ID_W      = 8,            // AXI ID width = the native tag width
@@ -247,13 +249,22 @@ module simt_axi_mem_bridge #(
         end
     end
 
+`ifdef SIMT_FAULTS
+    // Fault 11: reset clears the protocol bit but not the error-response bit, so a system that resets
+    // after a slave error still reads axi_error[0] = 1 (the AXI fault soak must notice).
+    `SIMT_FAULT_PLUSARG
+    wire f_keep_error = simt_fault == `SIMT_FAULT_STICKY_AXI_ERROR && error[0];
+`else
+    wire f_keep_error = 1'b0;
+`endif
+
     reg in_burst;
     always @(posedge clk) begin
         if (rst) begin
             r_full   <= 1'b0;
             r_beat   <= {BEAT_W{1'b0}};
             in_burst <= 1'b0;
-            error    <= 2'b00;
+            error    <= {1'b0, f_keep_error};
         end else begin
             if (r_full && mrsp_ready) r_full <= 1'b0;
             if (r_fire) begin

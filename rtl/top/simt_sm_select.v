@@ -4,7 +4,7 @@
 // Per-SM selection for the GPU's host registers (docs/gpu.md): which SM's kernel error is captured,
 // and which SM's performance counter and debug view a register read returns. Purely combinational:
 // simt_gpu registers the results, so moving these muxes here out of simt_gpu.v changes no cycle.
-// Test-only fault 11 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
+// Test-only fault 14 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
 // tb/tests/unit/test_sm_select.py.
 module simt_sm_select #(
     parameter integer NUM_SMS = `SIMT_DEFAULT_NUM_SMS,          // streaming multiprocessors: 1..16
@@ -38,7 +38,7 @@ module simt_sm_select #(
 
 `ifdef SIMT_FAULTS
     `SIMT_FAULT_PLUSARG
-    // Fault 11: the combined maximum stack depth is summed like the other counters.
+    // Fault 14: the combined maximum stack depth is summed like the other counters.
     wire max_is_max = simt_fault != `SIMT_FAULT_MAX_SUMMED;
 `else
     wire max_is_max = 1'b1;

@@ -14,6 +14,10 @@ bit 0 of every word of the first read burst (a corrupted R response: the retire 
 catch the wrong load value), ``drop_write`` loses the first word written after the first read (a
 store the slave never performed: the end-of-kernel check must catch it), ``slverr_read`` answers the
 first read beat SLVERR (the bridge's ``axi_error`` bit 0 must rise).
+
+A launch with ``slave_error`` set (the fault soak's "slave-error" kind) gets one read beat of its
+first burst answered SLVERR with the RAM's own data (tb/agents/axi_reorder.py): the launch must end
+exactly as the model says, and the host must find ``axi_error`` bit 0 set and cleared by a reset.
 """
 
 from __future__ import annotations
@@ -104,6 +108,8 @@ class AxiMemAgent(pyuvm.uvm_component):
         if what == "begin":
             if item.gmem is not None:
                 self.apply(item.gmem)
+            # the fault soak's "slave-error": one of the first burst's beats SLVERR, with its data
+            self.reader.error_in = self.rng.randrange(self.cfg.seg_words) if item.slave_error else None
             self.ram.write(0, bytes(4 * self.cfg.global_words))
             self.mem[:] = 0
         else:  # "end" or "abandon": what the slave holds now

@@ -4,6 +4,10 @@ random one of them first, whole (beats of one burst are never interleaved with a
 docs/gpu.md "AXI option" requires). Bursts of different IDs then overtake each other, which is what
 the bridge's IDs are for; same-ID bursts keep their order (AXI's rule): among the waiting ARs only the
 oldest of each ID may be picked.
+
+``arm_slave_error(beat)`` makes the ``beat``-th read beat from now (0: the next) answer SLVERR while
+still carrying the data the RAM holds, as a slave that reports an error it corrected would; the bridge
+must raise ``axi_error`` bit 0 and the GPU compute on (the fault soak's "slave-error" kind).
 """
 
 from __future__ import annotations
@@ -21,6 +25,11 @@ class ReorderingAxiRamRead(AxiRamRead):
         super().__init__(*args, **kwargs)
         self.rng, self.depth = rng, depth
         self.overtaken = 0  # bursts answered while an older AR of another ID waited
+        self.error_in: int | None = None  # beats until the armed SLVERR beat (None: none armed)
+        self.slave_errors = 0  # SLVERR beats given with the RAM's data
+
+    def arm_slave_error(self, beat: int = 0) -> None:
+        self.error_in = beat
 
     async def _process_read(self) -> None:
         waiting: list[Any] = []
@@ -49,6 +58,12 @@ class ReorderingAxiRamRead(AxiRamRead):
                 data = await self._read((cur // self.byte_lanes) * self.byte_lanes, self.byte_lanes)
             except Exception:  # noqa: BLE001 - as cocotbext-axi: a failed read answers SLVERR
                 data, r.rresp = bytes(self.byte_lanes), AxiResp.SLVERR
+            if self.error_in is not None:
+                if self.error_in == 0:
+                    r.rresp, self.error_in = AxiResp.SLVERR, None
+                    self.slave_errors += 1
+                else:
+                    self.error_in -= 1
             r.rdata = int.from_bytes(data, "little")
             await self.r_channel.send(r)
             cur += num_bytes

@@ -141,6 +141,26 @@ class HostDriver(pyuvm.uvm_driver):
             item.cycles_per_sm = await self.perf.per_sm("cycles", self.num_sms)
         await sync(self.dut)
         self.launch_ap.write(("end", item))
+        if item.slave_error:
+            await self.recover_from_slave_error(item)
+
+    async def recover_from_slave_error(self, item: LaunchItem) -> None:
+        """After a launch that got a SLVERR read beat (AXI top): ``axi_error`` bit 0 must be set, and
+        a reset, the documented way to clear it (docs/gpu.md "AXI option"), must leave it 0 and the GPU
+        idle. The next launch is then checked in lockstep like every other."""
+        dut, bfm = self.dut, self.bfm
+        assert bfm is not None
+        err = int(dut.axi_error.value)
+        assert err & 1, (
+            f"{item}: the AXI slave answered a read beat SLVERR, yet axi_error is 0b{err:02b}; bit 0 "
+            "must be set (docs/gpu.md)"
+        )
+        await self.reset()
+        err, st = int(dut.axi_error.value), await bfm.status()
+        assert err == 0 and st == 0, (
+            f"{item}: after the reset that follows a slave error axi_error must read 0 and STATUS idle; "
+            f"got axi_error 0b{err:02b}, STATUS 0x{st:x}"
+        )
 
     def _hang_report(self) -> Any:
         """The watchdog's report: the checker's (ConfigDB HANG_REPORT: the RTL's debug view next to the

@@ -25,6 +25,9 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     ``meddle`` (words) is written to IMAGE, then a START, ``interrupt_after`` cycles after START while the
     launch runs: the GPU ignores both (docs/gpu.md "Launch lifecycle"), the launch ends as its own image
     says and STATUS.IGNORED reads 1 (0 after every launch without meddling).
+    ``slave_error`` (AXI top only): the AXI slave answers one read beat of the launch's first burst
+    SLVERR, with the right data; the launch must end exactly, ``axi_error`` bit 0 must then read 1,
+    and the host resets the GPU, after which ``axi_error`` must read 0 and STATUS idle.
     """
 
     def __init__(self, name: str, image: LaunchImage | None = None, **kw: Any) -> None:
@@ -45,6 +48,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.max_instrs: int | None = kw.pop("max_instrs", None)
         self.expect_hang: list[str] | None = kw.pop("expect_hang", None)
         self.meddle: list[int] | None = kw.pop("meddle", None)
+        self.slave_error: bool = kw.pop("slave_error", False)
         if kw:
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")
         # results, filled by the driver

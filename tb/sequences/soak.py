@@ -4,7 +4,8 @@ faults injected at random cycles, every launch after a fault a clean one checked
 Fault kinds: ABORT mid-launch and reset mid-launch (at a random cycle), an illegal launch image (each of
 the loader's refusals in turn), a kernel that traps (each kernel error kind in turn), and a launch under
 memory at the extremes (almost no backpressure or nearly always stalled, latencies from 1 to 500
-cycles, responses reordered). The launches between faults are directed and constrained-random kernels.
+cycles, responses reordered); on the AXI top also a slave error (one read beat answered SLVERR, with
+its data: the launch must end exactly, axi_error bit 0 rise, and a reset clear it). The launches between faults are directed and constrained-random kernels.
 Every launch goes through the same environment as every system test: each retire checked against the
 golden model, every memory transaction and shared write on its scoreboard.
 """
@@ -23,6 +24,7 @@ from tb.env.items import LaunchItem
 from tb.sequences import library
 
 FAULT_KINDS = ("abort", "reset", "illegal-image", "trap", "memory-extreme")
+AXI_FAULT_KINDS = (*FAULT_KINDS, "slave-error")  # the AXI top's soak (a slave error needs an AXI slave)
 CLEAN_KERNELS = ["vecadd", "alu", "divergence", "shared_barrier", "matmul"]
 # memory at its extremes: nearly never ready and very slow; or always ready with the shortest latency
 MEMORY_EXTREMES = [
@@ -65,10 +67,11 @@ def plan(
     """``launches`` launches; about ``fault_share`` of them faulted (0.5: every other one), each fault
     one of ``kinds`` and followed by a clean one; ``random_share`` of the clean launches are
     constrained-random kernels, the rest directed ones."""
-    unknown = set(kinds) - set(FAULT_KINDS)
+    unknown = set(kinds) - set(AXI_FAULT_KINDS)
     if unknown or not kinds:
         raise ValueError(
-            f"soak fault kinds {sorted(unknown) or '(none)'}: choose from {', '.join(FAULT_KINDS)}"
+            f"soak fault kinds {sorted(unknown) or '(none)'}: choose from {', '.join(AXI_FAULT_KINDS)} "
+            "(slave-error on the AXI top only)"
         )
     out = SoakPlan([])
     illegal = [i for i in library.launch_errors(cfg, rng) if i.expect_launch_error is not None]
@@ -95,6 +98,11 @@ def plan(
                     start=template.start,
                     expect_launch_error=template.expect_launch_error,
                     expect_rule=template.expect_rule,
+                )
+            elif kind == "slave-error":
+                name = rng.choice(["vecadd", "matmul"])  # both read global memory from the start
+                item = LaunchItem(
+                    f"{n}: {name}, a read beat answered SLVERR", image_of(name, rng), slave_error=True
                 )
             elif kind == "trap":
                 err = traps[out.faults[kind] % len(traps)]

@@ -6,18 +6,21 @@
     python -m tools.formal --docs          also rewrite the table in docs/verification.md ("Formal")
 
 Exit status 0 when every proof passed and every planted fault produced its counterexample.
-The table is also written to build/reports/formal.md.
+The table is also written to build/reports/formal.md, each job's verdict to build/reports/formal.json
+(merged over runs, so --only updates its jobs), and the count of coverage holes the proofs resolve is
+printed after the table (tools/formal/holes.py).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from spec import cli
-from tools.formal import report
+from tools.formal import holes, report
 from tools.formal.jobs import Job, all_jobs
 from tools.formal.sby import FormalToolError, Result, check_tools, prepare, run
 
@@ -95,9 +98,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [r for r in results if not r.ok]
     summary = report.summary(results, wall) + f" (Yosys start: {prep_wall:.0f} s wall, {prep_cpu:.0f} s CPU)"
     print(summary)
-    report.write_build(table, summary)
+    known = holes.load_results()
+    known.update(report.results_json(results))
+    holes.RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    holes.RESULTS.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n")
+    hole_text = holes.summary(holes.holes(), known)
+    print()
+    print(hole_text)
+    report.write_build(table, summary + "\n\n" + hole_text)
     if args.docs:
-        report.write_docs(table, summary)
+        report.write_docs(table, summary + "\n\n" + hole_text)
     return 1 if bad else 0
 
 

@@ -297,8 +297,8 @@ def all_jobs() -> list[Job]:
         "ordering (no issue while an in-flight transaction of the segment conflicts), <= MAX_OUT in "
         "flight, B/R -> native responses with tag and data, no error for a legal slave",
         params={"SEG_WORDS": 2, "ID_W": 1, "MAX_OUT": 2},
-        depth=8,
-        mode="bmc",
+        depth=3,
+        map_memories=True,
         faults=[
             Mutant(
                 "rtl/top/simt_axi_mem_bridge.v",
@@ -319,12 +319,13 @@ def all_jobs() -> list[Job]:
         "sm",
         "depth bounds, pops return what was pushed (SYNC: SSY's target and mask; DIV: pc+1 and the "
         "not-taken lanes, OR-ed by merges), resume mask = popped mask minus exited lanes, a divergent "
-        "branch splits its mask into the two paths, errors change nothing, top_after = the stack's top, a warp "
-        "that is not done goes on with a thread; quick completion: q_done exactly when done follows the start "
-        "with no pop, and the q_* results (top entry included) are what done then reports",
+        "branch splits its mask into the two paths (one waits at the rpc or in a pushed / merged DIV), no "
+        "thread is lost (a live thread is active or waits in an entry, in every cycle), errors change "
+        "nothing, top_after = the stack's top, a warp that is not done goes on with a thread; quick "
+        "completion: q_done exactly when done follows the start with no pop, and the q_* results (top entry "
+        "included) are what done then reports",
         params={"WARP_SIZE": 4, "NUM_WARPS": 2, "STACK_DEPTH": 2, "PC_W": 4},
-        depth=6,
-        mode="bmc",
+        depth=4,
         map_memories=True,
         faults=[
             Mutant(
@@ -351,6 +352,12 @@ def all_jobs() -> list[Job]:
                 "assign q_done      = !busy && start;",
                 "a step that reconverges (pops follow) is reported as a quick completion: CM would retire "
                 "it with the pre-pop pc and mask",
+            ),
+            Mutant(
+                "rtl/sm/simt_div_stack.v",
+                "a_push = 1'b1;                // taken path first, not-taken waits in a DIV",
+                "a_push = 1'b0;                // taken path first, not-taken waits in a DIV",
+                "a divergent branch runs its taken path without pushing the not-taken lanes (they are lost)",
             ),
         ],
     )

@@ -35,6 +35,14 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(rows)
 
 
+def results_json(results: Sequence[Result]) -> dict[str, dict[str, str]]:
+    """Each job's verdict (build/reports/formal.json: read by tools/formal/holes.py)."""
+    return {
+        r.job.name: {"mode": r.job.mode, "status": r.status, "verdict": r.verdict, "expect": r.job.expect}
+        for r in results
+    }
+
+
 def summary(results: Sequence[Result], wall: float) -> str:
     proofs = [r for r in results if r.job.expect == "pass"]
     faults = [r for r in results if r.job.expect == "fail"]

@@ -143,6 +143,8 @@ def sby_text(job: Job, files: list[Path]) -> str:
     if job.map_memories:
         script += "flatten\nmemory -nomap\nmemory_map\nopt_clean\n"
     peeks = peeks_of(ROOT / job.props)
+    if "INVARIANTS" in job.defines:
+        peeks += peeks_of(ROOT / job.props, proof=True)
     if peeks:
         # The wrapper's (* keep *) wires named in `// peek:` lines are connected to the unit's internal
         # registers after flattening (Yosys has no hierarchical references): induction invariants.
@@ -154,12 +156,14 @@ def sby_text(job: Job, files: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_PEEK = re.compile(r"^\s*//\s*peek:\s*(\w+(?:\[\d+:\d+\])?)\s*=\s*(\S+)\s*$", re.M)
+_PEEK = re.compile(r"^\s*//\s*peek(\s*\(proof\))?:\s*(\w+(?:\[\d+:\d+\])?)\s*=\s*(\S+)\s*$", re.M)
 
 
-def peeks_of(props: Path) -> list[tuple[str, str]]:
-    """The `// peek: local = dut.path` lines of a property wrapper."""
-    return _PEEK.findall(props.read_text())
+def peeks_of(props: Path, proof: bool = False) -> list[tuple[str, str]]:
+    """The `// peek: local = dut.path` lines of a property wrapper, or with proof=True its
+    `// peek (proof): ...` lines: those are connected only in the proof job (INVARIANTS), because a
+    planted fault may leave the register unused and Yosys removes it."""
+    return [(local, path) for tag, local, path in _PEEK.findall(props.read_text()) if bool(tag) == proof]
 
 
 def job_files(job: Job, work: Path) -> list[Path]:

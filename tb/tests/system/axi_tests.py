@@ -22,6 +22,7 @@ from tb.agents.host_bfm import REG_CONFIG, REG_ID, REG_PERF_SEL
 from tb.env.axi_env import AxiGpuEnv
 from tb.env.items import LaunchItem
 from tb.sequences import library
+from tb.sequences.soak import AXI_FAULT_KINDS
 from tb.tests.system.gpu_tests import GpuTest, SoakMixin, seeds_from_env
 
 # the AXI slave's behaviour per launch, cycled: no pauses, the default profile, heavy backpressure
@@ -41,13 +42,16 @@ class AxiGpuTest(GpuTest):
 
 @pyuvm.test()
 class AxiKernelTest(AxiGpuTest):
-    """The AXI-Lite register map (ID, CONFIG, a partial-word write refused with SLVERR), then directed,
+    """The AXI-Lite register map (ID, CONFIG, a partial-word write refused with SLVERR), then directed
+    (the first with a read beat answered SLVERR, its data intact: axi_error set, then cleared by reset),
     random and benchmark kernels through AXI, the slave's backpressure changing every launch."""
 
     def items(self) -> list[LaunchItem]:
         from kernels.suite import prepare
 
         items = library.directed(self.rng, ["vecadd", "shared_barrier"])
+        # a read beat answered SLVERR with its data: exact result, axi_error set, cleared by reset
+        items[0].slave_error = True
         items += library.random_kernels(self.cfg, seeds_from_env("0:1"))
         for spec in filter(None, os.environ.get("KERNEL_CASES", "").split(",")):
             name, size = spec.split(":")
@@ -131,4 +135,15 @@ class AxiFaultTest(AxiGpuTest):
 
 @pyuvm.test()
 class AxiSoakTest(SoakMixin, AxiGpuTest):
-    """The fault soak (tb/sequences/soak.py) on the AXI top."""
+    """The fault soak (tb/sequences/soak.py) on the AXI top, slave errors included."""
+
+    soak_kinds = AXI_FAULT_KINDS
+
+
+@pyuvm.test()
+class AxiSlaveErrorSoakTest(SoakMixin, AxiGpuTest):
+    """Slave errors only, every other launch (the meta-test's soak: with fault 11 planted, the reset
+    after a slave error leaves axi_error bit 0 set, and the host's recovery check must fail)."""
+
+    soak_kinds = ("slave-error",)
+    soak_fault_share = 0.5

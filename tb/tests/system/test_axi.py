@@ -27,8 +27,11 @@ AXI_FAULTS = {
 
 
 def run_axi(tests: list[str], **env: str) -> None:
+    """Run pyuvm ``tests`` on the AXI top; SIMT_FAULT=n in ``env`` builds with the RTL's fault hooks
+    and plants fault n (as tb/gpurun.py's run_gpu)."""
     cfg = CONFIGS[CONFIG]
     extra = {"GPU_TAG": f"axi-{CONFIG}", **env}
+    fault = "SIMT_FAULT" in env
     rtlsim.run(
         TOPLEVEL,
         AXI_SOURCES,
@@ -36,7 +39,9 @@ def run_axi(tests: list[str], **env: str) -> None:
         machine=cfg,
         extra_env=extra,
         testcase=tests,
-        tag=f"axi-{CONFIG}",
+        tag=f"axi-{CONFIG}" + ("-faults" if fault else ""),
+        defines={"SIMT_FAULTS": 1} if fault else None,
+        plusargs=[f"+SIMT_FAULT={env['SIMT_FAULT']}"] if fault else [],
         visibility=VISIBILITY,
         trace=True,
     )

@@ -46,3 +46,17 @@ def test_soak_planted_fault_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any(want in m for m in failed.value.messages), (
         f"the soak failed, but not with {want!r}: {failed.value.messages}"
     )
+
+
+def test_axi_slave_error_planted_fault_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Meta-test of the soak's "slave-error" kind: with fault 11 planted (a reset leaves axi_error bit 0
+    set) a soak of slave errors must fail in the host agent's check after the reset. (Without the
+    fault the kind passes in test_axi.py's AxiKernelTest and in every AXI soak that draws it.)"""
+    if not os.environ.get("SEED"):
+        monkeypatch.setenv("SEED", SHORT_SEED)
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_axi(["AxiSlaveErrorSoakTest"], SOAK_LAUNCHES="2", SIMT_FAULT="11")
+    want = "after the reset that follows a slave error axi_error must read 0"
+    assert any(want in m for m in failed.value.messages), (
+        f"the soak failed, but not with {want!r}: {failed.value.messages}"
+    )

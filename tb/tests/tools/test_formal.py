@@ -143,3 +143,27 @@ def test_no_stray_counterexample() -> None:
     """formal/cex/ holds the counterexamples of today's fault jobs and the witnesses of its cover jobs only."""
     names = {f"{j.name}.vcd" for j in JOBS if j.expect == "fail" or j.mode == "cover"}
     assert {p.name for p in CEX.glob("*.vcd")} <= names
+
+
+def test_coverage_holes_count_and_resolution() -> None:
+    """The issue's 74 holes are the testplan's hole bins over the regression's points; a hole counts as
+    proved unreachable only when every proof its entry names passed as an unbounded (k-induction) job."""
+    from tools.formal import holes
+
+    hs = holes.holes()
+    assert len(hs) == 74
+    names = {j.name: j for j in JOBS}
+    for h in hs:
+        for job in h.proofs:
+            assert job in names and names[job].mode == "prove", f"{h.point}: {job} is not a proof job"
+    none_bins = [h for h in hs if h.proofs]
+    assert none_bins, "no hole names a proof"
+    ok = {j: {"mode": "prove", "status": "PASS"} for j in none_bins[0].proofs}
+    assert holes.proved(ok, none_bins[0].proofs)
+    first = none_bins[0].proofs[0]
+    assert not holes.proved({**ok, first: {"mode": "prove", "status": "UNKNOWN"}}, none_bins[0].proofs)
+    assert not holes.proved({**ok, first: {"mode": "bmc", "status": "PASS"}}, none_bins[0].proofs)
+    assert not holes.proved({}, ())
+    text = holes.summary(hs, ok)
+    assert f"{len(none_bins)} of 74 resolved ({len(none_bins)} proved unreachable" in text
+    assert "0 of 74 resolved" in holes.summary(hs, {})

@@ -14,17 +14,22 @@ from tb.sequences import soak
 
 def _faulted(item) -> bool:  # type: ignore[no-untyped-def]
     return bool(
-        item.interrupt or item.expect_error or item.expect_launch_error or "extreme" in item.get_name()
+        item.interrupt
+        or item.expect_error
+        or item.expect_launch_error
+        or item.slave_error
+        or "extreme" in item.get_name()
     )
 
 
+@pytest.mark.parametrize("kinds", [soak.FAULT_KINDS, soak.AXI_FAULT_KINDS], ids=["native", "axi"])
 @pytest.mark.parametrize("launches", [2, 3, 17, 200])
-def test_every_fault_is_followed_by_a_clean_launch(launches: int) -> None:
-    p = soak.plan(SYSTEM["sm2-l8"], random.Random(launches), launches, random_share=0.02)
+def test_every_fault_is_followed_by_a_clean_launch(launches: int, kinds: tuple[str, ...]) -> None:
+    p = soak.plan(SYSTEM["sm2-l8"], random.Random(launches), launches, random_share=0.02, kinds=kinds)
     assert p.launches == launches
     flags = [k in p.faulted for k in range(p.launches)]
     for k, item in enumerate(p.items):  # an injected fault is what makes a launch faulted
-        injected = bool(item.interrupt or item.expect_error or item.expect_launch_error)
+        injected = bool(item.interrupt or item.expect_error or item.expect_launch_error or item.slave_error)
         assert injected <= flags[k] and (injected or not flags[k] or item.gmem in soak.MEMORY_EXTREMES)
     assert not flags[-1], "the last launch must be a clean one"
     for k, f in enumerate(flags):
@@ -33,7 +38,8 @@ def test_every_fault_is_followed_by_a_clean_launch(launches: int) -> None:
     assert sum(flags) == sum(p.faults.values()) == p.recoveries
 
 
-def test_every_fault_kind_is_drawn() -> None:
-    p = soak.plan(SYSTEM["sm2-l8"], random.Random(7), 300, random_share=0.0)
-    assert set(p.faults) == set(soak.FAULT_KINDS)
+@pytest.mark.parametrize("kinds", [soak.FAULT_KINDS, soak.AXI_FAULT_KINDS], ids=["native", "axi"])
+def test_every_fault_kind_is_drawn(kinds: tuple[str, ...]) -> None:
+    p = soak.plan(SYSTEM["sm2-l8"], random.Random(7), 300, random_share=0.0, kinds=kinds)
+    assert set(p.faults) == set(kinds)
     assert 0.2 <= sum(p.faults.values()) / p.launches <= 0.4  # about 30 % of the launches faulted

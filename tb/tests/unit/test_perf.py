@@ -14,7 +14,7 @@ reset clears every counter, and an index past the last counter reads 0.
   which the system benches cannot do (they compare only the event counts with the model).
 
 Configurations: the default machine, and WARP_SIZE 8 / 2 block slots, and the default with planted
-fault 12 (idle cycles counted while no launch runs), which the bench must catch.
+fault 15 (idle cycles counted while no launch runs), which the bench must catch.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ async def random_events(dut):
 
 @pytest.mark.parametrize(
     "params,fault",
-    [({}, 0), ({"WARP_SIZE": 8, "NUM_BLOCKS": 2, "DEPTH_W": 3}, 0), ({}, 12)],
+    [({}, 0), ({"WARP_SIZE": 8, "NUM_BLOCKS": 2, "DEPTH_W": 3}, 0), ({}, 15)],
     ids=["default", "w8-b2", "planted-idle-outside-launch"],
 )
 def test_perf(params: dict[str, int], fault: int) -> None:

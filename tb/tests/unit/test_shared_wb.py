@@ -17,7 +17,7 @@ empties it.
   while CM holds a load, its values).
 
 Configurations: 8 and 32 lanes of a 32-thread warp (4 rows and 2 entries; 1 row and 4 entries), and
-the 8-lane one with planted fault 10 (a landing row written at the oldest entry's rd, docs/sm.md
+the 8-lane one with planted fault 13 (a landing row written at the oldest entry's rd, docs/sm.md
 "Test-only fault hooks"), which the bench must catch.
 """
 
@@ -232,7 +232,7 @@ async def random_stream(dut):
     assert counts["halts"] > 0 and counts["resets"] > 1, counts
 
 
-@pytest.mark.parametrize("lanes,fault", [(8, 0), (32, 0), (8, 10)], ids=["l8", "l32", "l8-planted-head-row"])
+@pytest.mark.parametrize("lanes,fault", [(8, 0), (32, 0), (8, 13)], ids=["l8", "l32", "l8-planted-head-row"])
 def test_shared_wb(lanes: int, fault: int) -> None:
     rtlsim.run(
         "simt_shared_wb",
