@@ -6,8 +6,8 @@ folder; the benches are pointed at them through ``SIMT_RTL_ROOT`` / ``SIMT_BUILD
 one pytest process stopped at its first failing cocotb test (its output is watched); the mutant's
 verdict is the first stage that fails:
 
-1. ``unit``    the mutated module's own unit bench, every configuration (none for simt_sm, simt_perf
-               and simt_gpu: the stages below are theirs)
+1. ``unit``    the mutated module's own unit bench, every configuration (none for simt_sm and
+               simt_gpu: the stages below are theirs)
 2. ``gpu``     the GPU on sm2-l8 (two SMs): SmokeTest, DirectedTest, ErrorTest, LaunchErrorTest,
                ResetMidKernelTest, every retire checked against the model
 3. ``sm16``    the SM bench on its w16l4 configuration, which no GPU configuration has (16-thread
@@ -84,7 +84,7 @@ def unit_stage(rel: str) -> Stage | None:
     stem = BENCH_OF_PART.get(stem, stem)
     bench = UNIT / f"test_{stem}.py"
     if stem == "sm" or not bench.exists():
-        return None  # the SM's bench is the sm16 stage; simt_perf and simt_gpu have none
+        return None  # the SM's bench is the sm16 stage; simt_gpu and the stage modules have none
     return Stage("unit", (f"{bench.relative_to(ROOT)}::test_{stem}",))
 
 
