@@ -9,7 +9,9 @@ Each kernel lives in ``kernels/<name>/``:
 - ``gen.py``    the input generator: ``SIZES``, ``ODD_SIZES``, ``CI_SIZES`` and ``setup(size, rng, cfg)``
                 returning a :class:`Setup` (launch shape, scalar parameters, input arrays, outputs)
 - ``golden.c``  the C reference: ``golden ARGS... < inputs > outputs``, words little-endian uint32,
-                inputs and outputs concatenated in the order ``setup`` lists them
+                inputs and outputs concatenated in the order ``setup`` lists them. Optional beside a
+                ``kernel.cu``: without it the kernel.cu is its own reference (compiled by gcc with
+                cudac/host.h, threads of a block one after another, barrier phases in order)
 - ``README.md`` what it computes, its launch shape, the divergence and memory behaviour it exercises
 
 :func:`prepare` lays the arrays out in global memory, passes their base addresses to the ``.param`` of
@@ -34,6 +36,7 @@ import difflib
 import fcntl
 import hashlib
 import importlib
+import importlib.util
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -141,12 +144,21 @@ def folder_and_source(name: str) -> tuple[str, Path]:
 def generator(name: str) -> ModuleType:
     name = folder_and_source(name)[0]
     folder = KERNELS / name
-    missing = [f for f in ("gen.py", "golden.c", "README.md") if not (folder / f).is_file()]
+    needed = (
+        ("gen.py", "README.md") if (folder / "kernel.cu").is_file() else ("gen.py", "golden.c", "README.md")
+    )
+    missing = [f for f in needed if not (folder / f).is_file()]
     if not (folder / "kernel.s").is_file() and not (folder / "kernel.cu").is_file():
         missing.insert(0, "kernel.s or kernel.cu")
     if missing:
         raise SuiteError(f"kernels/{name}: missing {', '.join(missing)} (see kernels/README.md)")
-    mod = importlib.import_module(f"kernels.{name}.gen")
+    if folder.parent == Path(__file__).resolve().parent:
+        mod = importlib.import_module(f"kernels.{name}.gen")
+    else:  # a kernels folder elsewhere (KERNELS moved: tests of the suite's rules)
+        spec = importlib.util.spec_from_file_location(f"_kernels_{name}_gen", folder / "gen.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
     for attr in ("SIZES", "ODD_SIZES", "CI_SIZES", "setup"):
         if not hasattr(mod, attr):
             raise SuiteError(f"kernels/{name}/gen.py: define {attr} (see kernels/README.md)")
@@ -217,6 +229,29 @@ def run_golden(name: str, setup: Setup) -> list[np.ndarray]:
     return out
 
 
+def run_self_reference(
+    folder: str, setup: Setup, bases: dict[str, int], values: dict[str, int], words: int, cfg: GpuConfig
+) -> list[np.ndarray]:
+    """The outputs of kernels/<folder>/kernel.cu compiled by gcc with cudac/host.h and run on the host on
+    ``setup``'s inputs laid out as on the GPU (a kernel.cu as its own reference: no golden.c to keep in step)."""
+    from cudac.host import HostError, host_binary, run_host
+
+    source = KERNELS / folder / "kernel.cu"
+    if not source.is_file():
+        raise SuiteError(f"kernels/{folder}: no golden.c and no kernel.cu to be its own reference")
+    threads = setup.block[0] * setup.block[1] * setup.block[2]
+    compiled = compiled_kernel(source, register_budget(setup, cfg), threads)
+    mem = np.zeros(words, dtype=np.uint32)
+    for n, a in setup.inputs:
+        mem[bases[n] : bases[n] + len(a)] = np.asarray(a, dtype=np.uint32)
+    try:
+        exe = host_binary(source, compiled.kernel, compiled.params, compiled.pointer_params)
+        after = run_host(exe, setup.grid, setup.block, [values[p] for p in compiled.params], mem, timeout=120)
+    except HostError as exc:
+        raise SuiteError(f"kernels/{folder}/kernel.cu as its own reference: {exc}") from None
+    return [after[bases[n] : bases[n] + length].copy() for n, length in setup.outputs]
+
+
 # ------------------------------------------------------------------------------------------------
 # One case
 # ------------------------------------------------------------------------------------------------
@@ -224,9 +259,11 @@ def _aligned(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
 
 
-def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
+def prepare(name: str, size: int, seed: int, cfg: GpuConfig, reference: str = "auto") -> Case:
     """Kernel ``name`` at ``size`` with inputs from ``seed``: launch image (inputs in DATA records) and
-    the C reference's outputs. Raises :class:`SuiteError` if the arrays do not fit ``cfg``'s memory."""
+    the C reference's outputs. Raises :class:`SuiteError` if the arrays do not fit ``cfg``'s memory.
+    ``reference``: ``golden`` (golden.c), ``self`` (the folder's kernel.cu on the host, cudac/host.py)
+    or ``auto`` (golden.c when the folder has one)."""
     mod = generator(name)
     setup: Setup = mod.setup(size, np.random.default_rng([seed, size]), cfg)
     folder, source = folder_and_source(name)
@@ -273,7 +310,10 @@ def prepare(name: str, size: int, seed: int, cfg: GpuConfig) -> Case:
         cfg=cfg,
         size=size,
     )
-    expected = run_golden(name, setup)
+    if reference == "golden" or (reference == "auto" and (KERNELS / folder / "golden.c").is_file()):
+        expected = run_golden(name, setup)
+    else:
+        expected = run_self_reference(folder, setup, bases, values, at, cfg)
     outputs = [Output(n, bases[n], e) for (n, _), e in zip(setup.outputs, expected, strict=True)]
     return Case(name, size, seed, image, outputs, setup)
 

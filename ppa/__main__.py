@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 from ppa import synth
-from ppa.config import SWEEPS, sweep
+from ppa.config import SWEEPS, name, sweep
 from ppa.yosys import YosysError, find
 from spec import cli
 
 
 def _size(c) -> int:
     """Sort key: the largest SM (its Yosys run the longest) first."""
-    return -(c.lanes * 64 + c.warps)
+    return -(c.num_lanes * 64 + c.num_warps)
 
 
 def _synthesise(job: tuple) -> str:
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     depth = {s for s in args.depth.split(",") if s}
     cached = args.only_cached or args.action == "report"
     if not cached and args.jobs > 1:  # fill the cache in parallel, largest SM first; the loop below reads it
-        jobs = [("sm", c, c.name in ice, c.name in depth, args.force) for c in sorted(sm_cfgs, key=_size)]
+        jobs = [("sm", c, name(c) in ice, name(c) in depth, args.force) for c in sorted(sm_cfgs, key=_size)]
         jobs += [("gpu", c, False, False, args.force) for c in gpu_cfgs]
         with ProcessPoolExecutor(max_workers=args.jobs) as ex:
             for err in ex.map(_synthesise, jobs):
@@ -87,20 +87,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for cfg in sm_cfgs:
             t = time.monotonic()
-            r = synth.synth_sm(y, cfg, ice40=cfg.name in ice, force=args.force, cached_only=cached)
+            r = synth.synth_sm(y, cfg, ice40=name(cfg) in ice, force=args.force, cached_only=cached)
             print(
-                f"  SM {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}",
+                f"  SM {name(cfg)}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}",
                 flush=True,
             )
             if r is not None:
-                d = synth.unit_depths(y, cfg, force=args.force, cached_only=cached or cfg.name not in depth)
+                d = synth.unit_depths(y, cfg, force=args.force, cached_only=cached or name(cfg) not in depth)
                 r["depths"] = d or {}
                 sms.append(r)
         for cfg in gpu_cfgs:
             t = time.monotonic()
             r = synth.synth_gpu(y, cfg, force=args.force, cached_only=cached)
             print(
-                f"  GPU {cfg.name}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}",
+                f"  GPU {name(cfg)}: {'not synthesised yet' if r is None else f'{time.monotonic() - t:.1f} s'}",
                 flush=True,
             )
             if r is not None:

@@ -11,8 +11,9 @@ Per SM configuration, three runs (each cached, see ppa/synth.py):
 2. ``map``: arrays that are *flip-flop arrays* (see ppa/memory.py: not exactly one write port, or fewer
    than 32 words) are mapped to flip-flops and gates; the memory macros stay ``$mem_v2`` (costed per
    bit by ppa/memory.py, not by gates). Generic gates are counted after ``techmap`` (Yosys's one-bit
-   ``$_AND_``/``$_MUX_``/... cells, before ABC); then ABC maps onto the sky130 area library
-   (ppa/liberty.py) and the flip-flops are mapped to ``dfxtp_1``.
+   ``$_AND_``/``$_MUX_``/... cells, before mapping); then the flip-flops are mapped to ``dfxtp_1`` and
+   ABC maps the rest (the enable muxes dfflibmap adds included) onto the sky130 area library
+   (ppa/liberty.py); a mapping that leaves a generic cell is refused (``check_mapped``).
    Logic depth is measured by a separate run per unit (``depth_script``): the unit alone, flattened,
    mapped by ABC to two-input generic gates (AND/NAND/OR/NOR/XOR/XNOR/ANDNOT/ORNOT and MUX), then
    Yosys ``ltp -noff``: the longest chain of gates between flip-flops, ports and memory ports (a memory
@@ -32,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
+# A memory macro's registered boundary for static timing (ppa/netlist.py): a Yosys techmap of $mem_v2.
+BOUNDARY_V = Path(__file__).resolve().parent / "macro_boundary.v"
 INCLUDE = RTL / "include"
 SM_FILES = sorted((RTL / "sm").glob("*.v"))
 TOP_FILES = sorted((RTL / "top").glob("*.v"))
@@ -70,12 +73,17 @@ _MAP_FLOP_ARRAYS = ["opt -fast -full", "memory_map @flopmem", "opt -full", "tech
 
 
 def _to_cells(liberty: Path) -> list[str]:
-    """Generic gates -> the liberty's cells, with the generic and the cell statistics written on the way."""
+    """Generic gates -> the liberty's cells, with the generic and the cell statistics written on the way.
+
+    Flip-flops first: ``dfflibmap`` legalizes an enable flip-flop into ``dfxtp_1`` plus a generic
+    ``$_MUX_``, which only an ABC run after it maps. In the other order (this flow's until 2026-11-26)
+    the 8-lane SM kept 37,773 ``$_MUX_`` with no area (its logic 1,769,085 instead of 1,859,089 µm²,
+    ~5 % low); :func:`unmapped` finds such leftovers and ppa/synth.py refuses them."""
     return [
         "tee -q -o generic.json stat -json",
-        f"abc -liberty {liberty}",
-        "opt_clean",
         f"dfflibmap -liberty {liberty}",
+        "opt_clean",
+        f"abc -liberty {liberty}",
         "opt_clean",
         f"tee -q -o cells.json stat -liberty {liberty} -json",
     ]
@@ -96,7 +104,23 @@ def coarse_script(params: dict[str, int], top: str = "simt_sm") -> str:
     )
 
 
-def map_script(liberty: Path) -> str:
+def timed_netlist(macros: Path) -> list[str]:
+    """After the area statistics: the same mapped design with every memory macro (``$mem_v2``) replaced
+    by its registered boundary (ppa/macro_boundary.v: instances of the *macros* Liberty's two cells, no
+    logic, so the mapping is untouched), written as ``netlist.v`` for OpenSTA (ppa/netlist.py, ppa/sta.py).
+    One mapping serves the area and the timing."""
+    return [
+        f"read_liberty -lib {macros}",
+        f"techmap -map {BOUNDARY_V} t:$mem_v2",
+        "opt_clean",
+        "splitnets -ports",
+        "opt_clean -purge",
+        "write_verilog -noattr -noexpr -nohex -nodec netlist.v",
+    ]
+
+
+def map_script(liberty: Path, macros: Path | None = None) -> str:
+    """coarse.il -> the liberty's cells and their statistics; with *macros*, also the timed netlist."""
     return (
         "\n".join(
             [
@@ -106,6 +130,7 @@ def map_script(liberty: Path) -> str:
                 "tee -q -o flop_arrays.txt select -list @flopmem",
                 *_MAP_FLOP_ARRAYS,
                 *_to_cells(liberty),
+                *(timed_netlist(macros) if macros is not None else []),
             ]
         )
         + "\n"
@@ -230,6 +255,32 @@ def multiplicity(modules: dict[str, dict], top: str) -> dict[str, int]:
         raise ValueError(f"top module {top} not in the Yosys statistics ({sorted(modules)[:5]}...)")
     walk(top_key, 1)
     return mult
+
+
+class UnmappedError(RuntimeError):
+    """A mapped design still holds Yosys generic cells: they have no library cell, so no area."""
+
+
+def unmapped(cells: dict) -> dict[str, int]:
+    """Yosys generic cells (``$_MUX_``, ``$_DFFE_PP_``, …) left in a mapped design's ``stat -json``, per type
+    (summed over its modules; each module's own cells)."""
+    out: dict[str, int] = {}
+    for stats in cells.get("modules", {}).values():
+        for cell_type, n in stats.get("num_cells_by_type", {}).items():
+            if cell_type.startswith("$_"):
+                out[cell_type] = out.get(cell_type, 0) + n
+    return out
+
+
+def check_mapped(cells: dict, where: str) -> None:
+    """Refuse a mapping that left generic cells (they would count no area)."""
+    left = unmapped(cells)
+    if left:
+        listed = ", ".join(f"{n} {t}" for t, n in sorted(left.items()))
+        raise UnmappedError(
+            f"{where}: generic cells left after mapping ({listed}): they have no area in the report; "
+            "map flip-flops before ABC (ppa/flow.py _to_cells) and rerun `make ppa`"
+        )
 
 
 def generic_counts(by_type: dict[str, int], modules: dict[str, dict]) -> tuple[int, int]:

@@ -1,7 +1,7 @@
 """iCE40 second opinion per SM unit: LUT4 / flip-flop / carry / block-RAM counts and a tool-timed Fmax.
 
 ``python -m ppa.ice40 [--units simt_alu,simt_decode,...]`` synthesises each rtl/sm unit alone, with the
-parameters simt_sm gives it in the default 8-lane SM (``Config(lanes=8, banks=8, rf_depth=512)``), for a
+parameters simt_sm gives it in the default 8-lane SM (the named machine ``L8-W16-R512-B8`` of spec/machines.py ``PPA``), for a
 Lattice iCE40 FPGA, and places and routes the ones that fit. Output: a table on stdout and
 ``build/ppa/ice40/report.md``; per unit ``build/ppa/ice40/<unit>-<key>/result.json`` (the cache).
 
@@ -47,8 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ppa import flow, synth
-from ppa.config import Config
+from ppa import config, flow, synth
 from ppa.yosys import Yosys, YosysError, find, run
 from spec import cli
 
@@ -57,7 +56,7 @@ NICE = 19
 FLOW_VERSION = 1  # bump when the wrapper or the place-and-route settings change (part of the cache key)
 FREQ_MHZ = 100.0  # nextpnr's target; the achieved Fmax is reported whatever the target
 SEED = 1
-CONFIG = Config(lanes=8, banks=8, rf_depth=512)  # the default 8-lane SM
+CONFIG = config.machine("L8-W16-R512-B8")  # the default 8-lane SM
 
 
 @dataclass(frozen=True)
@@ -433,7 +432,7 @@ def write_report(results: Sequence[dict], path: Path, device: Device, wall: floa
     text = [
         "# iCE40 second opinion per SM unit (`python -m ppa.ice40`)",
         "",
-        f"SM configuration {CONFIG.name} (each unit with the parameters simt_sm gives it). Device {device.name} "
+        f"SM configuration {config.name(CONFIG)} (each unit with the parameters simt_sm gives it). Device {device.name} "
         f"({device.lcs:,} logic cells, {device.brams} block RAMs); nextpnr target {FREQ_MHZ:g} MHz, seed {SEED}.",
         f"Tools: {yosys}; {tools.get('nextpnr')}.",
         "",
@@ -452,7 +451,7 @@ def write_report(results: Sequence[dict], path: Path, device: Device, wall: floa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    units_all = flow.unit_params(CONFIG.sm_params())
+    units_all = flow.unit_params(config.sm_params(CONFIG))
     parser = cli.ArgumentParser(prog="python -m ppa.ice40", description=__doc__.splitlines()[0])
     parser.add_argument("--units", default=",".join(units_all), help="comma-separated rtl/sm units")
     parser.add_argument("--no-pnr", action="store_true", help="counts only, no nextpnr")
@@ -470,7 +469,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (YosysError, NextpnrError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(f"ppa.ice40: {len(units)} units of SM {CONFIG.name} on {HX8K.name}, {y.short_version}", flush=True)
+    print(
+        f"ppa.ice40: {len(units)} units of SM {config.name(CONFIG)} on {HX8K.name}, {y.short_version}",
+        flush=True,
+    )
     results = []
     try:
         for u in units:

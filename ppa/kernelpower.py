@@ -82,14 +82,13 @@ def finish_row(row: dict, fmax_mhz: float) -> dict:
 
 
 def measure(lanes: int, which: str = "all", log=print) -> dict:
-    from ppa import liberty, netlist, netpower, sta, timedlib, toggles
-    from ppa.config import Config
+    from ppa import config, liberty, netlist, netpower, sta, timedlib, toggles
     from ppa.perf import count_all
     from ppa.power import events_of
     from ppa.rtlcycles import LATENCY
     from ppa.yosys import find
 
-    cfg_syn = Config(lanes=lanes, banks=lanes, rf_depth=4096 // lanes)
+    cfg_syn = config.lanes_sweep(True, (lanes,))[0]  # the constant-registers SM (RF_DEPTH 4096 / lanes)
     timing = sta.analyse_config(cfg_syn, log)
     fmax = timing["fmax_mhz"]
     lib, macros, label = sta.libraries(log)
@@ -127,7 +126,7 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
         )
     res = {
         "lanes": lanes,
-        "sm": cfg_syn.sm_only().name,
+        "sm": config.name(config.sm_only(cfg_syn)),
         "simulated_machine": "ppa.rtlcycles.machine(lanes): RF 1024 rows, 2048 shared words (the same RTL "
         "names as the synthesised SM's)",
         "fmax_mhz": fmax,

@@ -35,25 +35,27 @@ module _simt_macro_boundary (RD_CLK, RD_EN, RD_ARST, RD_SRST, RD_ADDR, RD_DATA, 
   input [WR_PORTS*ABITS-1:0] WR_ADDR;
   input [WR_PORTS*WIDTH-1:0] WR_DATA;
 
+  // keep: an endpoint drives nothing, so opt_clean would delete it (and the paths into the macro with
+  // it: the netlists timed before 2026-11-26 had no simt_macro_in at all)
   // the macro's clock: its (only) write port's
   wire clk = WR_CLK[0];
   genvar i;
   generate
     for (i = 0; i < RD_PORTS * ABITS; i = i + 1) begin : rd_addr
-      simt_macro_in in_ (.CLK(clk), .D(RD_ADDR[i]));
+      (* keep *) simt_macro_in in_ (.CLK(clk), .D(RD_ADDR[i]));
     end
     for (i = 0; i < RD_PORTS; i = i + 1) begin : rd_en
-      simt_macro_in in_ (.CLK(clk), .D(RD_EN[i]));
+      (* keep *) simt_macro_in in_ (.CLK(clk), .D(RD_EN[i]));
     end
     for (i = 0; i < RD_PORTS * WIDTH; i = i + 1) begin : rd_data
       simt_macro_out out_ (.CLK(clk), .Q(RD_DATA[i]));
     end
     for (i = 0; i < WR_PORTS * ABITS; i = i + 1) begin : wr_addr
-      simt_macro_in in_ (.CLK(clk), .D(WR_ADDR[i]));
+      (* keep *) simt_macro_in in_ (.CLK(clk), .D(WR_ADDR[i]));
     end
     for (i = 0; i < WR_PORTS * WIDTH; i = i + 1) begin : wr_data
-      simt_macro_in in_d (.CLK(clk), .D(WR_DATA[i]));
-      simt_macro_in in_e (.CLK(clk), .D(WR_EN[i]));
+      (* keep *) simt_macro_in in_d (.CLK(clk), .D(WR_DATA[i]));
+      (* keep *) simt_macro_in in_e (.CLK(clk), .D(WR_EN[i]));
     end
   endgenerate
 endmodule

@@ -1,15 +1,19 @@
 """The mapped gate-level netlist that static timing reads (issue 28), cached per configuration.
 
-Two Yosys runs per SM configuration, each cached under ``build/ppa/sta/``:
+A whole SM's netlist is make ppa's own synthesis (ppa/synth.py ``sm_netlist``): its mapping (flip-flop
+arrays to gates, flip-flops onto ``dfxtp_1``, ABC onto the area library's 28 cells: the cells
+ppa/charlib.py characterizes) also writes the design with every memory macro (ppa/memory.py's rule)
+replaced by its **registered boundary** (ppa/macro_boundary.v: each address/data/enable bit ends at a
+``simt_macro_in`` endpoint, each read data bit starts at a ``simt_macro_out`` whose clock-to-output is
+the macro's access time) as ``netlist.v`` (hierarchical: one module per unit), so area and timing come
+from one mapping and a cold run maps each SM once.
+
+One rtl/sm unit alone (Lies 2019 §5.2's candidates, ppa/sta.py ``analyse_unit``) takes two Yosys runs,
+each cached under ``build/ppa/sta/``:
 
 1. ``coarse``: ppa/flow.py's coarse script (the same as make ppa's), kept as ``coarse.il``; keyed by the
    RTL sources (every ``rtl/sm/*.v``, globbed), the script and the Yosys version;
-2. ``timed``: the coarse design mapped as make ppa maps it (flip-flop arrays to gates, ABC onto the area
-   library's 28 cells, flip-flops onto ``dfxtp_1``: the cells ppa/charlib.py characterizes), and every
-   memory macro (ppa/memory.py's rule) replaced by its **registered boundary**
-   (ppa/macro_boundary.v: each address/data/enable bit ends at a ``simt_macro_in`` endpoint, each read
-   data bit starts at a ``simt_macro_out`` whose clock-to-output is the macro's access time). Written
-   as ``netlist.v`` (hierarchical: one module per unit) for OpenSTA.
+2. ``timed``: the coarse design mapped as above, macros first replaced by their boundaries.
 """
 
 from __future__ import annotations
@@ -19,12 +23,12 @@ import re
 import shutil
 from pathlib import Path
 
-from ppa import flow
-from ppa.config import Config
+from ppa import config, flow
 from ppa.yosys import Yosys, run
+from spec.config import GpuConfig
 
 STA_BUILD = flow.ROOT / "build" / "ppa" / "sta"
-BOUNDARY_V = Path(__file__).resolve().parent / "macro_boundary.v"
+BOUNDARY_V = flow.BOUNDARY_V
 
 
 def key(parts: list[str]) -> str:
@@ -70,10 +74,10 @@ def timed_script(liberty: Path, macros: Path) -> str:
     )
 
 
-def coarse(yosys: Yosys, cfg: Config, log=print, top: str = "simt_sm", params: dict | None = None) -> Path:
+def coarse(yosys: Yosys, cfg: GpuConfig, log=print, top: str = "simt_sm", params: dict | None = None) -> Path:
     """The cached ``coarse.il`` of *cfg*'s SM, or of one rtl/sm unit *top* with *params* (ppa/flow.py's
     coarse script)."""
-    params = cfg.sm_params() if params is None else params
+    params = config.sm_params(cfg) if params is None else params
     script = flow.coarse_script(params, top)
     k = key([yosys.version, script, *sources(flow.SM_FILES)])
     work = STA_BUILD / f"coarse-{label(cfg, top)}-{k}"
@@ -87,19 +91,23 @@ def coarse(yosys: Yosys, cfg: Config, log=print, top: str = "simt_sm", params: d
     return il
 
 
-def label(cfg: Config, top: str = "simt_sm") -> str:
+def label(cfg: GpuConfig, top: str = "simt_sm") -> str:
     """``L8-W16-R512-B8`` for the SM, ``simt_alu@L8-W16-R512-B8`` for one of its units."""
-    return cfg.sm_only().name if top == "simt_sm" else f"{top}@{cfg.sm_only().name}"
+    sm = config.name(config.sm_only(cfg))
+    return sm if top == "simt_sm" else f"{top}@{sm}"
 
 
 def timed(
-    yosys: Yosys, cfg: Config, macros: Path, log=print, top: str = "simt_sm", params: dict | None = None
+    yosys: Yosys, cfg: GpuConfig, macros: Path, log=print, top: str = "simt_sm", params: dict | None = None
 ) -> Path:
-    """The cached gate-level netlist (``netlist.v``) of *cfg*'s SM: mapped exactly as make ppa maps it
-    (ABC onto the area library of ppa/liberty.py, whose cells the characterized Liberty times), with the
-    memory macros as registered boundaries (*macros*)."""
+    """The cached gate-level netlist (``netlist.v``) of *cfg*'s SM (make ppa's own mapping, ppa/synth.py
+    ``sm_netlist``) or of one unit *top* alone: mapped exactly as make ppa maps it (ABC onto the area
+    library of ppa/liberty.py, whose cells the characterized Liberty times), with the memory macros as
+    registered boundaries (*macros*)."""
     from ppa import synth
 
+    if top == "simt_sm" and params is None:
+        return synth.sm_netlist(yosys, cfg, log)
     il = coarse(yosys, cfg, log, top, params)
     area_lib, _ = synth.library()
     script = timed_script(area_lib, macros)
@@ -150,6 +158,37 @@ def check_mapped(net: Path) -> None:
             f"{net}: generic cells left after mapping ({', '.join(f'{n} {t}' for t, n in sorted(left.items()))}): "
             "OpenSTA would treat them as black boxes; map them (ppa/netlist.py timed_script)"
         )
+
+
+_BOUNDARY = re.compile(r"^\s+(simt_macro_in|simt_macro_out)\s", re.M)
+
+
+class BoundaryError(RuntimeError):
+    """A timed netlist whose memory macros lack their registered boundary's endpoints."""
+
+
+def boundary_cells(verilog: str) -> tuple[int, int]:
+    """(``simt_macro_in`` endpoints, ``simt_macro_out`` start points) instantiated in a netlist's text."""
+    found = _BOUNDARY.findall(verilog)
+    return found.count("simt_macro_in"), found.count("simt_macro_out")
+
+
+def check_boundaries(verilog: str, arrays: list[dict], where: str) -> tuple[int, int]:
+    """Every macro of *arrays* (ppa/memory.py inventory rows of one netlist's module definitions) has its
+    boundary: a start point per read-data bit, and endpoints for at least every write-data and
+    write-enable bit and read enable (address bits come on top). The netlists timed before 2026-11-26
+    had no endpoints at all (opt_clean removed the output-less cells): no path into a macro was timed."""
+    macros = [a for a in arrays if a["kind"] == "macro"]
+    outs_expected = sum(a["read_ports"] * a["width"] for a in macros)
+    ins_at_least = sum(a["read_ports"] + 2 * a["write_ports"] * a["width"] for a in macros)
+    ins, outs = boundary_cells(verilog)
+    if outs != outs_expected or ins < ins_at_least:
+        raise BoundaryError(
+            f"{where}: {ins} macro endpoints (at least {ins_at_least} expected) and {outs} macro start points "
+            f"({outs_expected} expected) for {len(macros)} macros: the registered boundary "
+            "(ppa/macro_boundary.v) must keep its endpoints (* keep *)"
+        )
+    return ins, outs
 
 
 def coarse_seconds(cfg_dir: Path) -> float:

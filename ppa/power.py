@@ -7,8 +7,8 @@
    are weighted by its synthesised area per instance / its instrumented bits (the mean area behind a
    toggling bit: a capacitance proxy) and summed, in µm²·toggles. Two weightings, both reported:
    ``logic`` (library cells only) and ``logic+macros`` (plus the modelled memory-macro area of the
-   unit's arrays, ppa/memory.py). Areas: the synthesised SM of ppa/config.py ``Config(lanes=n,
-   banks=n, rf_depth=4096/n)`` (make ppa's cache), the closest synthesised machine to the simulated one
+   unit's arrays, ppa/memory.py). Areas: the synthesised SM of ppa/config.py ``lanes_sweep(True)``
+   (n lanes and banks, RF_DEPTH 4096/n; make ppa's cache), the closest synthesised machine to the simulated one
    (ppa.rtlcycles.machine: 2,048 shared words, 1,024 register rows; weights only).
 2. Events per launch: the golden model's counters (``EVENTS``) plus the launch's RTL cycles, the
    model stepped in the RTL's retire order (the raw bench's trace), as the lockstep checker steps it,
@@ -62,14 +62,13 @@ def events_of(counters: dict, ev, cycles: int) -> dict[str, float]:
 
 def weights(lanes: int) -> dict[str, dict[str, float]]:
     """Per SM module: {"logic": µm² per instance, "macros": modelled macro µm² per instance}."""
-    from ppa import synth
-    from ppa.config import lanes_sweep
+    from ppa import config, synth
     from ppa.yosys import find
 
-    cfg = next(c for c in lanes_sweep(True) if c.lanes == lanes)
+    cfg = next(c for c in config.lanes_sweep(True) if c.num_lanes == lanes)
     r = synth.synth_sm(find(), cfg, cached_only=True)
     if r is None:
-        raise SystemExit(f"ppa.power: SM {cfg.name} is not synthesised yet: run make ppa first")
+        raise SystemExit(f"ppa.power: SM {config.name(cfg)} is not synthesised yet: run make ppa first")
     out = {}
     for name, u in r["units"].items():
         out[name] = {"logic": u["area_um2"] / u["instances"], "macros": 0.0, "instances": u["instances"]}

@@ -30,6 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ppa import config
 from spec import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -369,16 +370,16 @@ def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
         net, fo = fanout.buffered(net, [lib, macros], "simt_sm", log)
         fo["seconds"] = time.monotonic() - t1
     key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
-    work = OUT / f"{cfg.sm_only().name}-{key}"
+    work = OUT / f"{config.name(config.sm_only(cfg))}-{key}"
     res_path = work / "sta.json"
     if res_path.is_file():
         return json.loads(res_path.read_text())
-    log(f"  OpenSTA on SM {cfg.sm_only().name}")
+    log(f"  OpenSTA on SM {config.name(config.sm_only(cfg))}")
     res = analyse([lib, macros], net, "simt_sm", work)
     cells = json.loads((net.parent / "cells.json").read_text())
     res.update(
-        name=cfg.sm_only().name,
-        config=cfg.sm_only().as_dict(),
+        name=config.name(config.sm_only(cfg)),
+        config=config.as_dict(config.sm_only(cfg)),
         library=label,
         tool=sta_version(),
         yosys=y.version,
@@ -394,13 +395,13 @@ def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from ppa.config import Config
+    from ppa.config import lanes_sweep
 
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lanes", default="4,8,16,32")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
-    cfgs = [Config(lanes=n, banks=n, rf_depth=4096 // n) for n in (int(x) for x in args.lanes.split(","))]
+    cfgs = lanes_sweep(True, tuple(int(x) for x in args.lanes.split(",")))
     from concurrent.futures import ProcessPoolExecutor
 
     try:
@@ -452,7 +453,7 @@ def unit_script(libs: list[Path], netlist: Path, top: str, paths: Path) -> str:
 
 
 def analyse_unit(job: tuple) -> dict:
-    """(Config, unit[, buffer]) -> the unit's worst path alone (synthesised as make ppa maps it, buffered
+    """(GpuConfig, unit[, buffer]) -> the unit's worst path alone (synthesised as make ppa maps it, buffered
     by ppa/fanout.py unless buffer is False; cached)."""
     from ppa import fanout, flow, netlist
     from ppa.yosys import find
@@ -461,7 +462,7 @@ def analyse_unit(job: tuple) -> dict:
     buffer = rest[0] if rest else True
     lib, macros, label = libraries()
     y = find()
-    params = flow.unit_params(cfg.sm_params())[unit]
+    params = flow.unit_params(config.sm_params(cfg))[unit]
     t0 = time.monotonic()
     net = netlist.timed(y, cfg, macros, print, top=unit, params=params)
     synth_s = time.monotonic() - t0
@@ -484,8 +485,8 @@ def analyse_unit(job: tuple) -> dict:
     p = found[0]
     res = {
         "unit": unit,
-        "config": cfg.sm_only().name,
-        "lanes": cfg.lanes,
+        "config": config.name(config.sm_only(cfg)),
+        "lanes": cfg.num_lanes,
         "params": params,
         "delay_ns": PERIOD - (p.slack or 0.0),
         "fmax_mhz": fmax_mhz(PERIOD, p.slack or 0.0),

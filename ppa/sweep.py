@@ -30,36 +30,41 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ppa.config import Config  # noqa: E402
+from ppa import config  # noqa: E402
+from ppa.config import machine, name, sm_only  # noqa: E402
 from spec import cli  # noqa: E402
+from spec.config import GpuConfig  # noqa: E402
 
 OUT = ROOT / "build" / "ppa" / "sweep"
 SHARED_WORDS = 1024  # the SM's default, so the simulated machine is the synthesised one
 
-# (Config, SMs): the 12 configurations
-CONFIGS: list[Config] = [
-    Config(lanes=4, banks=4, rf_depth=1024),  # constant total registers (4096 x 32 bit)
-    Config(lanes=8, banks=8, rf_depth=512),
-    Config(lanes=16, banks=16, rf_depth=256),
-    Config(lanes=32, banks=32, rf_depth=128),
-    Config(lanes=4, banks=4, rf_depth=512),  # 512 rows per lane: registers grow with the lanes
-    Config(lanes=16, banks=16, rf_depth=512),
-    Config(lanes=8, banks=8, warps=8, rf_depth=512),  # warps
-    Config(lanes=4, banks=4, warps=8, rf_depth=1024),
-    Config(lanes=8, banks=8, warps=32, rf_depth=1024),
-    Config(lanes=8, banks=8, rf_depth=512, sms=2),  # SMs
-    Config(lanes=8, banks=8, rf_depth=512, sms=4),
-    Config(lanes=32, banks=32, rf_depth=128, sms=2),
+# The 12 configurations: named machines of spec/machines.py PPA (lanes x banks, register rows, warps, SMs)
+SWEEP = [
+    "L4-W16-R1024-B4",  # constant total registers (4096 x 32 bit)
+    "L8-W16-R512-B8",
+    "L16-W16-R256-B16",
+    "L32-W16-R128-B32",
+    "L4-W16-R512-B4",  # 512 rows per lane: registers grow with the lanes
+    "L16-W16-R512-B16",
+    "L8-W8-R512-B8",  # warps
+    "L4-W8-R1024-B4",
+    "L8-W32-R1024-B8",
+    "L8-W16-R512-B8-S2",  # SMs
+    "L8-W16-R512-B8-S4",
+    "L32-W16-R128-B32-S2",
 ]
+CONFIGS: list[GpuConfig] = [machine(n) for n in SWEEP]
 
 
-def machine_of(c: Config):
-    from ppa.rtlcycles import machine
+def machine_of(c: GpuConfig) -> GpuConfig:
+    """The machine the sweep simulates for *c*: the benchmark machine with *c*'s lanes, warps, register
+    rows, SMs and shared words (ppa/rtlcycles.py)."""
+    from ppa.rtlcycles import machine as bench_machine
 
-    return machine(c.lanes, c.warps, c.rf_depth, c.sms, shared_words=c.shared_words)
+    return bench_machine(c.num_lanes, c.num_warps, c.rf_depth, c.num_sms, shared_words=c.shared_words)
 
 
-def area(c: Config, log, cached_only: bool = False) -> dict | None:
+def area(c: GpuConfig, log, cached_only: bool = False) -> dict | None:
     """{sm_mm2, gpu_mm2, logic_mm2, macro_mm2} of ``c`` (synthesising what is not cached, unless
     ``cached_only``: then None for a configuration not synthesised yet)."""
     from ppa import synth
@@ -67,38 +72,38 @@ def area(c: Config, log, cached_only: bool = False) -> dict | None:
     from ppa.yosys import find
 
     y = find()
-    sm = synth.synth_sm(y, c.sm_only(), cached_only=cached_only)
+    sm = synth.synth_sm(y, sm_only(c), cached_only=cached_only)
     if sm is None:
         return None
     s = summary(sm)
     out = {"sm_mm2": s.total_um2 / 1e6, "logic_mm2": s.logic_um2 / 1e6, "macro_mm2": s.macro_um2 / 1e6,
            "ffs": s.ffs, "gpu_mm2": s.total_um2 / 1e6, "top_mm2": 0.0, "sm": sm["name"], "tool": sm["tool"],
            "synth_seconds": sum(sm.get("seconds", {}).values())}  # fmt: skip
-    if c.sms > 1:
+    if c.num_sms > 1:
         g = synth.synth_gpu(y, c, cached_only=cached_only)
         if g is None:
             return None
         top = sum(u["area_um2"] for u in g["units"].values()) / 1e6
         out.update(
             top_mm2=top,
-            gpu_mm2=top + c.sms * out["sm_mm2"],
+            gpu_mm2=top + c.num_sms * out["sm_mm2"],
             gpu_synth_seconds=sum(g.get("seconds", {}).values()),
         )
     return out
 
 
-def cycles(c: Config, rtl: bool) -> tuple[list[dict], list[str]]:
+def cycles(c: GpuConfig, rtl: bool) -> tuple[list[dict], list[str]]:
     """Per runnable case: predicted cycles (and the RTL's when ``rtl``), and the cases that do not fit."""
     from ppa import micro, perf, rtlcycles
 
     cfg = machine_of(c)
     cases, skipped = rtlcycles.runnable(cfg)
-    params = perf.Params.from_micro(micro.measure(c.lanes)["params"])
+    params = perf.Params.from_micro(micro.measure(c.num_lanes)["params"])
     mach = perf.Machine(
-        lanes=c.lanes,
-        num_warps=c.warps,
-        num_blocks=c.blocks,
-        num_sms=c.sms,
+        lanes=c.num_lanes,
+        num_warps=c.num_warps,
+        num_blocks=c.num_blocks,
+        num_sms=c.num_sms,
         params=params,
         rf_depth=c.rf_depth,
         shared_words=c.shared_words,
@@ -138,7 +143,7 @@ def energies(lanes: int) -> dict | None:
     return fits.get("fits_model_order", fits["fits"])["logic"]
 
 
-def launch_energy(fit: dict, c: Config, row: dict) -> float:
+def launch_energy(fit: dict, c: GpuConfig, row: dict) -> float:
     """Modelled energy of one launch (µm²·toggles): the fitted per-event energies x its events."""
     from ppa import perf, power, rtlcycles
 
@@ -147,14 +152,14 @@ def launch_energy(fit: dict, c: Config, row: dict) -> float:
     return sum(fit["energy"].get(e, 0.0) * v for e, v in events.items())  # a dropped twin: its twin counts it
 
 
-def _synth_sm(c: Config) -> None:
+def _synth_sm(c: GpuConfig) -> None:
     from ppa import synth
     from ppa.yosys import find
 
     synth.synth_sm(find(), c)
 
 
-def _synth_gpu(c: Config) -> None:
+def _synth_gpu(c: GpuConfig) -> None:
     from ppa import synth
     from ppa.yosys import find
 
@@ -167,7 +172,7 @@ def _micro(lanes: int) -> None:
     micro.measure(lanes)
 
 
-def _rtl(c: Config) -> None:
+def _rtl(c: GpuConfig) -> None:
     from ppa import rtlcycles
 
     cfg = machine_of(c)
@@ -192,17 +197,17 @@ def _pool(kind: str, fn, items: list, jobs: int) -> float:
     return seconds
 
 
-def warm(configs: list[Config], jobs: int, rtl: bool, energy: bool) -> dict[str, float]:
+def warm(configs: list[GpuConfig], jobs: int, rtl: bool, energy: bool) -> dict[str, float]:
     """Fill every cache the sweep reads, ``jobs`` runs at a time, in an order that keeps two runs from
     building the same thing: SM syntheses (largest first: the longest run starts first), GPU tops, the
     micro-benchmarks per lane count (their raw benches), then the RTL cycles per configuration and the
     energy fits per lane count (each builds its own bench). Wall seconds per phase."""
-    sms = sorted(dict.fromkeys(c.sm_only() for c in configs), key=lambda c: -(c.lanes * 64 + c.warps))
-    lanes = sorted({c.lanes for c in configs}, reverse=True)
+    sms = sorted(dict.fromkeys(sm_only(c) for c in configs), key=lambda c: -(c.num_lanes * 64 + c.num_warps))
+    lanes = sorted({c.num_lanes for c in configs}, reverse=True)
     wall = {
         "synthesis (SMs)": _pool("synthesis of the SMs", _synth_sm, sms, jobs),
         "synthesis (GPU tops)": _pool(
-            "synthesis of the GPU tops", _synth_gpu, [c for c in configs if c.sms > 1], jobs
+            "synthesis of the GPU tops", _synth_gpu, [c for c in configs if c.num_sms > 1], jobs
         ),
         "micro-benchmarks": _pool("micro-benchmarks", _micro, lanes, jobs),
     }
@@ -238,15 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         a = area(c, print, args.only_cached)
         t1 = time.monotonic()
         if a is None:
-            print(f"sweep: {c.name}: not synthesised yet (--only-cached): left out", flush=True)
+            print(f"sweep: {name(c)}: not synthesised yet (--only-cached): left out", flush=True)
             continue
         rows, skipped = cycles(c, not args.no_rtl)
         t2 = time.monotonic()
         if not args.no_energy:
             try:
-                fit = energies(c.lanes)
+                fit = energies(c.num_lanes)
             except SystemExit as err:  # the lane count's SM is not synthesised: no area weights
-                print(f"sweep: {c.name}: no energy ({err})", flush=True)
+                print(f"sweep: {name(c)}: no energy ({err})", flush=True)
                 fit = None
             for r in rows:
                 r["energy"] = launch_energy(fit, c, r) if fit else None
@@ -258,13 +263,13 @@ def main(argv: list[str] | None = None) -> int:
         }
         from ppa.timing import fmax_of
 
-        fmax = fmax_of(c.sm_only().name)  # OpenSTA's, when make ppa-timing has run for this SM (else None)
+        fmax = fmax_of(name(sm_only(c)))  # OpenSTA's, when make ppa-timing has run for this SM (else None)
         for r in rows:
             r["time_us"] = (r["rtl"] or r["predicted"]) / fmax if fmax else None
         results.append(
             {
-                "name": c.name,
-                "config": c.as_dict(),
+                "name": name(c),
+                "config": config.as_dict(c),
                 "fmax_mhz": fmax,
                 "area": a,
                 "rows": rows,
@@ -274,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
         print(
-            f"sweep: {c.name}: area {t1 - t0:.0f} s, cycles {t2 - t1:.0f} s, energy {t3 - t2:.0f} s",
+            f"sweep: {name(c)}: area {t1 - t0:.0f} s, cycles {t2 - t1:.0f} s, energy {t3 - t2:.0f} s",
             flush=True,
         )
     total = time.monotonic() - start

@@ -14,13 +14,13 @@ import shutil
 import time
 from pathlib import Path
 
-from ppa import flow, liberty, memory
-from ppa.config import Config
+from ppa import config, flow, liberty, memory
 from ppa.yosys import Yosys, run
+from spec.config import GpuConfig
 
 BUILD = flow.ROOT / "build" / "ppa"
 CACHE = BUILD / "cache"
-KEEP = {"result.json", "flop_arrays.txt", "generic.json", "cells.json", "ice40.json"}
+KEEP = {"result.json", "flop_arrays.txt", "generic.json", "cells.json", "ice40.json", "netlist.v"}
 
 
 def sky130_version() -> str:
@@ -35,6 +35,19 @@ def library(build: Path = BUILD) -> tuple[Path, dict[str, liberty.Cell]]:
     path = build / "sky130_fd_sc_hd_area.lib"
     cells = liberty.write_liberty(path)
     return path, cells
+
+
+def macro_cells(build: Path = BUILD) -> Path:
+    """The Liberty of a memory macro's two boundary cells (ppa/timedlib.py), which the SM's timed netlist
+    instantiates (ppa/flow.py ``timed_netlist``); only their names and pins matter to the mapping."""
+    from ppa import timedlib
+
+    path = build / "simt_macros.lib"
+    text = timedlib.macro_liberty_text()
+    if not path.is_file() or path.read_text() != text:
+        build.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return path
 
 
 def _key(parts: list[str]) -> str:
@@ -95,23 +108,38 @@ def _tidy(work: Path) -> None:
 
 
 def synth_sm(
-    yosys: Yosys, cfg: Config, ice40: bool = False, force: bool = False, log=print, cached_only: bool = False
+    yosys: Yosys,
+    cfg: GpuConfig,
+    ice40: bool = False,
+    force: bool = False,
+    log=print,
+    cached_only: bool = False,
 ) -> dict | None:
     """Synthesise one SM configuration (or read its cached result)."""
+    sm_name = config.name(config.sm_only(cfg))
     lib_path, _ = library()
     scripts = [
-        flow.coarse_script(cfg.sm_params()),
-        flow.map_script(lib_path),
-        flow.ice40_script(cfg.sm_params()),
+        flow.coarse_script(config.sm_params(cfg)),
+        flow.map_script(lib_path, macro_cells()),
+        flow.ice40_script(config.sm_params(cfg)),
     ]
-    key = _key([yosys.version, lib_path.read_text(), *scripts[:2], *_sources(flow.SM_FILES)])
-    work = CACHE / f"sm-{cfg.sm_only().name}-{key}"
+    # the boundary cells' timing (the macros Liberty's numbers) does not change the netlist: not keyed
+    key = _key(
+        [
+            yosys.version,
+            lib_path.read_text(),
+            *scripts[:2],
+            flow.BOUNDARY_V.read_text(),
+            *_sources(flow.SM_FILES),
+        ]
+    )
+    work = CACHE / f"sm-{sm_name}-{key}"
     result_path = work / "result.json"
     if result_path.is_file() and not force:
         result = json.loads(result_path.read_text())
         _reparse(work, result, "simt_sm")
         if ice40 and "ice40" not in result and not cached_only:  # an add-on run, same key
-            log(f"  synth_ice40 of SM {cfg.sm_only().name}")
+            log(f"  synth_ice40 of SM {sm_name}")
             result["seconds"]["ice40"] = run(yosys, scripts[2], work, "ice40")
             result["ice40"] = ice40_counts(flow.load_json(work / "ice40.json"))
             result_path.write_text(json.dumps(result, indent=1))
@@ -120,13 +148,12 @@ def synth_sm(
     if cached_only:
         return None
     shutil.rmtree(work, ignore_errors=True)
-    log(
-        f"  synthesising SM {cfg.sm_only().name} with {yosys.short_version} (nice 10) in {work.relative_to(flow.ROOT)}"
-    )
+    log(f"  synthesising SM {sm_name} with {yosys.short_version} (nice 10) in {work.relative_to(flow.ROOT)}")
     seconds = {"coarse": run(yosys, scripts[0], work, "coarse")}
     design = flow.load_json(work / "coarse.json")
     seconds["map"] = run(yosys, scripts[1], work, "map")
     cells = flow.load_json(work / "cells.json")
+    flow.check_mapped(cells, f"SM {sm_name} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")
     depth = flow.parse_abc_levels((work / "map.log").read_text())
     units = _module_table(cells, generic, depth, "simt_sm")
@@ -134,8 +161,8 @@ def synth_sm(
     arrays = memory.inventory(design, mult)
     result = {
         "kind": "sm",
-        "config": cfg.sm_only().as_dict(),
-        "name": cfg.sm_only().name,
+        "config": config.as_dict(config.sm_only(cfg)),
+        "name": sm_name,
         "key": key,
         "tool": yosys.version,
         "sky130": sky130_version(),
@@ -143,6 +170,11 @@ def synth_sm(
         "memories": [a.as_dict() for a in arrays],
         "flop_arrays": (work / "flop_arrays.txt").read_text().split(),
     }
+    from ppa import netlist
+
+    net = work / "netlist.v"
+    netlist.check_mapped(net)  # no generic cell, and every macro with its registered boundary
+    netlist.check_boundaries(net.read_text(), result["memories"], f"SM {sm_name} ({net})")
     if ice40:
         seconds["ice40"] = run(yosys, scripts[2], work, "ice40")
         result["ice40"] = ice40_counts(flow.load_json(work / "ice40.json"))
@@ -151,6 +183,16 @@ def synth_sm(
     result_path.write_text(json.dumps(result, indent=1))
     _tidy(work)
     return result
+
+
+def sm_netlist(yosys: Yosys, cfg: GpuConfig, log=print) -> Path:
+    """The SM's mapped netlist with its macros as registered boundaries (``netlist.v``, for OpenSTA): the
+    same Yosys run as its area (synthesised now unless cached)."""
+    r = synth_sm(yosys, cfg, log=log)
+    net = CACHE / f"sm-{r['name']}-{r['key']}" / "netlist.v"
+    if not net.is_file():
+        raise FileNotFoundError(f"{net} is missing: delete {net.parent} and rerun `make ppa`")
+    return net
 
 
 def ice40_counts(stats: dict) -> dict[str, int]:
@@ -165,11 +207,11 @@ def ice40_counts(stats: dict) -> dict[str, int]:
 
 
 def synth_gpu(
-    yosys: Yosys, cfg: Config, force: bool = False, log=print, cached_only: bool = False
+    yosys: Yosys, cfg: GpuConfig, force: bool = False, log=print, cached_only: bool = False
 ) -> dict | None:
     """Synthesise the GPU top of *cfg* (its SMs as black boxes) or read the cached result."""
     lib_path, _ = library()
-    script = flow.gpu_script(cfg.gpu_params(), lib_path)
+    script = flow.gpu_script(config.gpu_params(cfg), lib_path)
     key = _key(
         [
             yosys.version,
@@ -178,7 +220,7 @@ def synth_gpu(
             *_sources(flow.TOP_FILES + [flow.RTL / "sm" / "simt_sm.v"]),
         ]
     )
-    work = CACHE / f"gpu-{cfg.name}-{key}"
+    work = CACHE / f"gpu-{config.name(cfg)}-{key}"
     result_path = work / "result.json"
     if result_path.is_file() and not force:
         result = json.loads(result_path.read_text())
@@ -188,10 +230,11 @@ def synth_gpu(
     if cached_only:
         return None
     shutil.rmtree(work, ignore_errors=True)
-    log(f"  synthesising GPU top {cfg.name} (SMs as black boxes)")
+    log(f"  synthesising GPU top {config.name(cfg)} (SMs as black boxes)")
     seconds = {"top": run(yosys, script, work, "gpu")}
     design = flow.load_json(work / "coarse.json")
     cells = flow.load_json(work / "cells.json")
+    flow.check_mapped(cells, f"GPU top {config.name(cfg)} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")
     depth = flow.parse_abc_levels((work / "gpu.log").read_text())
     units = _module_table(cells, generic, depth, "simt_gpu")
@@ -200,8 +243,8 @@ def synth_gpu(
     arrays = [a for a in memory.inventory(design, mult) if a.unit != "simt_sm"]
     result = {
         "kind": "gpu",
-        "config": cfg.as_dict(),
-        "name": cfg.name,
+        "config": config.as_dict(cfg),
+        "name": config.name(cfg),
         "key": key,
         "tool": yosys.version,
         "sky130": sky130_version(),
@@ -215,26 +258,29 @@ def synth_gpu(
     return result
 
 
-def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path) -> dict:
-    """One rtl/sm module on its own (no cache): its units and memory inventory, as in synth_sm."""
+def synth_module(yosys: Yosys, top: str, params: dict[str, int], work: Path, timed: bool = False) -> dict:
+    """One rtl/sm module on its own (no cache): its units and memory inventory, as in synth_sm (and with
+    *timed*, its timed netlist ``work/netlist.v`` as synth_sm writes the SM's)."""
     lib_path, _ = library()
     run(yosys, flow.coarse_script(params, top), work, "coarse")
     design = flow.load_json(work / "coarse.json")
-    run(yosys, flow.map_script(lib_path), work, "map")
+    run(yosys, flow.map_script(lib_path, macro_cells() if timed else None), work, "map")
     cells = flow.load_json(work / "cells.json")
+    flow.check_mapped(cells, f"{top} ({work / 'cells.json'})")
     generic = flow.load_json(work / "generic.json")
     units = _module_table(cells, generic, {}, top)
     return {"units": units, "memories": [a.as_dict() for a in memory.inventory(design)]}
 
 
 def unit_depths(
-    yosys: Yosys, cfg: Config, force: bool = False, log=print, cached_only: bool = False
+    yosys: Yosys, cfg: GpuConfig, force: bool = False, log=print, cached_only: bool = False
 ) -> dict[str, int] | None:
     """Logic depth (generic two-input gates, ``ltp -noff``) of every rtl/sm unit of *cfg*, cached."""
-    params = flow.unit_params(cfg.sm_params())
+    sm_name = config.name(config.sm_only(cfg))
+    params = flow.unit_params(config.sm_params(cfg))
     scripts = {u: flow.depth_script(u, p) for u, p in params.items()}
     key = _key([yosys.version, *scripts.values(), *_sources(flow.SM_FILES)])
-    work = CACHE / f"depth-{cfg.sm_only().name}-{key}"
+    work = CACHE / f"depth-{sm_name}-{key}"
     result_path = work / "depth.json"
     if result_path.is_file() and not force:
         return json.loads(result_path.read_text())
@@ -243,7 +289,7 @@ def unit_depths(
     shutil.rmtree(work, ignore_errors=True)
     depths: dict[str, int] = {}
     for unit, script in scripts.items():
-        log(f"  logic depth of {unit} ({cfg.sm_only().name})")
+        log(f"  logic depth of {unit} ({sm_name})")
         sub = work / unit
         run(yosys, script, sub, "depth")
         depths[unit] = flow.parse_ltp((sub / "ltp.txt").read_text()).get(unit, -1)

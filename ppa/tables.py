@@ -31,6 +31,7 @@ UNIT_OF_MODULE = {
     "simt_sm": "SM memories + glue",
     "simt_gpu": "GPU top glue",
     "simt_sm_select": "GPU top glue",
+    "simt_ignore_flag": "GPU top glue",
     "simt_block_sched": "block scheduler",
     "simt_loader": "loader",
     "simt_image_check": "loader",

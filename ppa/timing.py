@@ -35,13 +35,15 @@ UNIT_LABEL = {**tables.UNIT_OF_MODULE, "simt_gmem_unit": "global unit"}
 
 
 def configs(kind: str):
-    from ppa.config import Config, lanes_sweep
+    from ppa.config import lanes_sweep, machine, sm_only
 
     if kind == "lanes":
         return lanes_sweep(True)
     from ppa.sweep import CONFIGS
 
-    return list(dict.fromkeys([*lanes_sweep(True), *(c.sm_only() for c in CONFIGS), Config()]))
+    return list(
+        dict.fromkeys([*lanes_sweep(True), *(sm_only(c) for c in CONFIGS), machine("L8-W16-R512-B8")])
+    )
 
 
 def published_rows(lib_path: Path) -> list[dict]:
@@ -258,12 +260,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from ppa.config import lanes_sweep
 
-    lane_cfgs = [c for c in lanes_sweep(True) if not args.lanes or str(c.lanes) in args.lanes.split(",")]
-    from ppa.config import Config
+    lane_cfgs = [c for c in lanes_sweep(True) if not args.lanes or str(c.num_lanes) in args.lanes.split(",")]
+    from ppa.config import machine
 
     # the ALU has no parameters: one synthesis (the default SM's) serves every lane count
     buffer = not args.unbuffered
-    jobs = [(Config(), "simt_alu", buffer)] + [(c, "simt_shared_lsu", buffer) for c in lane_cfgs]
+    jobs = [(machine("L8-W16-R512-B8"), "simt_alu", buffer)] + [
+        (c, "simt_shared_lsu", buffer) for c in lane_cfgs
+    ]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(jobs)))) as ex:
             res["units_alone"] = list(ex.map(sta.analyse_unit, jobs))
@@ -278,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     cfgs = configs(args.configs)
     if args.lanes:
         keep = {int(x) for x in args.lanes.split(",")}
-        cfgs = [c for c in cfgs if c.lanes in keep]
+        cfgs = [c for c in cfgs if c.num_lanes in keep]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(cfgs)))) as ex:
             res["sta"] = list(ex.map(functools.partial(sta.analyse_config, buffer=buffer), cfgs))

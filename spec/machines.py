@@ -12,6 +12,8 @@ in docs/verification.md ("Machines") lists them; ``python -m spec.machines`` pri
   lanes and as many shared-memory banks as lanes.
 - :func:`tesla`: Lies 2019 (seed 000) Table 5.1's 16-SM Tesla configuration (and its 1-16-SM, 4-32-lane
   relatives), on which ``make bench`` measures scaling with SMs (tools/bench/kernels_bench.py).
+- ``PPA``: the machines ``make ppa``, ``make ppa-sweep`` and ``make ppa-timing`` synthesise (ppa/), keyed
+  by the PPA flow's label (``L8-W16-R512-B8``, ``…-S2`` for a GPU of 2 SMs); :func:`ppa_machine` builds one.
 """
 
 from __future__ import annotations
@@ -80,6 +82,41 @@ def tesla(num_sms: int = TESLA_SMS, lanes: int = 8) -> GpuConfig:
     ).check()
 
 
+def ppa_machine(lanes: int, rf_depth: int, warps: int = 16, num_sms: int = 1) -> GpuConfig:
+    """A machine the PPA flow synthesises: simt_sm's defaults (GpuConfig's: Lies 2019 (seed 000) Table
+    5.1's SM, 4 blocks, 1024 shared words, 256 constant and 1024 instruction words) with ``lanes`` lanes
+    and as many shared-memory banks (Lies 2019: the banks grow with the processors), ``rf_depth`` register
+    rows per lane and ``warps`` resident warps; ``num_sms`` > 1 is a GPU top of that many such SMs."""
+    return GpuConfig(
+        num_lanes=lanes, num_banks=lanes, rf_depth=rf_depth, num_warps=warps, num_sms=num_sms
+    ).check()
+
+
+def ppa_label(cfg: GpuConfig) -> str:
+    """The PPA flow's name of a machine: ``L8-W16-R512-B8``, ``-BL<blocks>``/``-SH<shared words>`` when
+    not the default, ``-S<sms>`` for a GPU of several SMs (build/ppa/cache folders carry it)."""
+    base = f"L{cfg.num_lanes}-W{cfg.num_warps}-R{cfg.rf_depth}-B{cfg.num_banks}"
+    extra = [f"{k}{v}" for k, v, d in (("BL", cfg.num_blocks, 4), ("SH", cfg.shared_words, 1024)) if v != d]
+    return "-".join([base, *extra]) + (f"-S{cfg.num_sms}" if cfg.num_sms > 1 else "")
+
+
+PPA_TOTAL_REG_ROWS = TESLA_TOTAL_REGS  # lanes x RF_DEPTH kept constant in the constant-registers variant
+
+
+def _ppa_machines() -> dict[str, GpuConfig]:
+    """make ppa's full sweep and make ppa-sweep's 12 configurations (docs/ppa.md), each machine once."""
+    rows = PPA_TOTAL_REG_ROWS
+    ms = [ppa_machine(n, rows // n) for n in (4, 8, 16, 32)]  # constant total registers (Lies 2019 §5.2)
+    ms += [ppa_machine(n, 512) for n in (4, 16, 32)]  # 512 rows per lane: registers grow with the lanes
+    ms += [ppa_machine(8, max(32, 32 * w), warps=w) for w in (8, 32)]  # make ppa: 32 rows per warp
+    ms += [ppa_machine(8, 512, warps=8), ppa_machine(4, 1024, warps=8)]  # make ppa-sweep's warp points
+    ms += [ppa_machine(8, 512, num_sms=s) for s in (2, 4)] + [ppa_machine(32, 128, num_sms=2)]  # GPUs
+    return {ppa_label(m): m for m in ms}
+
+
+PPA: dict[str, GpuConfig] = _ppa_machines()
+
+
 SYSTEM: dict[str, GpuConfig] = {
     "sm1-l8": system(1, 8),
     "sm2-l8": system(2, 8),
@@ -121,10 +158,12 @@ LOADER_UNIT: dict[str, GpuConfig] = {
 
 
 def named() -> dict[str, GpuConfig]:
-    """Every named machine, keyed ``group/name`` (bench machines as ``bench/l<lanes>``)."""
+    """Every named machine, keyed ``group/name`` (bench machines as ``bench/l<lanes>``, PPA machines as
+    ``ppa/<label>``)."""
     out = {f"bench/l{lanes}": bench(lanes) for lanes in BENCH_LANES}
     out["bench/tesla"] = tesla()
-    for group, table in (("system", SYSTEM), ("random", RANDOM), ("sm", SM_UNIT), ("loader", LOADER_UNIT)):
+    groups = (("system", SYSTEM), ("random", RANDOM), ("sm", SM_UNIT), ("loader", LOADER_UNIT), ("ppa", PPA))
+    for group, table in groups:
         out |= {f"{group}/{name}": cfg for name, cfg in table.items()}
     return out
 

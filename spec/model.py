@@ -189,6 +189,7 @@ class Model:
         self.counters = Counters()
         self.retires = 0
         self._bits: dict[int, np.ndarray] = {}
+        self._row_memo: dict[tuple[bytes, int], tuple[int, ...]] = {}
         self._races: dict[str, dict[Any, Any]] | None = {"w": {}, "r": {}} if detect_races else None
 
     # ---- block lifecycle -------------------------------------------------------------------------
@@ -436,8 +437,17 @@ class Model:
         mem[act_a] = act_d
 
     def _rows(self, addrs: np.ndarray, mask: int) -> tuple[int, ...]:
-        cfg = self.cfg
-        return tuple(row_passes(addrs.tolist(), mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks))
+        # The passes depend only on the lanes' addresses and the mask, and kernels repeat their access
+        # patterns (every block, every loop trip): computed once per distinct pattern.
+        key = (addrs.tobytes(), mask)
+        rows = self._row_memo.get(key)
+        if rows is None:
+            cfg = self.cfg
+            rows = tuple(row_passes(addrs.tolist(), mask, cfg.warp_size, cfg.num_lanes, cfg.num_banks))
+            if len(self._row_memo) >= 1 << 16:
+                self._row_memo.clear()
+            self._row_memo[key] = rows
+        return rows
 
     def _coalesce(self, addrs: np.ndarray, mask: int, data: np.ndarray | None) -> tuple[Transaction, ...]:
         return coalesce(

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
+
+import numpy as np
 
 #: The scoreboards that own the record's fields, in the order a mismatch is attributed: when fields of
 #: several boards differ on one retire, the first board here names the mismatch (docs/verification.md).
@@ -153,6 +156,95 @@ def decode(tokens: list[str], warp_size: int) -> Any:
     return _new(RtlRetire, vals)
 
 
+# ---- many trace lines at once ------------------------------------------------------------------------
+_NIBBLE = np.full(256, 255, np.uint8)  # ASCII -> digit value (hex and decimal); 255: not a digit (X, Z, ...)
+for _i, _c in enumerate("0123456789abcdef"):
+    _NIBBLE[ord(_c)] = _NIBBLE[ord(_c.upper())] = _i
+_SPACE = ord(" ")
+BULK_MIN = 16  # fewer retire lines than this of one length are decoded line by line
+
+
+def decode_lines(lines: list[str], warp_size: int) -> list[tuple[int, int, Any] | None]:
+    """``(cycle, sm, record)`` of each retire line (``R <cycle> <sm> <fields>``) of ``lines``, in order
+    (other lines are skipped), equal to what :func:`decode` gives line by line, but decoded column by
+    column: the lines of one length share one layout (every field is written at its full hex width),
+    so each field is one slice of a character matrix. A line this cannot decode exactly (X/Z in a
+    field, a layout of its own, too few lines of its length to be worth it) is None, for
+    :func:`decode` to decode, or report, in its turn."""
+    rl = [line for line in lines if line[:1] == "R"]
+    out: list[tuple[int, int, Any] | None] = [None] * len(rl)
+    lengths = set(map(len, rl))
+    if len(lengths) == 1:
+        groups = [list(range(len(rl)))] if len(rl) >= BULK_MIN else []
+    else:
+        by: dict[int, list[int]] = {}
+        for i, line in enumerate(rl):
+            by.setdefault(len(line), []).append(i)
+        groups = [g for g in by.values() if len(g) >= BULK_MIN]
+    for idx in groups:
+        _decode_group(rl, idx, out)
+    return out
+
+
+def _decode_group(lines: list[str], idx: list[int], out: list[tuple[int, int, Any] | None]) -> None:
+    first = lines[idx[0]]
+    tokens = first.split(" ")
+    if len(tokens) != 3 + len(FIELDS) or not all(tokens) or tokens[0] != "R":
+        return  # not the layout of a record (decode reports it)
+    starts, at = [], 0
+    for tok in tokens:
+        starts.append(at)
+        at += len(tok) + 1
+    spans = [(starts[k], starts[k] + len(tokens[k])) for k in range(len(tokens))]
+    group = [lines[i] for i in idx]
+    raw = "".join(group).encode("latin-1", "replace")
+    chars = np.frombuffer(raw, np.uint8).reshape(len(idx), len(first))
+    seps = [s - 1 for s in starts[1:]]
+    same = (chars[:, seps] == _SPACE).all(axis=1)  # the same layout as the first line
+    # every numeric column but the lanes' values (too wide for one machine word: parsed with int())
+    v = 3 + _VALUES
+    cols = [k for k in range(1, len(tokens)) if k != v]
+    if any(spans[k][1] - spans[k][0] > 15 for k in cols):
+        return  # a field wider than 60 bits: decode (int) handles any width
+    picks = np.concatenate([np.arange(*spans[k]) for k in cols])
+    digits = _NIBBLE[chars[:, picks]]
+    ok = same & (digits != 255).all(axis=1)
+    weights = np.concatenate(
+        [
+            (10 if k == 2 else 16) ** np.arange(spans[k][1] - spans[k][0] - 1, -1, -1, dtype=np.uint64)
+            for k in cols
+        ]  # the SM number is decimal (%0d)
+    )
+    bounds = np.cumsum([0] + [spans[k][1] - spans[k][0] for k in cols[:-1]])
+    values = np.add.reduceat(digits.astype(np.uint64) * weights, bounds, axis=1)
+    columns: dict[int, list[Any]] = {k: values[:, j].tolist() for j, k in enumerate(cols)}
+    for b in _BOOLS:
+        columns[3 + b] = (values[:, cols.index(3 + b)] == 1).tolist()
+    vs, ve = spans[v]
+    ok &= (chars[:, vs:ve] != _SPACE).all(axis=1)  # (int() would let a space at either end pass)
+    try:
+        lanes = [int(line[vs:ve], 16) for line in group]
+    except ValueError:  # X/Z lanes (Icarus): those lines are decode's job
+        lanes = []
+        for row, line in enumerate(group):
+            try:
+                lanes.append(int(line[vs:ve], 16))
+            except ValueError:
+                lanes.append(0)
+                ok[row] = False
+    columns[v] = lanes
+    order = [columns[3 + f] for f in range(len(FIELDS))]
+    records = map(_new, repeat(RtlRetire), zip(*order, repeat(0, len(idx)), strict=True))
+    triples = zip(columns[1], columns[2], records, strict=True)
+    if ok.all():
+        for i, triple in zip(idx, triples, strict=True):
+            out[i] = triple
+    else:
+        for i, good, triple in zip(idx, ok.tolist(), triples, strict=True):
+            if good:
+                out[i] = triple
+
+
 # ---- the model's retire as the RTL reports it ------------------------------------------------------
 _LANE_BITS: dict[int, int] = {}
 
@@ -180,19 +272,23 @@ def project(exp: Any, warp: Any, rtl: Any) -> Any:
     values, xlanes, rd = rtl.values, rtl.xlanes, rtl.rd
     if wr:
         rd = exp.rd
-        lanes = lane_bits(exp.mask)
-        values = (values & ~lanes) | (
-            int.from_bytes(exp.values.astype("<u4", copy=False).tobytes(), "little") & lanes
-        )
-        xlanes &= ~exp.mask
-    pushes = pops = merged = 0
-    for e in exp.stack:
-        if e.action == "push":
-            pushes += 1
-        elif e.action == "pop":
-            pops += 1
+        packed = int.from_bytes(exp.values.astype("<u4", copy=False).tobytes(), "little")
+        mask = exp.mask
+        if mask == (1 << len(exp.values)) - 1:  # every lane active: every lane's value is defined
+            values, xlanes = packed, 0
         else:
-            merged += 1
+            lanes = lane_bits(mask)
+            values = (values & ~lanes) | (packed & lanes)
+            xlanes &= ~mask
+    pushes = pops = merged = 0
+    if exp.stack:
+        for e in exp.stack:
+            if e.action == "push":
+                pushes += 1
+            elif e.action == "pop":
+                pops += 1
+            else:
+                merged += 1
     if exp.done:
         next_pc, next_mask, depth = rtl.next_pc, rtl.next_mask, rtl.depth
         top_pc, top_mask, top_kind = rtl.top_pc, rtl.top_mask, rtl.top_kind

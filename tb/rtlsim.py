@@ -24,6 +24,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -259,6 +260,17 @@ class ProjectVerilator(_Bounded, Verilator):
 FAST_BUILD = ("OPT_FAST=-O0", "OPT_SLOW=-O0")
 
 
+def compiler_cache() -> tuple[str, ...]:
+    """The make variable that puts Verilator's C++ compiles behind ccache (Verilator's ``OBJCACHE``),
+    when ccache is installed (an optional prerequisite, README) and ``SIMT_CCACHE`` is not 0: a build
+    whose generated C++ was compiled before (another clone, ``make clean``, the other test stage) then
+    takes its objects from ccache's store instead of compiling them."""
+    if not _flag("SIMT_CCACHE", "1"):
+        return ()
+    exe = shutil.which("ccache")
+    return (f"OBJCACHE={exe}",) if exe else ()
+
+
 def _flag(name: str, default: str = "0") -> bool:
     return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
 
@@ -327,7 +339,8 @@ def _build_and_test(
     if sim == "verilator" and visibility is not None:
         build_args.append(str(visibility))
     if sim == "verilator":
-        runner = ProjectVerilator(visibility is not None, () if visibility is not None else FAST_BUILD)
+        make_vars = (() if visibility is not None else FAST_BUILD) + compiler_cache()
+        runner = ProjectVerilator(visibility is not None, make_vars)
     else:
         runner = _bounded_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:

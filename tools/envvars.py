@@ -117,6 +117,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("GMEM_LATENCY", "fixed memory latency of the GPU bench", "cycles >= 1", _cycles),
     EnvVar("CHECK_MODE", "every retire checked (full) or only the final memory (end)", " | ".join(CHECK_MODES), _one_of(CHECK_MODES)),
     EnvVar("SIMT_SHARD", "run only shard I of N of a pytest run (as --shard)", "I/N, 1 <= I <= N", _shard),
+    EnvVar("SIMT_CCACHE", "compile Verilator's C++ through ccache when it is installed (default 1)", "0 | 1", _flag),
     EnvVar("SIMT_RANDOM_INIT", "Verilator's random initial state (default 1; coverage runs 0)", "0 | 1", _flag),
     EnvVar("SIMT_CODE_COVERAGE", "Verilator line/toggle coverage (make coverage sets it)", "0 | 1", _flag),
     EnvVar("SIMT_COVERAGE_DIR", "where coverage runs write their .dat files", "a folder"),

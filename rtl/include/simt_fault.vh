@@ -24,7 +24,11 @@
 `define SIMT_FAULT_DEBUG_PC    7  // simt_sm: the debug view (hang report) shows each warp's pc + 1
 `define SIMT_FAULT_PORT_PRIORITY 8 // simt_execute: EX's row takes the write port from a landing shared row
 `define SIMT_FAULT_STALE_SWB   9  // simt_execute: after the first shared row, reset misses the LSU and writeback
-`define SIMT_FAULT_NO_HOLD     10 // simt_scoreboard: DEC's token enters EX while its warp has a shared access in the SWB
+`define SIMT_FAULT_NO_IGNORED 10  // simt_ignore_flag: STATUS.IGNORED never rises (the writes are still ignored)
+`define SIMT_FAULT_NO_HOLD     12 // simt_scoreboard: DEC's token enters EX while its warp has a shared access in the SWB
 `define SIMT_FAULT_STICKY_AXI_ERROR 11 // simt_axi_mem_bridge: axi_error bit 0 (error response) survives reset
+`define SIMT_FAULT_SWB_HEAD_ROW 13 // simt_shared_wb: a landing load row is written at the oldest entry's rd
+`define SIMT_FAULT_MAX_SUMMED  14 // simt_sm_select: the combined max_stack_depth is summed like the others
+`define SIMT_FAULT_IDLE_UNGATED 15 // simt_perf: idle cycles count also while no launch runs
 
 `endif

@@ -1,5 +1,6 @@
 `include "simt_params.vh"  // machine parameter defaults (docs/isa.md 9)
 `include "simt_isa.vh"
+`include "simt_decoded.vh"
 `include "simt_retire.vh"
 // Commit: stage CM of the SM pipeline (docs/sm.md "Pipeline").
 //
@@ -93,26 +94,13 @@ module simt_commit #(
     reg  [31:0] cm_instr;
     reg  [5:0]  cm_txns;
     reg  [6:0]  cm_passes;
-    wire        cd_illegal, cd_bad_reg, cd_use_a, cd_use_b, cd_use_c, cd_a_imm, cd_b_imm, cd_wr;
-    wire        cd_is_load, cd_is_store, cd_beq, cd_bne, cd_bra, cd_ssy, cd_bar, cd_exit, cd_lds;
-    wire [2:0]  cd_cls;
-    wire [5:0]  cd_fn;
-    wire [4:0]  cd_ra, cd_rb, cd_rc, cd_rd, cd_sreg;
-    wire [31:0] cd_imm;
-    wire [15:0] cd_target;
-    simt_decode u_cm_decode (
-        .instr(cm_instr), .regs(cfg_regs), .illegal(cd_illegal), .bad_reg(cd_bad_reg), .cls(cd_cls),
-        .alu_fn(cd_fn), .ra(cd_ra), .rb(cd_rb), .rc(cd_rc), .use_a(cd_use_a), .use_b(cd_use_b),
-        .use_c(cd_use_c), .a_imm(cd_a_imm), .b_imm(cd_b_imm), .imm(cd_imm), .wr(cd_wr), .rd(cd_rd),
-        .is_load(cd_is_load), .is_store(cd_is_store), .is_beq(cd_beq), .is_bne(cd_bne), .is_bra(cd_bra),
-        .is_ssy(cd_ssy), .is_bar(cd_bar), .is_exit(cd_exit), .is_lds(cd_lds), .sreg(cd_sreg),
-        .target(cd_target)
-    );
+    wire [`SIMT_DEC_W-1:0] cd;  // CM's instruction, decoded
+    simt_decode u_cm_decode (.instr(cm_instr), .regs(cfg_regs), .dec(cd));
 
     // ---- global hand-off ---------------------------------------------------------------------------
-    wire cm_global = cm_valid && !cm_memwb && cd_cls == `SIMT_CLS_GLOBAL;
+    wire cm_global = cm_valid && !cm_memwb && `SIMT_DEC_CLS(cd) == `SIMT_CLS_GLOBAL;
     assign acc_valid = cm_global && !halt;
-    assign acc_store = cd_is_store;
+    assign acc_store = `SIMT_DEC_IS_STORE(cd);
 
     // ---- divergence stacks ---------------------------------------------------------------------------
     wire                 ds_idle, ds_done, ds_warp_done, ds_divergent, ds_pushes, ds_merged, ds_error;
@@ -127,21 +115,22 @@ module simt_commit #(
     wire [3:0]           q_err_kind;
     wire [3:0]           ds_err_kind;
     reg  [1:0]           ds_op;
-    wire                 cm_branch = !cm_memwb && (cd_beq || cd_bne);
-    wire                 cm_exit   = !cm_memwb && cd_exit;
+    wire                 cm_branch = !cm_memwb && (`SIMT_DEC_IS_BEQ(cd) || `SIMT_DEC_IS_BNE(cd));
+    wire                 cm_exit   = !cm_memwb && `SIMT_DEC_IS_EXIT(cd);
     assign               nx_exited = c_exited | (cm_exit ? c_mask : {WARP_SIZE{1'b0}});
     wire [WARP_SIZE-1:0] live_after = c_valid & ~nx_exited;
-    wire [PCX_W-1:0]     seq_pc     = (!cm_memwb && cd_bra) ? {1'b0, cd_target} : c_pc + 1'b1;
+    wire [PCX_W-1:0]     seq_pc     = (!cm_memwb && `SIMT_DEC_IS_BRA(cd)) ? {1'b0, `SIMT_DEC_TARGET(cd)}
+                                                                        : c_pc + 1'b1;
     always @(*) begin
         if (cm_memwb) ds_op = 2'd0;
-        else if (cd_ssy) ds_op = 2'd1;
+        else if (`SIMT_DEC_IS_SSY(cd)) ds_op = 2'd1;
         else if (cm_branch) ds_op = 2'd2;
         else if (cm_exit) ds_op = 2'd3;
         else ds_op = 2'd0;
     end
     // A plain instruction of a warp with an empty stack needs no stack update: pc <- seq_pc.
     wire cm_ds     = ds_op != 2'd0 || c_depth != {DEPTH_W{1'b0}};
-    wire cm_bar    = !cm_memwb && cd_bar;
+    wire cm_bar    = !cm_memwb && `SIMT_DEC_IS_BAR(cd);
     wire bar_bad   = cm_bar && c_mask != (c_valid & ~c_exited);
     wire cm_plain  = cm_valid && !cm_global && !halt;             // an instruction that retires
     wire ds_start  = cm_plain && cm_first && !bar_bad && cm_ds;
@@ -150,7 +139,7 @@ module simt_commit #(
                      .PC_W(PCX_W)) u_stack (
         .clk(clk), .rst(rst), .clr(clr_ds_req), .clr_warp(clr_ds_warp),
         .start(ds_start), .warp(cm_warp), .op(ds_op), .pc(c_pc), .npc(seq_pc),
-        .target({1'b0, cd_target}), .mask(c_mask), .taken(taken), .exited(nx_exited),
+        .target({1'b0, `SIMT_DEC_TARGET(cd)}), .mask(c_mask), .taken(taken), .exited(nx_exited),
         .live(live_after), .idle(ds_idle), .done(ds_done), .next_pc(ds_next_pc),
         .next_mask(ds_next_mask), .warp_done(ds_warp_done), .divergent(ds_divergent),
         .pushes(ds_pushes), .pops(ds_pops), .merged(ds_merged), .depth(ds_depth), .error(ds_error),
@@ -249,7 +238,8 @@ module simt_commit #(
                 bar_arrive <= cm_bar && !nx_done;
                 rt_valid   <= 1'b1;
                 // Arguments in the order of the record table (spec/retire_record.py), each of its width.
-                rt_rec     <= `SIMT_RT_PACK(c_block, c_wib, c_pc, cm_instr, c_mask, cd_wr, cd_rd, vals, nx_pc, nx_mask,
+                rt_rec     <= `SIMT_RT_PACK(c_block, c_wib, c_pc, cm_instr, c_mask, `SIMT_DEC_WR(cd),
+                                            `SIMT_DEC_RD(cd), vals, nx_pc, nx_mask,
                                             cm_ds && r_pushes, cm_ds ? r_pops : {DEPTH_W{1'b0}},
                                             cm_ds && r_merged, nx_depth, cm_passes, cm_txns, cm_bar && !nx_done,
                                             nx_done, 4'(c_slot), nx_top_pc, nx_top_mask, nx_top_kind);
@@ -262,20 +252,19 @@ module simt_commit #(
     simt_perf #(.WARP_SIZE(WARP_SIZE), .DEPTH_W(DEPTH_W), .NUM_BLOCKS(NUM_BLOCKS)) u_perf (
         .clk(clk), .rst(rst || perf_clear), .run(perf_run),
         .idle_cycle(front_idle && !cm_valid),
-        .retire(cm_retire), .cls(cd_cls), .mask(c_mask),
+        .retire(cm_retire), .cls(`SIMT_DEC_CLS(cd)), .mask(c_mask),
         .divergent(ds_counted && r_div),
         .pushes(ds_counted ? r_pushes : 1'b0),
         .pops(ds_counted ? r_pops : {DEPTH_W{1'b0}}),
         .depth(r_pushes && !r_merged ? c_depth + 1'b1 : r_depth),
         .depth_valid(ds_counted),
-        .shared_access(cm_retire && cd_cls == `SIMT_CLS_SHARED), .passes(cm_passes),
-        .global_access(cm_retire && cd_cls == `SIMT_CLS_GLOBAL), .txns(cm_txns),
+        .shared_access(cm_retire && `SIMT_DEC_CLS(cd) == `SIMT_CLS_SHARED), .passes(cm_passes),
+        .global_access(cm_retire && `SIMT_DEC_CLS(cd) == `SIMT_CLS_GLOBAL), .txns(cm_txns),
         .bar_arrive(cm_retire && cm_bar && !nx_done), .bar_release(bar_release),
         .bar_waiting(bar_waiting),
         .sel(perf_sel), .value(perf_value)
     );
 
-    // Decoder outputs and status CM does not use; Verilator's default unused-regexp exempts "unused".
-    wire unused_ok = &{1'b0, ds_idle, cd_illegal, cd_bad_reg, cd_use_a, cd_use_b, cd_use_c, cd_a_imm, cd_b_imm,
-                       cd_is_load, cd_lds, cd_fn, cd_ra, cd_rb, cd_rc, cd_sreg, cd_imm};
+    // Decoder fields and status CM does not use; Verilator's default unused-regexp exempts "unused".
+    wire unused_ok = &{1'b0, cd, ds_idle};
 endmodule

@@ -1,40 +1,36 @@
 // simt_decode — combinational instruction decoder (docs/sm.md "simt_decode", docs/isa.md §2-3).
 //
 // Every encoding comes from the generated header; the only knowledge written here is which format,
-// class and immediate extension each opcode has (the opcode table of docs/isa.md §3). For an illegal
-// word every output except `illegal` is don't-care.
+// class and immediate extension each opcode has (the opcode table of docs/isa.md §3). The result is one
+// packed bus, `dec`, laid out by spec/decoded.py (rtl/include/simt_decoded.vh): the stages slice it with
+// `SIMT_DEC_<NAME>(dec). For an illegal word every field except `illegal` is don't-care.
 `include "simt_isa.vh"
+`include "simt_decoded.vh"
 
 module simt_decode (
-    input  wire [31:0] instr,
-    input  wire [5:0]  regs,     // registers per thread of the launch, 1..32 (checked by the launch)
-    output reg         illegal,
-    output wire        bad_reg,
-    output reg  [2:0]  cls,
-    output reg  [5:0]  alu_fn,
-    output reg  [4:0]  ra,
-    output reg  [4:0]  rb,
-    output reg  [4:0]  rc,
-    output reg         use_a,
-    output reg         use_b,
-    output reg         use_c,
-    output reg         a_imm,
-    output reg         b_imm,
-    output reg  [31:0] imm,
-    output reg         wr,
-    output wire [4:0]  rd,
-    output reg         is_load,
-    output reg         is_store,
-    output reg         is_beq,
-    output reg         is_bne,
-    output reg         is_bra,
-    output reg         is_ssy,
-    output reg         is_bar,
-    output reg         is_exit,
-    output reg         is_lds,
-    output wire [4:0]  sreg,
-    output wire [15:0] target
+    input  wire [31:0]            instr,
+    input  wire [5:0]             regs,     // registers per thread of the launch, 1..32 (checked by the launch)
+    output wire [`SIMT_DEC_W-1:0] dec       // the decoded instruction (fields: spec/decoded.py)
 );
+    // The bus's fields, each of its generated width.
+    reg                         illegal;
+    wire                        bad_reg;
+    reg  [`SIMT_DEC_CLS_W-1:0]    cls;
+    reg  [`SIMT_DEC_ALU_FN_W-1:0] alu_fn;
+    reg  [`SIMT_DEC_RA_W-1:0]     ra;
+    reg  [`SIMT_DEC_RB_W-1:0]     rb;
+    reg  [`SIMT_DEC_RC_W-1:0]     rc;
+    reg                         use_a, use_b, use_c, a_imm, b_imm;
+    reg  [`SIMT_DEC_IMM_W-1:0]    imm;
+    reg                         wr;
+    wire [`SIMT_DEC_RD_W-1:0]     rd;
+    reg                         is_load, is_store, is_beq, is_bne, is_bra, is_ssy, is_bar, is_exit, is_lds;
+    wire [`SIMT_DEC_SREG_W-1:0]   sreg;
+    wire [`SIMT_DEC_TARGET_W-1:0] target;
+    // Arguments in the order of the field table (spec/decoded.py), each of its width.
+    assign dec = `SIMT_DEC_PACK(illegal, bad_reg, cls, alu_fn, ra, rb, rc, use_a, use_b, use_c, a_imm, b_imm,
+                                imm, wr, rd, is_load, is_store, is_beq, is_bne, is_bra, is_ssy, is_bar,
+                                is_exit, is_lds, sreg, target);
 
     // Operand formats of docs/isa.md §2 (internal codes).
     localparam [3:0] F_NONE = 4'd0, F_R3 = 4'd1, F_RMUL = 4'd2, F_RMAD = 4'd3, F_RNOT = 4'd4,

@@ -1,5 +1,6 @@
 `include "simt_params.vh"  // machine parameter defaults (docs/isa.md 9)
 `include "simt_isa.vh"
+`include "simt_decoded.vh"
 `include "simt_fault.vh"
 // Execute: stage EX of the SM pipeline (docs/sm.md "Pipeline").
 //
@@ -124,32 +125,19 @@ module simt_execute #(
     reg [31:0]      ex_instr;
     reg [5:0]       ex_txns;
     reg [WARP_SIZE*32-1:0] ex_vals; // per-lane results of EX's instruction
-    wire        xd_illegal, xd_bad_reg, xd_use_a, xd_use_b, xd_use_c, xd_a_imm, xd_b_imm, xd_wr;
-    wire        xd_is_load, xd_is_store, xd_beq, xd_bne, xd_bra, xd_ssy, xd_bar, xd_exit, xd_lds;
-    wire [2:0]  xd_cls;
-    wire [5:0]  xd_fn;
-    wire [4:0]  xd_ra, xd_rb, xd_rc, xd_rd, xd_sreg;
-    wire [31:0] xd_imm;
-    wire [15:0] xd_target;
-    simt_decode u_ex_decode (
-        .instr(ex_instr), .regs(cfg_regs), .illegal(xd_illegal), .bad_reg(xd_bad_reg), .cls(xd_cls),
-        .alu_fn(xd_fn), .ra(xd_ra), .rb(xd_rb), .rc(xd_rc), .use_a(xd_use_a), .use_b(xd_use_b),
-        .use_c(xd_use_c), .a_imm(xd_a_imm), .b_imm(xd_b_imm), .imm(xd_imm), .wr(xd_wr), .rd(xd_rd),
-        .is_load(xd_is_load), .is_store(xd_is_store), .is_beq(xd_beq), .is_bne(xd_bne), .is_bra(xd_bra),
-        .is_ssy(xd_ssy), .is_bar(xd_bar), .is_exit(xd_exit), .is_lds(xd_lds), .sreg(xd_sreg),
-        .target(xd_target)
-    );
+    wire [`SIMT_DEC_W-1:0] xd;  // EX's instruction, decoded
+    simt_decode u_ex_decode (.instr(ex_instr), .regs(cfg_regs), .dec(xd));
     wire [RF_AW-1:0] ex_wbase = ex_warp * cfg_regs * ROWS;
-    assign ex_raddr_a = ex_wbase + xd_ra * ROWS + ex_row;
-    assign ex_raddr_b = ex_wbase + xd_rb * ROWS + ex_row;
-    assign ex_raddr_c = ex_wbase + xd_rc * ROWS + ex_row;
+    assign ex_raddr_a = ex_wbase + `SIMT_DEC_RA(xd) * ROWS + ex_row;
+    assign ex_raddr_b = ex_wbase + `SIMT_DEC_RB(xd) * ROWS + ex_row;
+    assign ex_raddr_c = ex_wbase + `SIMT_DEC_RC(xd) * ROWS + ex_row;
     // What the token does (a faulting token does nothing but report).
     wire ex_op     = !ex_flt && !ex_memwb;
-    wire ex_alu    = ex_op && xd_cls == `SIMT_CLS_ALU;
-    wire ex_sh     = ex_op && xd_cls == `SIMT_CLS_SHARED;
-    wire ex_const  = ex_op && xd_cls == `SIMT_CLS_CONST;
-    wire ex_global = ex_op && xd_cls == `SIMT_CLS_GLOBAL;
-    wire ex_branch = ex_op && (xd_beq || xd_bne);
+    wire ex_alu    = ex_op && `SIMT_DEC_CLS(xd) == `SIMT_CLS_ALU;
+    wire ex_sh     = ex_op && `SIMT_DEC_CLS(xd) == `SIMT_CLS_SHARED;
+    wire ex_const  = ex_op && `SIMT_DEC_CLS(xd) == `SIMT_CLS_CONST;
+    wire ex_global = ex_op && `SIMT_DEC_CLS(xd) == `SIMT_CLS_GLOBAL;
+    wire ex_branch = ex_op && (`SIMT_DEC_IS_BEQ(xd) || `SIMT_DEC_IS_BNE(xd));
     wire [NUM_LANES-1:0] row_mask = ex_mask[ex_row * NUM_LANES +: NUM_LANES];
 
     // ---- lanes -----------------------------------------------------------------------------------------
@@ -158,10 +146,10 @@ module simt_execute #(
     genvar l;
     generate
         for (l = 0; l < NUM_LANES; l = l + 1) begin : lane
-            wire [31:0] a = xd_a_imm ? xd_imm : rdata_a[l*32 +: 32];
-            wire [31:0] b = xd_b_imm ? xd_imm : rdata_b[l*32 +: 32];
+            wire [31:0] a = `SIMT_DEC_A_IMM(xd) ? `SIMT_DEC_IMM(xd) : rdata_a[l*32 +: 32];
+            wire [31:0] b = `SIMT_DEC_B_IMM(xd) ? `SIMT_DEC_IMM(xd) : rdata_b[l*32 +: 32];
             wire [31:0] c = rdata_c[l*32 +: 32];
-            simt_alu u_alu (.fn(xd_fn), .a(a), .b(b), .c(c), .y(alu_y[l*32 +: 32]));
+            simt_alu u_alu (.fn(`SIMT_DEC_ALU_FN(xd)), .a(a), .b(b), .c(c), .y(alu_y[l*32 +: 32]));
             wire [31:0] addr = a + b;
             assign mem_addr[l*32 +: 32] = addr;
             assign lane_nz[l]    = a != 32'd0;
@@ -176,7 +164,7 @@ module simt_execute #(
             wire [47:0] txyz = tid_xyz[l*48 +: 48];
             reg  [31:0] sv;
             always @(*) begin
-                case (xd_sreg)
+                case (`SIMT_DEC_SREG(xd))
                     `SIMT_SREG_TID_X:    sv = {16'd0, txyz[15:0]};
                     `SIMT_SREG_TID_Y:    sv = {16'd0, txyz[31:16]};
                     `SIMT_SREG_TID_Z:    sv = {16'd0, txyz[47:32]};
@@ -193,7 +181,7 @@ module simt_execute #(
                     `SIMT_SREG_LANEID:   sv = {27'd0, tin};
                     `SIMT_SREG_WARPID:   sv = {27'd0, ex_wib};
                     `SIMT_SREG_SMID:     sv = {28'd0, sm_id};
-                    default:             sv = cfg_params[(xd_sreg - `SIMT_SREG_PARAM_BASE) * 32 +: 32];
+                    default: sv = cfg_params[(`SIMT_DEC_SREG(xd) - `SIMT_SREG_PARAM_BASE) * 32 +: 32];
                 endcase
             end
             assign sreg_v[l*32 +: 32] = sv;
@@ -227,7 +215,8 @@ module simt_execute #(
     wire ex_act      = ex_valid && !halt && cm_ok && !(ex_bad && swb_older);
     assign ex_raise  = ex_act && ex_bad;
     // A token that writes a row waits while the shared writeback takes the port.
-    wire ex_wr_row   = ex_memwb ? xd_is_load : (xd_wr && (ex_alu || (ex_op && xd_lds) || ex_const));
+    wire ex_wr_row   = ex_memwb ? `SIMT_DEC_IS_LOAD(xd)
+                                : (`SIMT_DEC_WR(xd) && (ex_alu || (ex_op && `SIMT_DEC_IS_LDS(xd)) || ex_const));
 `ifdef SIMT_FAULTS
     // Fault 8: EX's row does not wait for a landing shared row; it takes the port and the landing row
     // is never written (its values still reach the retire record through the value buffer).
@@ -251,7 +240,8 @@ module simt_execute #(
     wire ex_go       = ex_act && !ex_raise && (f_port || !(swb_we_any && ex_wr_row));
     // An instruction reaches CM ahead of older shared instructions still landing only if CM cannot
     // raise an error for it (BAR, SSY, BEQ/BNE can: they wait), and never in the cycle one moves.
-    wire ex_cm_safe  = ex_flt || ex_memwb || !(xd_bar || xd_ssy || xd_beq || xd_bne);
+    wire ex_cm_safe  = ex_flt || ex_memwb || !(`SIMT_DEC_IS_BAR(xd) || `SIMT_DEC_IS_SSY(xd) ||
+                                                `SIMT_DEC_IS_BEQ(xd) || `SIMT_DEC_IS_BNE(xd));
     wire ex_cm_free  = !swb_to_cm && (ex_cm_safe || !swb_wait);
     wire sh_req_ready, sh_rsp_valid, sh_clr_ready;
     wire sh_req_valid = ex_go && ex_sh && (ex_own_swb || swb_can_alloc);
@@ -276,7 +266,7 @@ module simt_execute #(
     assign sh_clr_go = clr_sh_req && sh_clr_ready && !sh_busy_ex;
     simt_shared_lsu #(.NUM_LANES(NUM_LANES), .NUM_BANKS(NUM_BANKS), .SHARED_WORDS(SHARED_WORDS)) u_lsu (
         .clk(clk), .rst(rst_sh), .req_valid(sh_req_valid), .req_ready(sh_req_ready),
-        .lane_mask(row_mask), .addr(sh_addr), .store(xd_is_store), .wdata(rdata_c),
+        .lane_mask(row_mask), .addr(sh_addr), .store(`SIMT_DEC_IS_STORE(xd)), .wdata(rdata_c),
         .rsp_valid(sh_rsp_valid), .rdata(sh_rdata), .passes(sh_passes),
         .clr(clr_sh_req && !sh_busy_ex), .clr_ready(sh_clr_ready),
         .clr_line(clr_sh_line), .obs_we(sh_obs_we), .obs_addr(sh_obs_addr), .obs_data(sh_obs_data),
@@ -291,7 +281,7 @@ module simt_execute #(
     simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W)) u_swb (
         .clk(clk), .rst(rst_sh), .halt(halt), .cfg_regs(cfg_regs), .can_alloc(swb_can_alloc),
         .alloc(swb_alloc), .alloc_warp(ex_warp), .alloc_instr(ex_instr),
-        .alloc_rd(xd_rd), .alloc_load(xd_is_load), .alloc_mask(ex_mask),
+        .alloc_rd(`SIMT_DEC_RD(xd)), .alloc_load(`SIMT_DEC_IS_LOAD(xd)), .alloc_mask(ex_mask),
         .rsp_valid(sh_rsp_valid), .rsp_data(sh_rdata), .rsp_passes(sh_passes),
         .rf_we_any(swb_we_any), .rf_we(swb_we), .rf_waddr(swb_waddr),
         .waiting(swb_wait), .waiting2(swb_wait2), .cm_ok(cm_ok), .to_cm(swb_to_cm), .to_cm_warp(swb_warp),
@@ -311,7 +301,7 @@ module simt_execute #(
     // One write port. Priority: a shared load's landing row (simt_shared_wb) first, then EX's row (which
     // waits a cycle when both want it: ex_go), then block initialisation in the cycles nobody writes.
     wire [NUM_LANES*32-1:0] mw_row = mw_data[ex_row * NUM_LANES * 32 +: NUM_LANES * 32];
-    wire [RF_AW-1:0] ex_waddr = ex_wbase + xd_rd * ROWS + ex_row;
+    wire [RF_AW-1:0] ex_waddr = ex_wbase + `SIMT_DEC_RD(xd) * ROWS + ex_row;
     wire ex_writes = ex_fire && ex_wr_row;
     always @(*) begin
         rf_we    = {NUM_LANES{1'b0}};
@@ -323,7 +313,7 @@ module simt_execute #(
             rf_wdata = sh_rdata;
         end else if (ex_writes) begin
             rf_we    = row_mask;
-            rf_wdata = ex_memwb ? mw_row : xd_lds ? sreg_v : ex_const ? const_data : alu_y;
+            rf_wdata = ex_memwb ? mw_row : `SIMT_DEC_IS_LDS(xd) ? sreg_v : ex_const ? const_data : alu_y;
 `ifdef SIMT_FAULTS
             // Fault 1: warp lane 1 (row 0, lane 1) gets its ALU result with bit 0 flipped, in the
             // register file and the retire record alike.
@@ -365,7 +355,8 @@ module simt_execute #(
             if (ex_fire) begin
                 if (ex_writes) ex_vals[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rf_wdata;
                 if (ex_branch)
-                    taken[ex_row * NUM_LANES +: NUM_LANES] <= (xd_beq ? ~lane_nz : lane_nz) & row_mask;
+                    taken[ex_row * NUM_LANES +: NUM_LANES] <=
+                        (`SIMT_DEC_IS_BEQ(xd) ? ~lane_nz : lane_nz) & row_mask;
                 if (ex_global) begin
                     gaddr[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= mem_addr;
                     gdata[ex_row * NUM_LANES * 32 +: NUM_LANES * 32] <= rdata_c;
@@ -376,7 +367,6 @@ module simt_execute #(
         end
     end
 
-    // Decoder outputs EX does not need; Verilator's default unused-regexp exempts "unused".
-    wire unused_ok = &{1'b0, bad_lane, xd_illegal, xd_bad_reg, xd_use_a, xd_use_b, xd_use_c, xd_wr, xd_bne,
-                       xd_bra, xd_ssy, xd_bar, xd_exit, xd_target};
+    // Decoder fields EX does not need; Verilator's default unused-regexp exempts "unused".
+    wire unused_ok = &{1'b0, xd, bad_lane};
 endmodule

@@ -1,5 +1,6 @@
 `include "simt_params.vh"  // machine parameter defaults (docs/isa.md 9)
 `include "simt_isa.vh"
+`include "simt_decoded.vh"
 `include "simt_fault.vh"
 // Issue: stages F and DEC of the SM pipeline (docs/sm.md "Pipeline").
 //
@@ -84,43 +85,32 @@ module simt_issue #(
 `endif
 
     // ---- DEC: decode and launch checks ---------------------------------------------------------------
-    wire        dd_illegal, dd_bad_reg, dd_use_a, dd_use_b, dd_use_c, dd_a_imm, dd_b_imm, dd_wr;
-    wire        dd_is_load, dd_is_store, dd_beq, dd_bne, dd_bra, dd_ssy, dd_bar, dd_exit, dd_lds;
-    wire [2:0]  dd_cls;
-    wire [5:0]  dd_fn;
-    wire [4:0]  dd_ra, dd_rb, dd_rc, dd_rd, dd_sreg;
-    wire [31:0] dd_imm;
-    wire [15:0] dd_target;
-    simt_decode u_dec_decode (
-        .instr(dec_instr), .regs(cfg_regs), .illegal(dd_illegal), .bad_reg(dd_bad_reg), .cls(dd_cls),
-        .alu_fn(dd_fn), .ra(dd_ra), .rb(dd_rb), .rc(dd_rc), .use_a(dd_use_a), .use_b(dd_use_b),
-        .use_c(dd_use_c), .a_imm(dd_a_imm), .b_imm(dd_b_imm), .imm(dd_imm), .wr(dd_wr), .rd(dd_rd),
-        .is_load(dd_is_load), .is_store(dd_is_store), .is_beq(dd_beq), .is_bne(dd_bne), .is_bra(dd_bra),
-        .is_ssy(dd_ssy), .is_bar(dd_bar), .is_exit(dd_exit), .is_lds(dd_lds), .sreg(dd_sreg),
-        .target(dd_target)
-    );
+    wire [`SIMT_DEC_W-1:0] dd;  // DEC's instruction, decoded
+    simt_decode u_dec_decode (.instr(dec_instr), .regs(cfg_regs), .dec(dd));
     // Instructions that read operands or write a register send one token per row through EX;
     // the others (SSY, BRA, BAR, EXIT), a faulting instruction and a completed store send one.
-    wire dd_rows = dd_cls == `SIMT_CLS_ALU || dd_lds || dd_cls == `SIMT_CLS_SHARED ||
-                   dd_cls == `SIMT_CLS_CONST || dd_cls == `SIMT_CLS_GLOBAL || dd_beq || dd_bne;
+    wire dd_rows = `SIMT_DEC_CLS(dd) == `SIMT_CLS_ALU || `SIMT_DEC_IS_LDS(dd) ||
+                   `SIMT_DEC_CLS(dd) == `SIMT_CLS_SHARED || `SIMT_DEC_CLS(dd) == `SIMT_CLS_CONST ||
+                   `SIMT_DEC_CLS(dd) == `SIMT_CLS_GLOBAL || `SIMT_DEC_IS_BEQ(dd) || `SIMT_DEC_IS_BNE(dd);
     always @(*) begin
         dec_flt      = !dec_memwb;
         dec_flt_kind = `SIMT_ERR_PC_OUT_OF_RANGE;
         if (dec_memwb) dec_flt = 1'b0;
         else if (dec_pc >= cfg_ninstr) dec_flt_kind = `SIMT_ERR_PC_OUT_OF_RANGE;
-        else if (dd_illegal) dec_flt_kind = `SIMT_ERR_ILLEGAL_INSTRUCTION;
-        else if (dd_bad_reg) dec_flt_kind = `SIMT_ERR_BAD_REGISTER;
-        else if (dd_lds && dd_sreg >= `SIMT_SREG_PARAM_BASE + cfg_nparams) dec_flt_kind = `SIMT_ERR_BAD_PARAM;
+        else if (`SIMT_DEC_ILLEGAL(dd)) dec_flt_kind = `SIMT_ERR_ILLEGAL_INSTRUCTION;
+        else if (`SIMT_DEC_BAD_REG(dd)) dec_flt_kind = `SIMT_ERR_BAD_REGISTER;
+        else if (`SIMT_DEC_IS_LDS(dd) && `SIMT_DEC_SREG(dd) >= `SIMT_SREG_PARAM_BASE + cfg_nparams)
+            dec_flt_kind = `SIMT_ERR_BAD_PARAM;
         else dec_flt = 1'b0;
     end
-    wire dec_multi = !dec_flt && (dec_memwb ? dd_is_load : dd_rows);
+    wire dec_multi = !dec_flt && (dec_memwb ? `SIMT_DEC_IS_LOAD(dd) : dd_rows);
     assign dec_last = !dec_multi || dec_row == ROWS - 1;
 
     // ---- DEC: register read addresses (row of register r of row k of warp slot s: s*regs*ROWS + r*ROWS + k)
     wire [RF_AW-1:0] dec_wbase = dec_warp * cfg_regs * ROWS;
-    assign raddr_a = ex_adv ? dec_wbase + dd_ra * ROWS + dec_row : ex_raddr_a;
-    assign raddr_b = ex_adv ? dec_wbase + dd_rb * ROWS + dec_row : ex_raddr_b;
-    assign raddr_c = ex_adv ? dec_wbase + dd_rc * ROWS + dec_row : ex_raddr_c;
+    assign raddr_a = ex_adv ? dec_wbase + `SIMT_DEC_RA(dd) * ROWS + dec_row : ex_raddr_a;
+    assign raddr_b = ex_adv ? dec_wbase + `SIMT_DEC_RB(dd) * ROWS + dec_row : ex_raddr_b;
+    assign raddr_c = ex_adv ? dec_wbase + `SIMT_DEC_RC(dd) * ROWS + dec_row : ex_raddr_c;
 
     // ---- F: scheduler and fetch ------------------------------------------------------------------------
     reg              mw_busy;   // a completed access is in DEC or EX (one at a time through mw_data)
@@ -131,9 +121,9 @@ module simt_issue #(
     // stack has nothing to do (d_can_rel: the stack is empty), that cannot fault in CM, with no launch
     // fault (reported from EX). Global accesses are not: their warp waits in MEM.
     reg  dec_first;
-    wire dec_seq = dec_memwb || dd_cls == `SIMT_CLS_ALU || dd_cls == `SIMT_CLS_SREG ||
-                   dd_cls == `SIMT_CLS_SHARED || dd_cls == `SIMT_CLS_CONST;
-    assign dec_sh_store = !dec_memwb && dd_is_store && dd_cls == `SIMT_CLS_SHARED;
+    wire dec_seq = dec_memwb || `SIMT_DEC_CLS(dd) == `SIMT_CLS_ALU || `SIMT_DEC_CLS(dd) == `SIMT_CLS_SREG ||
+                   `SIMT_DEC_CLS(dd) == `SIMT_CLS_SHARED || `SIMT_DEC_CLS(dd) == `SIMT_CLS_CONST;
+    assign dec_sh_store = !dec_memwb && `SIMT_DEC_IS_STORE(dd) && `SIMT_DEC_CLS(dd) == `SIMT_CLS_SHARED;
     assign rel = dec_valid && dec_first && dec_seq && !dec_flt && d_can_rel && !halt;
     wire dec_free  = !dec_valid || (ex_take && dec_last);
 `ifdef SIMT_FAULTS
@@ -209,10 +199,9 @@ module simt_issue #(
         end
     end
 
-    // Decoder outputs DEC does not need (every operand port is read anyway); Verilator's default
+    // Decoder fields DEC does not need (every operand port is read anyway); Verilator's default
     // unused-regexp exempts names containing "unused".
-    wire unused_ok = &{1'b0, dd_use_a, dd_use_b, dd_use_c, dd_a_imm, dd_b_imm, dd_wr, dd_bra,
-                       dd_ssy, dd_bar, dd_exit, dd_fn, dd_rd, dd_imm, dd_target, f_pc[PCX_W-1:PC_W],
+    wire unused_ok = &{1'b0, dd, f_pc[PCX_W-1:PC_W],
 `ifndef SIMT_FAULTS
                        later_busy, retired,
 `endif

@@ -1,7 +1,10 @@
 `include "simt_isa.vh"
 `include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
+`include "simt_fault.vh"
 // Performance counters of one SM (docs/isa.md section 11; indices SIMT_PERF_* in simt_isa.vh).
 // Event counts must equal the golden model's Counters; cycles and idle cycles depend on timing.
+// Test-only fault 15 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
+// tb/tests/unit/test_perf.py.
 module simt_perf #(
     parameter integer WARP_SIZE  = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
     parameter integer DEPTH_W    = 5,  // width of a stack depth
@@ -30,6 +33,13 @@ module simt_perf #(
     output wire [63:0]          value
 );
     reg [63:0] cnt [0:31];
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    // Fault 15: idle cycles count also while no launch runs.
+    wire idle_run = run || simt_fault == `SIMT_FAULT_IDLE_UNGATED;
+`else
+    wire idle_run = run;
+`endif
 
     // Population counts of the active mask and of the released barriers.
     function automatic [6:0] popcount(input [WARP_SIZE-1:0] m);
@@ -55,7 +65,7 @@ module simt_perf #(
         end else begin
             // Stopped when the launch ends, so a counter read later still gives the kernel's cycles.
             if (run) cnt[`SIMT_PERF_CYCLES] <= cnt[`SIMT_PERF_CYCLES] + 64'd1;
-            if (run && idle_cycle) cnt[`SIMT_PERF_IDLE_CYCLES] <= cnt[`SIMT_PERF_IDLE_CYCLES] + 64'd1;
+            if (idle_run && idle_cycle) cnt[`SIMT_PERF_IDLE_CYCLES] <= cnt[`SIMT_PERF_IDLE_CYCLES] + 64'd1;
             if (retire) begin
                 cnt[`SIMT_PERF_WARP_INSTRS]   <= cnt[`SIMT_PERF_WARP_INSTRS] + 64'd1;
                 cnt[`SIMT_PERF_THREAD_INSTRS] <= cnt[`SIMT_PERF_THREAD_INSTRS] + nthreads;

@@ -26,7 +26,7 @@
 // rule and the lockstep checker (which steps each warp in its retire order) are unchanged.
 // Per warp a count of its SWB entries (at most the SWB's entries, < 8). Without issue ahead a warp is
 // never in DEC and EX or the SWB at once, so `hold` is never high.
-// Test-only fault 10 (SIMT_FAULTS builds): the SWB count is ignored.
+// Test-only fault 12 (SIMT_FAULTS builds): the SWB count is ignored.
 module simt_scoreboard #(
     parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE,   // machine parameter (checked in simt_sm)
     parameter integer NUM_LANES = `SIMT_DEFAULT_NUM_LANES,   // machine parameter (checked in simt_sm)

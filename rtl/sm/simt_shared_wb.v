@@ -1,4 +1,5 @@
 `include "simt_params.vh"  // machine parameter defaults (docs/isa.md 9)
+`include "simt_fault.vh"
 // Shared writeback: where a shared instruction's rows land after it has left EX (docs/sm.md "Pipeline").
 //
 // A shared instruction takes an entry when its row 0 enters the LSU (alloc) and leaves EX with its
@@ -11,6 +12,8 @@
 // from `vals` until it completes. Shared instructions reach CM in issue order among themselves.
 // Entries: ceil((ROWS + 3) / ROWS), what one shared instruction per ROWS cycles needs (an entry lives
 // from its row 0 to its retire, ROWS + 3 cycles). Reset and an error (halt) stop it; reset empties it.
+// Test-only fault 13 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
+// tb/tests/unit/test_shared_wb.py.
 module simt_shared_wb #(
     parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE,   // machine parameter (checked in simt_sm)
     parameter integer NUM_LANES = `SIMT_DEFAULT_NUM_LANES,   // machine parameter (checked in simt_sm)
@@ -57,6 +60,9 @@ module simt_shared_wb #(
     localparam integer N     = (ROWS + 3 + ROWS - 1) / ROWS;  // entries
     localparam integer NW    = $clog2(N);                    // ring index width (N >= 2)
     localparam integer ROW_W = (ROWS > 1) ? $clog2(ROWS) : 1;
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+`endif
 
     reg [N-1:0]             e_done;    // every row has landed
     reg [WID_W-1:0]         e_warp  [0:N-1];
@@ -81,7 +87,14 @@ module simt_shared_wb #(
 
     // The landing row: written to the register file now (loads), counted, kept.
     wire last_row = land_row == ROWS - 1;
-    wire [RF_AW-1:0] land_base = e_warp[land] * cfg_regs * ROWS + e_rd[land] * ROWS;
+`ifdef SIMT_FAULTS
+    // Fault 13: the landing row is written at the oldest entry's warp and rd, not its own entry's (the
+    // same while one entry is in flight; wrong once rows of a younger entry land behind an older one).
+    wire [NW-1:0] wb = simt_fault == `SIMT_FAULT_SWB_HEAD_ROW ? head : land;
+`else
+    wire [NW-1:0] wb = land;
+`endif
+    wire [RF_AW-1:0] land_base = e_warp[wb] * cfg_regs * ROWS + e_rd[wb] * ROWS;
     // After an error nothing more is written (docs/isa.md 7: the faulting instruction's own earlier
     // rows may, or may not, have written theirs).
     assign rf_we_any = rsp_valid && e_load[land] && !halt;

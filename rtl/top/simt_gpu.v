@@ -109,8 +109,8 @@ module simt_gpu #(
     reg  [15:0] outstanding;  // requests accepted on the external port and not yet answered
     wire        x_mrsp_valid, x_mrsp_ready;
     wire        soft_rst = rst || abort_q || draining;
-    reg         ignored_q;  // STATUS.IGNORED: cleared by the next launch, ABORT or reset
-    always @(posedge clk) ignored_q <= (soft_rst || launch_ok) ? 1'b0 : ignored_q || ignored;
+    wire        ignored_q;  // STATUS.IGNORED: cleared by the next launch, ABORT or reset
+    simt_ignore_flag u_ignored (.clk(clk), .clear(soft_rst || launch_ok), .hit(ignored), .flag(ignored_q));
 
     reg  [12:0] perf_sel;          // {sm[7:0], counter[4:0]}
     reg  [12:0] dbg_sel;           // {sm[7:0], warp slot[4:0]}: the debug view's warp

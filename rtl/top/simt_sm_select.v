@@ -1,8 +1,11 @@
 `include "simt_isa.vh"
 `include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
+`include "simt_fault.vh"
 // Per-SM selection for the GPU's host registers (docs/gpu.md): which SM's kernel error is captured,
 // and which SM's performance counter and debug view a register read returns. Purely combinational:
 // simt_gpu registers the results, so moving these muxes here out of simt_gpu.v changes no cycle.
+// Test-only fault 14 (SIMT_FAULTS builds, docs/sm.md "Test-only fault hooks"); unit bench
+// tb/tests/unit/test_sm_select.py.
 module simt_sm_select #(
     parameter integer NUM_SMS = `SIMT_DEFAULT_NUM_SMS,          // streaming multiprocessors: 1..16
     // derived width; not meant to be overridden
@@ -33,6 +36,14 @@ module simt_sm_select #(
         `SIMT_CHECK_NUM_SMS("simt_sm_select", NUM_SMS)
     endgenerate
 
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    // Fault 14: the combined maximum stack depth is summed like the other counters.
+    wire max_is_max = simt_fault != `SIMT_FAULT_MAX_SUMMED;
+`else
+    wire max_is_max = 1'b1;
+`endif
+
     integer i;
     // Walked from the top down so the lowest-numbered erring SM is the one left in first_sm.
     always @(*) begin
@@ -50,7 +61,7 @@ module simt_sm_select #(
         perf_value = 64'd0;
         for (i = 0; i < NUM_SMS; i = i + 1)
             if (perf_sel[12:5] == 8'hFF || perf_sel[12:5] == i[7:0]) begin
-                if (perf_sel[4:0] == `SIMT_PERF_MAX_STACK_DEPTH)
+                if (perf_sel[4:0] == `SIMT_PERF_MAX_STACK_DEPTH && max_is_max)
                     perf_value = sm_perf[i*64 +: 64] > perf_value ? sm_perf[i*64 +: 64] : perf_value;
                 else
                     perf_value = perf_value + sm_perf[i*64 +: 64];

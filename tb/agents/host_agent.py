@@ -17,7 +17,16 @@ import pyuvm
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
 from spec.model import PERF_COUNTERS
-from tb.agents.host_bfm import ST_BUSY, ST_DONE, ST_ERROR, ST_IGNORED, HostBfm, HostMonitor, Watchdog
+from tb.agents.host_bfm import (
+    REG_UNLISTED,
+    ST_BUSY,
+    ST_DONE,
+    ST_ERROR,
+    ST_IGNORED,
+    HostBfm,
+    HostMonitor,
+    Watchdog,
+)
 from tb.agents.trace_monitor import sync
 from tb.env.items import LaunchItem
 
@@ -134,7 +143,11 @@ class HostDriver(pyuvm.uvm_driver):
             ignored = bool(item.status & ST_IGNORED)
             assert ignored == (item.meddle is not None), (
                 f"{item}: STATUS 0x{item.status:x} has IGNORED={int(ignored)}, but the host "
-                + ("wrote IMAGE and START while it ran" if item.meddle else "wrote nothing while it ran")
+                + (
+                    "wrote IMAGE words or a START while it ran"
+                    if item.meddle is not None
+                    else "wrote nothing while it ran"
+                )
             )
             item.perf = await self.perf.read_all()
             # the launch's own length: its busiest SM's cycles (perf["cycles"] sums over SMs)
@@ -177,7 +190,9 @@ class HostDriver(pyuvm.uvm_driver):
         return synced
 
     async def meddle(self, item: LaunchItem) -> None:
-        """Write ``item.meddle`` to IMAGE and a START while the launch runs (both to be ignored)."""
+        """Write ``item.meddle`` to IMAGE and a START (unless ``item.meddle_start`` is False) while the
+        launch runs (both to be ignored); first a write to an unlisted register, which is not meddling.
+        STATUS.IGNORED is read after each: clear before the IMAGE words and the START, set after either."""
         bfm = self.bfm
         assert bfm is not None and item.meddle is not None
         await ClockCycles(self.dut.clk, item.interrupt_after)
@@ -185,11 +200,25 @@ class HostDriver(pyuvm.uvm_driver):
         assert st & ST_BUSY, (
             f"{item}: the launch was over before the host meddled (STATUS 0x{st:x}): meddle earlier"
         )
-        await bfm.load(item.meddle)
-        await bfm.start()
+        await bfm.write(REG_UNLISTED, 1)  # not IMAGE, not START: not ignored, no IGNORED
         st = await bfm.status()
+        assert not st & ST_IGNORED, (
+            f"{item}: STATUS 0x{st:x} has IGNORED set during the launch before any IMAGE word or START was "
+            f"written (the launch clears it; a write to register 0x{REG_UNLISTED:02x} does not set it)"
+        )
+        writes = []
+        if item.meddle:
+            await bfm.load(item.meddle)
+            writes.append(f"{len(item.meddle)} IMAGE words")
+        if item.meddle_start:
+            await bfm.start()
+            writes.append("a START")
+        st = await bfm.status()
+        assert st & ST_IGNORED, (
+            f"{item}: STATUS 0x{st:x} lacks IGNORED right after {' and '.join(writes)} during the launch"
+        )
         assert st & ST_BUSY and not st & ST_ERROR, (
-            f"{item}: STATUS 0x{st:x} right after IMAGE words and a START written during the launch, which "
+            f"{item}: STATUS 0x{st:x} right after {' and '.join(writes)} written during the launch, which "
             'must be ignored (docs/gpu.md "Launch lifecycle"), or the kernel is too short for the check'
         )
 

@@ -32,6 +32,7 @@ REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED =
 # the debug view (docs/gpu.md "Debug view") and the watchdog's memory-progress registers
 REG_DBG_SEL, REG_DBG_WARP, REG_DBG_BLOCK, REG_DBG_PC, REG_DBG_LAST_PC = 0x18, 0x19, 0x1A, 0x1B, 0x1C
 REG_MEM_RSPS, REG_MEM_OUTSTANDING = 0x1D, 0x1E
+REG_UNLISTED = 0x1F  # no register has this index (docs/gpu.md): reads 0, writes do nothing
 CTRL_START, CTRL_ABORT = 1, 2
 ST_BUSY, ST_DONE, ST_ERROR, ST_LOADING = 1, 2, 4, 8
 ST_IGNORED = 1 << 8  # an IMAGE word or START arrived while a launch ran and was ignored

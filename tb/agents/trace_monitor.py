@@ -27,6 +27,7 @@ import pyuvm
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge, ValueChange
 
 from spec.retire_record import decode as decode_retire
+from spec.retire_record import decode_lines
 from tb.agents.gmem_responder import M32, MemTxn, ProtocolError
 
 PROTOCOL_ERRORS = {
@@ -42,6 +43,17 @@ class MemResponse:
     rdata: tuple[int, ...]
     latency: int = 0  # cycles from the request's handshake to the response's
     overtook: bool = False  # answered while an earlier-accepted request was still unanswered
+
+
+def port_writers(port: Any) -> list[Any]:
+    """What ``port.write`` calls for each of its subscribers (a pyuvm AnalysisImp's ``write_fn``, else
+    the subscriber's ``write``): the per-retire ports call these directly, a call or two less per
+    retire. Cached on the port, looked up again when a subscriber is connected."""
+    subs = port.subscribers
+    cached = port.__dict__.get("_simt_writers")
+    if cached is None or cached[0] != len(subs):
+        cached = port._simt_writers = (len(subs), [getattr(x, "write_fn", None) or x.write for x in subs])
+    return cached[1]
 
 
 def trace_path() -> Path:
@@ -101,14 +113,30 @@ class TraceMonitor(pyuvm.uvm_component):
         self.batches += 1
         cut = text.rfind("\n") + 1
         self._rest = text[cut:]
-        for line in text[:cut].splitlines():
-            self._event(line)
+        lines = text[:cut].splitlines()
+        self.lines += len(lines)
+        # Retire lines are most of the trace: decoded all at once (spec/retire_record.py decode_lines)
+        # and handed straight to the subscribers' write functions (the port's connections, read once),
+        # in trace order; a line the bulk decoder leaves (X/Z, an odd layout) is decoded on its own.
+        to = port_writers(self.retire_ap)
+        retires = iter(decode_lines(lines, self.cfg.warp_size))
+        for line in lines:
+            if line[:1] == "R":
+                decoded = next(retires)
+                if decoded is None:
+                    self._event(line)
+                    continue
+                self.cycle, sm, record = decoded
+                event = (record, sm)
+                for write in to:
+                    write(event)
+            else:
+                self._event(line)
 
     def _event(self, line: str) -> None:
-        self.lines += 1
         t = line.split()
         kind = t[0]
-        if kind == "R":  # most lines: one per retired warp-instruction
+        if kind == "R":  # (drain decodes these itself)
             self.cycle = int(t[1], 16)
             self.retire_ap.write((decode_retire(t[3:], self.cfg.warp_size), int(t[2])))
             return

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from cocotb_coverage.coverage import CoverCross, CoverPoint, coverage_db
 
 from spec import isa
@@ -109,6 +110,12 @@ def _mnemonic(word: int) -> str:
 @functools.cache
 def _target(word: int) -> int:
     return isa.decode(word).imm
+
+
+@functools.cache
+def _shaped(word: int) -> bool:
+    """A BEQ, BNE or EXIT: the instructions whose divergence shape is sampled."""
+    return _mnemonic(word) in ("BEQ", "BNE", "EXIT")
 
 
 class _Tally:
@@ -224,6 +231,8 @@ class GpuCoverage:
         self.samples = 0
         # (word, mask, valid threads, stack depth, SWITCH index or None) of each checked retire
         self.raw: Counter[tuple[int, int, int, int, int | None]] = Counter()
+        # (space, store, mask, lane addresses as bytes, passes per row, transactions) of each checked access
+        self.mem_raw: Counter[tuple[str, bool, int, bytes, tuple[int, ...], int]] = Counter()
         self.previous = "reset"  # what happened before the next launch
         self._new_launch()
 
@@ -260,17 +269,26 @@ class GpuCoverage:
 
     # ---- checked retires (the launch checker, after every scoreboard agreed) -------------------
     def retire(self, exp: Any, sm: int, warp: Any) -> None:
-        """``exp``: the model's :class:`~spec.model.Retire`; ``warp``: the model's warp after it."""
+        """``exp``: the model's :class:`~spec.model.Retire`; ``warp``: the model's warp after it.
+
+        Called once per checked retire, so it only counts: the raw keys of the opcode x mask, depth and
+        switch points and of each memory access are classified once per distinct key at :meth:`flush`
+        (:meth:`_classify`); only branches and EXIT (their shape needs the warp now) and barrier and
+        block-end bookkeeping are looked at here."""
         self.samples += 1
         prev = self.last_retire.get(sm)
         key = (exp.block, exp.warp)
         switch = None if prev is None else 0 if prev == key else 1 if prev[0] == exp.block else 2
         self.last_retire[sm] = key
-        # opcode x mask class, stack depth and switch, counted raw and classified per distinct key at flush
-        self.raw[(exp.word, exp.mask, warp.valid, len(warp.stack), switch)] += 1
-        self._divergence(exp, warp)
-        if exp.mem is not None:
-            self._memory(exp)
+        word = exp.word
+        self.raw[(word, exp.mask, warp.valid, len(warp.stack), switch)] += 1
+        if _shaped(word):
+            self._divergence(exp, warp)
+        mem = exp.mem
+        if mem is not None and mem.space != "const":
+            ntx = len(mem.transactions)
+            if mem.space == "shared" or ntx:  # (a global access with no active lane makes no transaction)
+                self.mem_raw[(mem.space, mem.store, exp.mask, mem.addrs.tobytes(), mem.rows, ntx)] += 1
         if exp.barrier:
             self.arrivals.setdefault(exp.block, []).append(exp.warp)
         if exp.released:
@@ -281,13 +299,26 @@ class GpuCoverage:
             self.resident_on[sm_of] = max(0, self.resident_on.get(sm_of, 1) - 1)
 
     def _classify(self) -> None:
-        """The raw counts of :meth:`retire` as samples of the opcode x mask, depth and switch points."""
+        """The raw counts of :meth:`retire` as samples of the opcode x mask, depth, switch and memory points."""
         for (word, mask, valid, depth, switch), n in self.raw.items():
             self.instr.counts[(_mnemonic(word), mask_class(mask, valid))] += n
             self.depth.counts[(depth,)] += n
             if switch is not None:
                 self.switch.counts[(SWITCH[switch],)] += n
         self.raw.clear()
+        W = self.cfg.warp_size
+        for (space, store, mask, raw_addrs, rows, ntx), n in self.mem_raw.items():
+            addrs = np.frombuffer(raw_addrs, np.uint32).tolist()
+            if mask != self.full:
+                addrs = [addrs[i] for i in range(W) if mask >> i & 1]
+            if space == "shared":
+                for degree in set(rows):  # the model's passes per row (row_conflicts)
+                    self.passes.counts[(degree,)] += n
+                self.sharing.counts[(sharing_class(addrs),)] += n
+            else:
+                kind = coalescing_class(addrs, ntx, self.cfg.seg_words)
+                self.coalescing.counts[(kind, "store" if store else "load")] += n
+        self.mem_raw.clear()
 
     def _divergence(self, exp: Any, warp: Any) -> None:
         """Shapes (docs/isa.md 4.2): a BEQ/BNE *splits* when part of its active threads go on. loop: the
@@ -313,19 +344,6 @@ class GpuCoverage:
                 self.shape("if_only")
         elif name == "EXIT" and warp.live:
             self.shape("partial_exit")
-
-    def _memory(self, exp: Any) -> None:
-        mem = exp.mem
-        addrs = mem.addrs.tolist()
-        if exp.mask != self.full:
-            addrs = [addrs[i] for i in range(self.cfg.warp_size) if exp.mask >> i & 1]
-        if mem.space == "shared":
-            for degree in set(mem.rows):  # the model's passes per row (row_conflicts)
-                self.passes(degree)
-            self.sharing(sharing_class(addrs))
-        elif mem.space == "global" and mem.transactions:
-            kind = coalescing_class(addrs, len(mem.transactions), self.cfg.seg_words)
-            self.coalescing(kind, "store" if mem.store else "load")
 
     # ---- block dispatches and memory traffic ---------------------------------------------------
     def dispatch(self, bid: int, sm: int) -> None:

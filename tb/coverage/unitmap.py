@@ -65,6 +65,7 @@ GUARDS: dict[str, tuple[str, ...]] = {
         "simt_block_init",
         "simt_issue",
         "simt_execute",
+        "simt_shared_wb",
         "simt_commit",
         "simt_loader",
         "simt_block_sched",
@@ -82,8 +83,6 @@ GUARDS: dict[str, tuple[str, ...]] = {
 
 # RTL module without a bench of its own -> where it is checked instead
 NO_BENCH: dict[str, str] = {
-    "simt_perf": "in simt_sm: at the end of every system launch the end-of-kernel checker compares each "
-                 "timing-independent counter with the model's event count, docs/isa.md 11",
     "simt_warp_table": "in simt_sm: every retire's pc, mask, next pc/mask, barrier and finish are checked "
                        "against the model in lockstep (test_sm.py, the system benches); the hang report reads its "
                        "debug port (test_gpu.py watchdog tests)",
@@ -95,19 +94,17 @@ NO_BENCH: dict[str, str] = {
                     "flipped lane bit); address errors by the directed error tests",
     "simt_scoreboard": "in simt_sm: every value a warp's instruction reads behind its own earlier ones is "
                        "compared at retire in lockstep; test_sm_pipeline.py checks one warp issuing ahead "
-                       "(planted fault 10: no writeback hold)",
-    "simt_shared_wb": "in simt_sm: every shared load's values and passes are compared at retire in lockstep; "
-                      "test_sm_pipeline.py checks the write-port priority (planted fault 8), the reset flush "
-                      "(fault 9) and that shared accesses stream",
+                       "(planted fault 12: no writeback hold)",
     "simt_commit": "in simt_sm: the retire record it packs is compared field by field with the model's "
                    "(retire and divergence boards), its counters by the end-of-kernel board",
     "simt_image_check": "in simt_loader: test_loader.py offers images breaking every rule and checks the error code, "
                         "ERR_RULE and the offending word's index against spec/image_rules.py",
     "simt_loader_store": "in simt_loader: test_loader.py checks every DATA store request (address, mask, data) "
                          "against the image's segments, and that `loaded` waits for their acknowledgements",
-    "simt_sm_select": "in simt_gpu: ErrorSmCheck (gpu_tests.py) checks ERR_SM names the SM the failing block ran "
-                      "on; the end-of-kernel checker reads the counters through PERF_SEL; the hang report reads "
-                      "the debug view",
+    "simt_ignore_flag": "in simt_gpu: ResetMidKernelTest writes IMAGE words into one running launch and a START into "
+                        "the next, each of which must set STATUS.IGNORED (a write to an unlisted register must "
+                        "not), and every other launch must end with it clear; "
+                        "test_gpu.py::test_ignored_fault_is_caught plants fault 10 (the flag never rises)",
     "simt_axil_host": "in simt_gpu_axi: test_axi.py reads the register map over AXI4-Lite and launches every "
                       "kernel through it",
     "simt_axi_mem_bridge": "in simt_gpu_axi: test_axi.py runs kernels through it with every scoreboard on, "

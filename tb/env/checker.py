@@ -27,6 +27,7 @@ from cocotb.triggers import Event
 from spec.hang import ST_DONE, WarpView, compare_hang, golden_run, rtl_lines, warp_report
 from spec.model import ERROR_CODES, KernelError, Model
 from tb.agents.sm_driver import SmLaunch
+from tb.agents.trace_monitor import port_writers
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
 from tb.scoreboards.base import Mismatch, Scoreboard
@@ -268,13 +269,14 @@ class LaunchChecker(pyuvm.uvm_component):
 
     @_observer
     def write_retire(self, event: tuple[Any, int]) -> None:
-        if self.failed:
+        if self.fault is not None:  # (``failed``, without a property call on every retire)
             return
         rtl, sm = event
         if self.model is None or not self.boards:
             self._raise(Mismatch, f"retire on {where(rtl, sm)} while no kernel is running")
+        retire = self.retire
         try:
-            exp = self.retire.check(rtl, sm)
+            exp = retire.check(rtl, sm)
         except Mismatch as exc:
             self._raise(type(exc), str(exc))
         for board in self.after_retire:
@@ -284,9 +286,11 @@ class LaunchChecker(pyuvm.uvm_component):
                     board.mismatch,
                     f"{board.name} mismatch on {where(rtl, sm)}: "
                     + "; ".join(diffs)
-                    + f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}",
+                    + f"\n  last retires of this warp (model):\n    {retire.last_retires(rtl.block, rtl.warp)}",
                 )
-        self.checked_ap.write((exp, sm, self.retire.warp))
+        checked = (exp, sm, retire.warp)
+        for write in port_writers(self.checked_ap):
+            write(checked)
 
     @_observer
     def write_shared(self, event: tuple[int, bool, list[tuple[int, int]]]) -> None:

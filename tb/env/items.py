@@ -22,9 +22,11 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     reference's; ``max_cycles`` is the watchdog's budget for the launch (a stall, no retire in
     ``stall_cycles``, is caught sooner; ``max_instrs`` bounds the warp-instructions). ``expect_hang``
     lists texts the watchdog's report must contain: the launch must hang (then it is ABORTed).
-    ``meddle`` (words) is written to IMAGE, then a START, ``interrupt_after`` cycles after START while the
-    launch runs: the GPU ignores both (docs/gpu.md "Launch lifecycle"), the launch ends as its own image
-    says and STATUS.IGNORED reads 1 (0 after every launch without meddling).
+    ``meddle`` (words, possibly none) is written to IMAGE, then a START unless ``meddle_start`` is False,
+    ``interrupt_after`` cycles after START while the launch runs: the GPU ignores both (docs/gpu.md
+    "Launch lifecycle"), the launch ends as its own image says and STATUS.IGNORED reads 1 (0 after
+    every launch without meddling). Before them the host writes an unlisted register, which must leave
+    IGNORED clear, and it reads IGNORED after each kind of write.
     ``slave_error`` (AXI top only): the AXI slave answers one read beat of the launch's first burst
     SLVERR, with the right data; the launch must end exactly, ``axi_error`` bit 0 must then read 1,
     and the host resets the GPU, after which ``axi_error`` must read 0 and STATUS idle.
@@ -48,6 +50,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.max_instrs: int | None = kw.pop("max_instrs", None)
         self.expect_hang: list[str] | None = kw.pop("expect_hang", None)
         self.meddle: list[int] | None = kw.pop("meddle", None)
+        self.meddle_start: bool = kw.pop("meddle_start", True)
         self.slave_error: bool = kw.pop("slave_error", False)
         if kw:
             raise TypeError(f"LaunchItem: unknown fields {sorted(kw)}")

@@ -106,8 +106,12 @@ class CoalescingScoreboard(Scoreboard):
         ``txns`` and ``passes`` are record fields of this board, compared by the retire scoreboard)."""
         mem = exp.mem
         self.compared += 1
-        if mem is None and not self.pending and not self.errors:
-            return []  # no access, nothing sent since the last retire: nothing to compare
+        if not self.errors and (mem is None or mem.space != "global"):
+            # no global access, no protocol error: only stray transactions of this warp slot to look for
+            if not self.pending or (sm, rtl.slot * self.wpb + rtl.warp) not in self.pending:
+                if mem is not None and mem.space == "shared":
+                    self.shared_accesses += 1
+                return []
         diffs, self.errors = self.errors[:3], []
         got = self.pending.pop((sm, rtl.slot * self.wpb + rtl.warp), [])
         if mem is not None and mem.space == "global":

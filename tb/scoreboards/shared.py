@@ -68,9 +68,12 @@ class SharedMemoryScoreboard(Scoreboard):
 
     def check(self, rtl: Any, exp: Retire, sm: int) -> list[str]:
         mem = exp.mem
-        if not self.pending and mem is None and not exp.done:
-            self.compared += 1  # no bank write pending, no store, no block end: nothing to compare
-            return []
+        store = mem is not None and mem.store and mem.space == "shared"
+        if not store and not exp.done:
+            # no shared store, no block end: only stray writes of this warp slot to look for
+            if not self.pending or (sm, rtl.slot * self.wpb + rtl.warp) not in self.pending:
+                self.compared += 1
+                return []
         got = self.pending.pop((sm, rtl.slot * self.wpb + rtl.warp), [])
         diffs: list[str] = []
         if mem is not None and mem.space == "shared" and mem.store:

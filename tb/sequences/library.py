@@ -177,8 +177,9 @@ def hangs(rng: random.Random) -> list[LaunchItem]:
 
 
 def interrupted(rng: random.Random) -> list[LaunchItem]:
-    """rst, then ABORT, then IMAGE words and a START (to be ignored), in the middle of a kernel; each
-    followed by an exact launch."""
+    """rst, then ABORT, then IMAGE words, then a START (to be ignored), in the middle of a kernel; each
+    followed by an exact launch. The IMAGE words and the START go to separate launches, so each must
+    raise STATUS.IGNORED on its own."""
     return [
         LaunchItem(
             "matmul reset mid-kernel", image_of("matmul", rng), interrupt="reset", interrupt_after=300
@@ -189,9 +190,16 @@ def interrupted(rng: random.Random) -> list[LaunchItem]:
         ),
         LaunchItem("matmul after abort", image_of("matmul", rng)),
         LaunchItem(
-            "matmul with IMAGE words and START written while it runs",
+            "matmul with IMAGE words written while it runs",
             image_of("matmul", rng),
             meddle=image_of("vecadd", rng).to_words()[:8],
+            meddle_start=False,
+            interrupt_after=200,
+        ),
+        LaunchItem(
+            "matmul with a START written while it runs",
+            image_of("matmul", rng),
+            meddle=[],
             interrupt_after=200,
         ),
         LaunchItem("matmul after the ignored writes", image_of("matmul", rng)),

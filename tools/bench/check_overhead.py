@@ -5,6 +5,8 @@ end-of-kernel check, and the harness checking every retire in lock-step (every s
     SIM=verilator python tools/bench/check_overhead.py [--cases matrixmul:64,matrixmul:256]
         [--lanes 8,32] [--repeat 2] [--docs]
     python tools/bench/check_overhead.py --docs-only   # docs table from the committed results file
+    SIM=verilator python tools/bench/check_overhead.py --profile [--cases ...] [--lanes ...]
+        # where the harness's Python time goes: one end-only and one full run per case under cProfile
 
 Each case runs on the benchmark machine (spec/machines.py, one SM, 8 or 32 lanes) with a fixed 20-cycle
 memory; the three runs must report the same launch cycles. CPU seconds are those of the simulator
@@ -42,7 +44,11 @@ SEED = 1  # the kernel inputs' seed: the same image in all three runs
 MODES = ("raw", "end", "full")
 
 
-def harness(case: str, lanes: int, mode: str, sim: str) -> dict:
+def profile_path(case: str, lanes: int, mode: str) -> Path:
+    return REPORTS / f"check_overhead-{case.replace(':', '-')}-l{lanes}-{mode}.prof"
+
+
+def harness(case: str, lanes: int, mode: str, sim: str, profile: bool = False) -> dict:
     from spec.machines import bench as bench_config
     from tb.gpurun import run_gpu
 
@@ -51,6 +57,8 @@ def harness(case: str, lanes: int, mode: str, sim: str) -> dict:
     for p in (stats, bench):
         p.unlink(missing_ok=True)
     os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"] = str(stats), str(bench)
+    if profile:  # cProfile of the harness's Python (tb/tests/system/gpu_tests.py); slows the run
+        os.environ["SIMT_PROFILE"] = str(profile_path(case, lanes, mode))
     try:
         run_gpu(
             f"bench-l{lanes}",
@@ -64,6 +72,7 @@ def harness(case: str, lanes: int, mode: str, sim: str) -> dict:
         )
     finally:
         del os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"]
+        os.environ.pop("SIMT_PROFILE", None)
     row = json.loads(stats.read_text().splitlines()[-1])
     return {
         "launch_cycles": json.loads(bench.read_text().splitlines()[-1])["cycles"],
@@ -166,6 +175,20 @@ def stale(docs: Path = DOCS, results: Path | None = None) -> bool:
     return render_docs(current, json.loads(results.read_text())) != current
 
 
+def show_profiles(case: str, lanes: int, sim: str, top: int = 30) -> None:
+    """Run ``case`` end-only and fully checked under cProfile; print each run's costliest functions."""
+    import pstats
+
+    for mode in ("end", "full"):
+        row = harness(case, lanes, mode, sim, profile=True)
+        path = profile_path(case, lanes, mode)
+        print(
+            f"\n=== {case} at {lanes} lanes, {mode}: {row['cpu_seconds']:.2f} CPU s (profiled), "
+            f"{row['retires']:,} retires; {path.relative_to(ROOT)}"
+        )
+        pstats.Stats(str(path)).sort_stats("tottime").print_stats(top)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="matrixmul:64,matrixmul:256")
@@ -175,8 +198,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--docs-only", action="store_true", help="regenerate the docs table from the results file"
     )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="instead of measuring: one end-only and one full run per case under cProfile; prints where "
+        "the harness's Python time goes (the .prof files stay in build/reports/)",
+    )
     args = ap.parse_args(argv)
     sim = os.environ.get("SIM", "verilator")
+    if args.profile:
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        for case in args.cases.split(","):
+            for lanes in (int(x) for x in args.lanes.split(",")):
+                show_profiles(case, lanes, sim)
+        return 0
     if args.docs_only:
         DOCS.write_text(render_docs(DOCS.read_text(), json.loads(results_file(sim).read_text())))
         print(f"wrote {DOCS.relative_to(ROOT)} from {results_file(sim).relative_to(ROOT)}")

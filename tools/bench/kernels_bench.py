@@ -1,7 +1,8 @@
 """The benchmark suite on the RTL: every kernel at every size against C, and a cycle report vs FlexGrip.
 
     SIM=verilator python tools/bench/kernels_bench.py [--kernels a,b] [--lanes 8,16,32] [--latency 20]
-                                                   [--resume] [--report-only] [-j 2] [--before OLD.jsonl]
+                                                   [--resume] [--report-only] [-j 2] [--before OLD.jsonl
+                                                   [--same-inputs]]
                                                    [--sm-sweep 8x1,8x16] [--sm-only] [--docs | --docs-only]
 
 Every case runs through the pyuvm environment with every scoreboard on (KernelTest): each retire is
@@ -10,6 +11,10 @@ At NUM_LANES = 8 every size of every kernel runs (FlexGrip's 16…256 and the un
 32 lanes the report size (256). The machine is spec/machines.py::bench (one SM, as FlexGrip's
 Table 4); global memory answers in a fixed ``--latency`` cycles, in order, without backpressure.
 Cases over the simulator's budget (``BUDGET``) are skipped and listed as such in the report.
+
+``--before OLD.jsonl`` adds a before/after table at the report size; with ``--same-inputs`` every case
+reuses the earlier run's inputs seed, so a change meant to be cycle-exact (a re-partition of the RTL)
+shows identical cycles and lists any performance counter that differs.
 
 ``--sm-sweep`` (default 8x1,8x2,8x4,8x8,8x16,16x1,32x1,32x2, LANESxSMS): the report size also runs on
 machines of Lies 2019 (seed 000) Table 5.1's family (spec/machines.py::tesla; 16 SMs of 8 lanes is Table
@@ -76,9 +81,18 @@ def machine(family: str, lanes: int, sms: int) -> tuple[str, GpuConfig]:
 
 
 def job(
-    sim: str, family: str, lanes: int, sms: int, kernel: str, sizes: list[int], latency: int, out: Path
+    sim: str,
+    family: str,
+    lanes: int,
+    sms: int,
+    kernel: str,
+    sizes: list[int],
+    latency: int,
+    out: Path,
+    seeds: dict[tuple[str, str, int], int] | None = None,
 ) -> tuple[str, float]:
-    """One simulator run: ``kernel`` at ``sizes`` on one benchmark machine (:func:`machine`)."""
+    """One simulator run: ``kernel`` at ``sizes`` on one benchmark machine (:func:`machine`); ``seeds``
+    ((machine tag, kernel, size) -> inputs seed) fixes the inputs of the cases it names."""
     from tb.gpurun import run_gpu
 
     os.environ["SIM"] = sim
@@ -88,11 +102,14 @@ def job(
     start = time.monotonic()
     tag, cfg = machine(family, lanes, sms)
     seed = f":{sm_scaling.INPUTS_SEED}" if family == "tesla" else ""  # the same inputs on every machine
+    fixed = seeds or {}
+    cases = [f"{kernel}:{n}:{fixed[(tag, kernel, n)]}" if (tag, kernel, n) in fixed else f"{kernel}:{n}{seed}"
+             for n in sizes]  # fmt: skip
     run_gpu(
         tag,
         ["KernelTest"],
         cfg=cfg,
-        KERNEL_CASES=",".join(f"{kernel}:{n}{seed}" for n in sizes),
+        KERNEL_CASES=",".join(cases),
         GMEM_PROFILE="ideal",
         GMEM_LATENCY=str(latency),
     )
@@ -147,6 +164,31 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f}"
 
 
+# Fields of a result record that are not performance results of the case (what ran, and how).
+_NOT_COUNTERS = {
+    "kernel",
+    "size",
+    "seed",
+    "config",
+    "sim",
+    "lanes",
+    "sms",
+    "blocks",
+    "latency",
+    "golden_words",
+}
+
+
+def _counters_diff(a: dict, b: dict) -> str:
+    """ "identical" when every counter of two records of one case agrees, else the ones that differ; runs
+    on different inputs are not compared."""
+    if a.get("seed") != b.get("seed"):
+        return "other inputs (--same-inputs compares them)"
+    keys = sorted((set(a) | set(b)) - _NOT_COUNTERS)
+    diff = [key for key in keys if a.get(key) != b.get(key)]
+    return "identical" if not diff else "differ: " + ", ".join(diff)
+
+
 def before_after(rows: list[dict], old: list[dict], label: str) -> list[str]:
     """A before/after table at the report size: the cycles of an earlier run (``--before``, its raw
     .jsonl) next to this run's, for every kernel and lane count both have."""
@@ -157,14 +199,16 @@ def before_after(rows: list[dict], old: list[dict], label: str) -> list[str]:
         "",
         f"## Before and after ({label}, size {REPORT_SIZE})",
         "",
-        "| kernel | lanes | cycles before | cycles after | speed-up | cycles / warp-instr before → after |",
-        "|---|---|---|---|---|---|",
+        "| kernel | lanes | cycles before | cycles after | speed-up | cycles / warp-instr before → after | "
+        "other counters |",
+        "|---|---|---|---|---|---|---|",
     ]
     for k, n in keys:
         a, b = was[(k, n)], now[(k, n)]
         lines.append(
             f"| {k} | {n} | {_fmt(a['cycles'])} | {_fmt(b['cycles'])} | {a['cycles'] / b['cycles']:.2f}x | "
-            f"{a['cycles'] / max(a['warp_instrs'], 1):.2f} → {b['cycles'] / max(b['warp_instrs'], 1):.2f} |"
+            f"{a['cycles'] / max(a['warp_instrs'], 1):.2f} → {b['cycles'] / max(b['warp_instrs'], 1):.2f} | "
+            f"{_counters_diff(a, b)} |"
         )
     lanes = sorted({n for _, n in keys})
     if len(lanes) > 1:
@@ -365,12 +409,22 @@ def main(argv: list[str] | None = None) -> int:
         help="raw results (.jsonl) of an earlier run: adds a before/after table at the report size",
     )
     ap.add_argument("--before-label", default="before: --before file", help="what the earlier run was")
+    ap.add_argument(
+        "--same-inputs",
+        action="store_true",
+        help="with --before: run every case on the earlier run's inputs (its seeds), for a cycle-exact comparison",
+    )
     args = ap.parse_args(argv)
     before = None
     if args.before is not None:
         if not args.before.is_file():
             raise cli.InputError(f"--before {args.before}: no such file (give the .jsonl of an earlier run)")
         before = [json.loads(line) for line in args.before.read_text().splitlines() if line.strip()]
+    if args.same_inputs and before is None:
+        raise cli.InputError("--same-inputs needs --before OLD.jsonl (the run whose inputs to reuse)")
+    seeds = (
+        {(r["config"], r["kernel"], r["size"]): r["seed"] for r in before or []} if args.same_inputs else None
+    )
     sim = os.environ.get("SIM", "verilator")
     if args.docs_only:
         print(sm_scaling.write_docs(json.loads(sm_scaling.results_file(sim).read_text())))
@@ -394,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     if todo:
         parts[0].parent.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(job, sim, *j[:4], j[4], args.latency, part) for j, part in todo]
+            futures = [pool.submit(job, sim, *j[:4], j[4], args.latency, part, seeds) for j, part in todo]
             for f in futures:
                 what, secs = f.result()
                 print(f"bench: {what} matched C ({secs:.0f} s)", flush=True)

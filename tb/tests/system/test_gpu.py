@@ -79,6 +79,18 @@ def test_planted_fault_is_caught(fault: int) -> None:
     run_gpu(FAULT_CONFIG, ["FaultTest"], SIMT_FAULT=str(fault), SIMT_FAULT_EXPECT=FAULTS[fault])
 
 
+def test_ignored_fault_is_caught() -> None:
+    """Meta-test of STATUS.IGNORED (docs/gpu.md "Launch lifecycle"): with fault 10 planted (the writes of a
+    running launch are still ignored, but the flag never rises) ResetMidKernelTest must fail, and fail in
+    the host agent's check that the launch written into ends with IGNORED set."""
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_gpu(FAULT_CONFIG, ["ResetMidKernelTest"], SIMT_FAULT="10")
+    want = "lacks IGNORED right after 8 IMAGE words during the launch"
+    assert any(want in m for m in failed.value.messages), (
+        f"ResetMidKernelTest failed, but not with {want!r}: {failed.value.messages}"
+    )
+
+
 @pytest.mark.parametrize("params", [{"NUM_SMS": 0}, {"WARP_SIZE": -32}, {"NUM_LANES": 6}], ids=str)
 def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> None:
     """An illegal parameter is refused before any build, its readable message the first line a user

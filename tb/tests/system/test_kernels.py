@@ -1,8 +1,10 @@
 """The benchmark kernels (kernels/) on the RTL, every scoreboard on, each output word against C.
 
 ``make test`` runs each kernel's CI_SIZES (kernels/<name>/gen.py) on the 2-SM, 8-lane configuration
-under the default (randomly delayed, reordered) memory, and one launch on Lies 2019 Table 5.1's 16 SMs; ``make bench`` runs every size on the
-benchmark machine (tools/bench/kernels_bench.py). ``KERNEL_CASES=name:size,...`` replaces a batch's cases.
+under the default (randomly delayed, reordered) memory — the hand-written assembly and the C
+(``kernel.cu``, compiled by cudac) share them (:func:`ci_cases`) — and one launch on Lies 2019 Table 5.1's
+16 SMs; ``make bench`` runs every size on the benchmark machine (tools/bench/kernels_bench.py for the
+assembly, tools/bench/cudac_bench.py for the C). ``KERNEL_CASES=name:size,...`` replaces a batch's cases.
 """
 
 from __future__ import annotations
@@ -24,13 +26,26 @@ BATCHES = {
 
 
 def ci_cases(kernels: list[str]) -> str:
-    return ",".join(f"{k}:{n}" for k in kernels for n in suite.generator(k).CI_SIZES)
+    """Each kernel's CI_SIZES. A folder with both sources runs its assembly at the first and its C at the
+    last (the larger or odder case: two warps, a partial tile, edge blocks), both when it has one CI size;
+    so the C joins ``make test`` for about the cost of one small case per such kernel (every size of both
+    runs on both simulators in ``make bench``)."""
+    cases = []
+    for k in kernels:
+        ci = suite.generator(k).CI_SIZES
+        both = f"{k}.cu" in suite.variants()
+        cases += [f"{k}:{n}" for n in (ci[:-1] or ci if both else ci)]
+        cases += [f"{k}.cu:{ci[-1]}"] if both else []
+    return ",".join(cases)
 
 
 def test_every_kernel_is_in_a_batch() -> None:
-    """A new kernel folder must join the RTL regression (kernels/README.md, "Adding a kernel")."""
+    """A new kernel folder must join the RTL regression (kernels/README.md, "Adding a kernel"), its C
+    (kernel.cu) beside its assembly too."""
     listed = sorted(k for ks in BATCHES.values() for k in ks)
     assert listed == suite.names(), f"kernels/ has {suite.names()}; BATCHES lists {listed}"
+    ran = {c.split(":")[0] for b in BATCHES.values() for c in ci_cases(b).split(",")}
+    assert ran == set(suite.variants()), f"make test runs {sorted(ran)}; the suite has {suite.variants()}"
 
 
 @pytest.mark.parametrize("batch", list(BATCHES))

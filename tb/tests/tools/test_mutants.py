@@ -8,7 +8,10 @@ of one place, ids are stable, and the real rtl/ gives mutants that change exactl
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import subprocess
+import time
 from collections import Counter
 
 import pytest
@@ -17,6 +20,7 @@ from tools.mutants.__main__ import SELF_CHECK, select, self_check_mutant
 from tools.mutants.generate import OPERATORS, RTL, all_mutants, mutants_of, rtl_files
 from tools.mutants.lexer import Source, tokenize
 from tools.mutants.report import load_equivalents
+from tools.mutants.runner import _descendants, _kill_group
 
 SNIPPET = """\
 `include "simt_check.vh"
@@ -214,3 +218,27 @@ def test_nonblocking_assignment_or_comparison(text: str) -> None:
     src = Source(text)
     le = [i for i, t in enumerate(src.code) if t.text == "<="]
     assert (le[0] in src.assign_le) == text.startswith("always")
+
+
+def test_stopping_a_stage_ends_the_simulator_it_started() -> None:
+    """A stage stopped at its first failing test must take its simulator with it: cocotb starts vvp in a
+    session of its own, which killing pytest's process group alone left running, orphaned."""
+    if not os.path.isdir("/proc"):
+        pytest.skip("no /proc on this system: descendants are not found there")
+    stage = subprocess.Popen(["bash", "-c", "setsid sleep 60 & sleep 60"], start_new_session=True)
+    deadline = time.monotonic() + 5
+    while len(_descendants(stage.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    children = _descendants(stage.pid)
+    assert len(children) == 2, f"the stand-in stage has children {children}: expected its two sleeps"
+    _kill_group(stage)
+    stage.wait()
+    time.sleep(0.2)
+
+    def alive(pid: int) -> bool:
+        try:
+            return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    assert not [p for p in children if alive(p)], "a process of the stopped stage (its own session) survived"

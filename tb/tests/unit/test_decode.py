@@ -21,15 +21,11 @@ from collections import Counter
 import cocotb
 from cocotb.triggers import Timer
 
-from spec import isa, model
+from spec import decoded, isa, model
 from tb import benchutil, rtlsim
 
-# Outputs of the decoder, in the order they are read.
-OUTPUTS = (
-    "illegal", "bad_reg", "cls", "alu_fn", "ra", "rb", "rc", "use_a", "use_b", "use_c", "a_imm",
-    "b_imm", "imm", "wr", "rd", "is_load", "is_store", "is_beq", "is_bne", "is_bra", "is_ssy",
-    "is_bar", "is_exit", "is_lds", "sreg", "target",
-)  # fmt: skip
+# Fields of the decoder's one output bus `dec` (spec/decoded.py), in the order they are read.
+OUTPUTS = tuple(f.name for f in decoded.FIELDS)
 
 LOADS = {isa.OP_LD, isa.OP_LDC, isa.OP_LDG}
 STORES = {isa.OP_ST, isa.OP_STG}
@@ -107,18 +103,20 @@ def random_legal(op: isa.Op, rng: random.Random) -> int:
 
 
 class Decoder:
-    """Drives the combinational DUT and compares its outputs."""
+    """Drives the combinational DUT and compares the fields of its output bus."""
 
     def __init__(self, dut) -> None:
         self.dut = dut
-        self.handles = {name: getattr(dut, name) for name in OUTPUTS}
+        assert len(dut.dec) == decoded.width(), (
+            f"dec is {len(dut.dec)} bits, spec/decoded.py says {decoded.width()}"
+        )
         self.checked = 0
 
     async def apply(self, word: int, regs: int) -> dict[str, int]:
         self.dut.instr.value = word
         self.dut.regs.value = regs
         await Timer(1, unit="ns")
-        return {name: int(h.value) for name, h in self.handles.items()}
+        return decoded.unpack(int(self.dut.dec.value))
 
     async def check(self, word: int, regs: int, exp: dict[str, int | None]) -> dict[str, int]:
         got = await self.apply(word, regs)

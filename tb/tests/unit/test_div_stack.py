@@ -5,7 +5,10 @@ The golden reference is ``Warp.control()`` of spec/model.py. The bench keeps one
 per warp slot; every operation given to the RTL is applied to that warp's model with the same arguments,
 and every output is compared: next pc and mask, warp done, divergent, pushes / pops / merges (from the
 model's StackEvents), depth (the model's stack length), error and its SIMT_ERR_* code, and the latency
-(``done`` exactly 1 + pops cycles after ``start``, ``idle`` low in between).
+(``done`` exactly 1 + pops cycles after ``start``, ``idle`` low in between), and the top entry after
+the instruction (``top_after_*`` against the model's stack). Quick completion: ``q_done`` must rise in
+the start cycle exactly when no pop follows, and then every ``q_*`` output must already carry what the
+registered outputs and ``top_after_*`` show with ``done``.
 
 Stimulus: first directed scripts (if/else, loops with merge, skip rules, several SYNCs for one rpc,
 partial EXIT, a restored mask that is empty, overflow by SSY and by DIV, merge onto a full stack,
@@ -28,7 +31,7 @@ import cocotb
 import numpy as np
 import pytest
 from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge, RisingEdge
+from cocotb.triggers import FallingEdge, RisingEdge, Timer
 
 from spec.model import DIV, ERROR_CODES, ErrorKind, KernelError, Warp
 from tb import benchenv, benchutil, rtlsim
@@ -352,7 +355,20 @@ class Bench:
             depth=len(w.stack),
         )
 
-    def check(self, exp: dict, cycles: int) -> None:
+    def model_top(self, slot: Slot) -> dict:
+        """The slot's top entry as the RTL shows it (kind 1 = DIV); all zero for an empty stack."""
+        if not slot.warp.stack:
+            return dict(pc=0, mask=0, kind=0)
+        kind, pc, mask = slot.warp.stack[-1]
+        return dict(pc=pc & self.pc_mask, mask=mask, kind=int(kind == DIV))
+
+    def sample_quick(self) -> dict:
+        """The quick-completion outputs in the start cycle (read after the start is driven)."""
+        names = ("done", "next_pc", "next_mask", "warp_done", "divergent", "pushes", "merged", "depth",
+                 "error", "err_kind", "top_pc", "top_mask", "top_kind")  # fmt: skip
+        return {n: int(getattr(self.dut, f"q_{n}").value) for n in names}
+
+    def check(self, exp: dict, cycles: int, slot: Slot, quick: dict) -> None:
         dut = self.dut
         got = {k: int(getattr(dut, k).value) for k in exp if k != "drive"}
         want = {k: v for k, v in exp.items() if k != "drive"}
@@ -362,6 +378,32 @@ class Bench:
                 f"slot {exp['drive']['warp']} op {exp['drive']}: RTL {got} after {cycles} "
                 f"cycles, model {want} after {1 + want['pops']} cycles"
             )
+        # the top entry after the instruction (read from the storage; all zero for an empty stack)
+        top = self.model_top(slot)
+        after = {k: int(getattr(dut, f"top_after_{k}").value) for k in top}
+        if after != top:
+            raise AssertionError(
+                f"slot {exp['drive']['warp']} op {exp['drive']}: top_after {after}, model top {top}"
+            )
+        # quick completion: in the start cycle exactly when no pop follows, with the final results
+        if quick["done"] != (want["pops"] == 0):
+            raise AssertionError(
+                f"slot {exp['drive']['warp']} op {exp['drive']}: q_done {quick['done']} in the start cycle, "
+                f"but the model pops {want['pops']} times (q_done must be 1 exactly when no pop follows)"
+            )
+        if quick["done"]:
+            full = {k: got[k] for k in got if k != "pops"} | {f"top_{k}": v for k, v in top.items()}
+            q = {k: v for k, v in quick.items() if k != "done"}
+            for k in ("warp_done", "divergent"):  # only defined without an error (the registered ones too)
+                if want["error"]:
+                    full.pop(k, None)
+                    q.pop(k)
+            if q != {k: full[k] for k in q}:
+                raise AssertionError(
+                    f"slot {exp['drive']['warp']} op {exp['drive']}: q_* in the start cycle {q}, but the "
+                    f"results are {full} (registered outputs with done, model top)"
+                )
+            self.cov["quick completions checked"] += 1
         self.cov["checked operations"] += 1
 
     # ---- operation source ------------------------------------------------------------------------
@@ -389,6 +431,7 @@ class Bench:
                 programs[-1].append(op)
         directed_phase = True
         pending: tuple[dict, Slot] | None = None
+        quick: dict = {}  # the q_* outputs in the pending operation's start cycle
         waited = issued = 0
         while True:
             await FallingEdge(dut.clk)
@@ -397,7 +440,7 @@ class Bench:
                 waited += 1
                 exp, slot = pending
                 if done:
-                    self.check(exp, waited)
+                    self.check(exp, waited, slot, quick)
                     pending = None
                     if not directed_phase and (exp["error"] or exp.get("warp_done")):
                         # after an error the caller stops the SM; nothing changed, so half of the
@@ -433,6 +476,8 @@ class Bench:
                     continue
                 self.issue(s0, s0.script.pop(0))
                 pending, waited = (self.last, s0), 0
+                await Timer(1, unit="ns")  # the start is applied; before the rising edge
+                quick = self.sample_quick()
                 continue
             if issued >= random_ops:
                 break
@@ -456,6 +501,8 @@ class Bench:
             self.issue(slot, op)
             pending, waited = (self.last, slot), 0
             issued += 1
+            await Timer(1, unit="ns")  # the start is applied; before the rising edge
+            quick = self.sample_quick()
 
     def issue(self, slot: Slot, op: tuple) -> None:
         """Apply ``op`` to the model and drive it into the RTL with ``start`` (checked at ``done``)."""
@@ -498,7 +545,7 @@ async def div_stack_vs_model(dut) -> None:
         "skip taken path (target == rpc)", "skip not-taken path (pc+1 == rpc)", "divergent, both paths run",
         "SSY with target pc+1", "branch to pc+1 with mixed taken lanes", "instructions with >= 2 pops",
         "pop restoring an empty mask (popped again)", "partial EXIT", "EXIT finishing the warp",
-        "operations of warps with invalid lanes", "stack full", "clr",
+        "operations of warps with invalid lanes", "stack full", "clr", "quick completions checked",
     ]  # fmt: skip
     missing = [k for k in required if cov[k] == 0]
     assert not missing, f"cases never exercised: {missing}"

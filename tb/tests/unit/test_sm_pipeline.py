@@ -31,7 +31,7 @@ counters) run here too; this bench adds what only the pipeline has:
   checked): its instructions must follow each other every ROWS + 2 cycles or better over the middle
   half (a warp that waits for its own retire needs ROWS + 3 or more), and an instruction that reads a shared
   load's destination must wait for the load's rows to land. A scoreboard that lets it into EX while
-  its warp's load is in the shared writeback (planted fault 10, SIMT_FAULT_NO_HOLD) reads the old
+  its warp's load is in the shared writeback (planted fault 12, SIMT_FAULT_NO_HOLD) reads the old
   value and must fail the lock-step check.
 """
 
@@ -165,7 +165,7 @@ async def sm_issue_ahead(dut) -> None:
     cfg = benchenv.machine()
     rows = cfg.warp_size // cfg.num_lanes
     log: list[tuple[int, object]] = []
-    fault = os.environ.get("PIPE_FAULT") == "10"
+    fault = os.environ.get("PIPE_FAULT") == "12"
     try:
         await run_kernel(dut, "ahead", cfg, image=_image(cfg, "ahead"), retire_log=log)
     except AssertionError as exc:
@@ -282,7 +282,7 @@ def test_shared_stream(machine: str, fault: int) -> None:
 
 @pytest.mark.parametrize(
     "machine,fault",
-    [("l8", 0), ("l32", 0), ("l32", 10)],
+    [("l8", 0), ("l32", 0), ("l32", 12)],
     ids=["l8-ahead", "l32-ahead", "l32-planted-no-hold"],
 )
 def test_issue_ahead(machine: str, fault: int) -> None:
