@@ -137,20 +137,29 @@ def is_shared(word: int) -> bool:
     return isa.lookup(word).unit is isa.Unit.SHARED
 
 
+async def run_planted(dut, kernel: str, cfg, fault: int, what: str) -> list[tuple[int, object]] | None:  # type: ignore[no-untyped-def]
+    """Run ``kernel`` in lockstep with its retire log; with planted fault ``fault`` (PIPE_FAULT) the
+    lockstep check must fail: None when it did, else the log (an uncaught planted fault fails)."""
+    log: list[tuple[int, object]] = []
+    planted = os.environ.get("PIPE_FAULT") == str(fault)
+    try:
+        await run_kernel(dut, kernel, cfg, image=_image(cfg, kernel), retire_log=log)
+    except AssertionError as exc:
+        if planted:
+            dut._log.info(f"planted fault caught after {len(log)} retires: {str(exc).splitlines()[0]}")
+            return None
+        raise
+    assert not planted, f"planted {what} fault not caught: {len(log)} retires matched"
+    return log
+
+
 @cocotb.test()
 async def sm_shared_stream(dut) -> None:
     cfg = benchenv.machine()
     rows = cfg.warp_size // cfg.num_lanes
-    log: list[tuple[int, object]] = []
-    fault = os.environ.get("PIPE_FAULT") == "8"
-    try:
-        await run_kernel(dut, "shared", cfg, image=_image(cfg, "shared"), retire_log=log)
-    except AssertionError as exc:
-        if fault:
-            dut._log.info(f"planted fault caught after {len(log)} retires: {str(exc).splitlines()[0]}")
-            return
-        raise
-    assert not fault, f"planted port-priority fault not caught: {len(log)} retires matched"
+    log = await run_planted(dut, "shared", cfg, 8, "port-priority")
+    if log is None:
+        return
     mean = steady_cadence(log)
     shared = sum(is_shared(int(rec.instr)) for _, rec in log)
     dut._log.info(
@@ -164,16 +173,9 @@ async def sm_shared_stream(dut) -> None:
 async def sm_issue_ahead(dut) -> None:
     cfg = benchenv.machine()
     rows = cfg.warp_size // cfg.num_lanes
-    log: list[tuple[int, object]] = []
-    fault = os.environ.get("PIPE_FAULT") == "12"
-    try:
-        await run_kernel(dut, "ahead", cfg, image=_image(cfg, "ahead"), retire_log=log)
-    except AssertionError as exc:
-        if fault:
-            dut._log.info(f"planted fault caught after {len(log)} retires: {str(exc).splitlines()[0]}")
-            return
-        raise
-    assert not fault, f"planted scoreboard fault not caught: {len(log)} retires matched"
+    log = await run_planted(dut, "ahead", cfg, 12, "scoreboard")
+    if log is None:
+        return
     mean = steady_cadence(log)
     dut._log.info(
         f"{len(log)} retires of one warp: {mean:.3f} cycles per warp-instruction in steady state, "
