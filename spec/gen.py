@@ -167,6 +167,31 @@ def retire_layout() -> list[tuple[str, str, str]]:
     return [*out, ("", _expr(*off), "")]
 
 
+def _packed_bus(
+    fields: list[tuple[str, str, str, str]],
+    slice_doc: str,
+    slice_fmt: str,
+    pack_doc: str,
+    pack: str,
+    names: list[str],
+) -> list[str]:
+    """The header lines the retire and decoded buses share: each field's (macro, width, offset, comment)
+    as <macro>_W and <macro>_OFF defines, a slice macro per field (``slice_fmt``, {m} the field's macro)
+    and the pack macro ``pack`` of the fields in table order, the first field in the low bits."""
+    out = []
+    for macro, width, off, comment in fields:
+        out.append(_define(f"{macro}_W", width, comment))
+        out.append(_define(f"{macro}_OFF", off))
+    out += ["", slice_doc]
+    out += [f"`define {m}{slice_fmt.format(m=m)}" for m, _, _, _ in fields]
+    return [
+        *out,
+        "",
+        f"{pack_doc}, in table order, each exactly its width: {{{names[-1]}, ..., {names[0]}}}",
+        f"`define {pack}({', '.join(names)}) {{{', '.join(reversed(names))}}}",
+    ]
+
+
 def render_retire_header() -> str:
     """Widths and offsets of the retire record's fields in one packed bus, pack and slice macros and
     the trace line of one SM's record (tb/hdl)."""
@@ -184,25 +209,15 @@ def render_retire_header() -> str:
         "",
         _define("SIMT_RT_W", layout[-1][1], "bits of one record"),
     ]
-    for name, width, off in layout[:-1]:
-        up = name.upper()
-        out.append(_define(f"SIMT_RT_{up}_W", width, f"rt_{name}"))
-        out.append(_define(f"SIMT_RT_{up}_OFF", off))
-    out += [
-        "",
+    out += _packed_bus(
+        [(f"SIMT_RT_{n.upper()}", w, o, f"rt_{n}") for n, w, o in layout[:-1]],
         "// Field NAME of record s of a bus of records: `SIMT_RT_NAME(rec, s)",
-    ]
-    for name in names:
-        up = name.upper()
-        out.append(f"`define SIMT_RT_{up}(rec, s) rec[(s)*`SIMT_RT_W + `SIMT_RT_{up}_OFF +: `SIMT_RT_{up}_W]")
+        "(rec, s) rec[(s)*`SIMT_RT_W + `{m}_OFF +: `{m}_W]",
+        "// One record from its fields",
+        "SIMT_RT_PACK",
+        names,
+    )
     out += [
-        "",
-        "// One record from its fields, in table order, each exactly its width: {"
-        + names[-1]
-        + ", ..., "
-        + names[0]
-        + "}",
-        f"`define SIMT_RT_PACK({', '.join(names)}) {{{', '.join(reversed(names))}}}",
         "",
         "// The fields of record 0 of `rec` as wires named rt_<field> (a bench's view of one SM's port).",
         "`define SIMT_RT_VIEW(rec) \\",
@@ -238,21 +253,15 @@ def render_decoded_header() -> str:
         "",
         _define("SIMT_DEC_W", str(decoded.width()), "bits of the bus"),
     ]
-    for f in decoded.FIELDS:
-        off, width = lay[f.name]
-        out.append(_define(f"{f.macro}_W", str(width), f.name))
-        out.append(_define(f"{f.macro}_OFF", str(off)))
-    out += ["", "// Field NAME of a decoded bus: `SIMT_DEC_NAME(dec)"]
-    for f in decoded.FIELDS:
-        out.append(f"`define {f.macro}(dec) dec[`{f.macro}_OFF +: `{f.macro}_W]")
+    out += _packed_bus(
+        [(f.macro, str(lay[f.name][1]), str(lay[f.name][0]), f.name) for f in decoded.FIELDS],
+        "// Field NAME of a decoded bus: `SIMT_DEC_NAME(dec)",
+        "(dec) dec[`{m}_OFF +: `{m}_W]",
+        "// The bus from its fields",
+        "SIMT_DEC_PACK",
+        names,
+    )
     out += [
-        "",
-        "// The bus from its fields, in table order, each exactly its width: {"
-        + names[-1]
-        + ", ..., "
-        + names[0]
-        + "}",
-        f"`define SIMT_DEC_PACK({', '.join(names)}) {{{', '.join(reversed(names))}}}",
         "",
         "`endif // SIMT_DECODED_VH",
         "",
