@@ -9,14 +9,22 @@
 // cfg_slots * cfg_wpb <= NUM_WARPS, the launch checks of docs/isa.md 8.1); a block is dispatched only
 // while a slot is free and no block is being initialised (simt_block_init: one at a time); start names
 // the slot being initialised and its warps slot * cfg_wpb ..; F grants (the scheduler) only a READY warp
-// or takes back (a completed global access) a warp waiting on memory; CM hands off (cm_issued) or
-// retires (cm_retire) only a warp in the pipeline, never both in one cycle, and a retire that does not
-// finish the warp leaves some thread active (nx_mask != 0); bar_release and the other nx_* are free.
+// or takes back (a completed global access) a warp waiting on memory; DEC releases (rel, issue ahead,
+// docs/sm.md "Issue ahead") only the warp whose instruction it holds (in the pipeline, d_can_rel) and
+// not one F grants in that cycle; CM hands off (cm_issued) only a warp in the pipeline with no released
+// instruction ahead of it, retires (cm_retire) a released instruction of a warp (the oldest in flight:
+// in order) or else the warp's instruction in the pipeline, never hand-off and retire in one cycle; a
+// released instruction neither finishes the warp nor waits at a barrier (it continues at pc + 1), and
+// a retire that does not finish the warp leaves some thread active (nx_mask != 0); bar_release and the
+// other nx_* are free.
 // (simt_sm_props checks in the whole SM that the stages keep this contract.)
 // Properties:
 //   a warp is never issued twice while in flight: ready[w] exactly for a started warp that is neither in
-//   the pipeline (granted, not yet retired or handed off), nor waiting on memory or at a barrier, nor
-//   done; a barrier-waiting warp becomes READY only on its block's release; n_bar_waiting counts them;
+//   the pipeline (granted, not yet released, retired or handed off), nor waiting on memory or at a
+//   barrier, nor done; issue ahead: at most AHEAD released instructions per warp (d_can_rel exactly for a
+//   warp with an empty stack and fewer than AHEAD ahead), F's pc is the committed pc plus the released
+//   instructions, and the retire of a released instruction moves the pc but not the warp's state;
+//   a barrier-waiting warp becomes READY only on its block's release; n_bar_waiting counts them;
 //   a block slot is resident from its dispatch until its last warp retires done; free_slot is the lowest
 //   free usable slot; any_block = some slot resident;
 //   blk_done pulses exactly once per block, in the cycle after its cfg_wpb-th warp retired done, with
@@ -33,7 +41,8 @@ module simt_warp_table_props #(
     parameter integer NUM_WARPS  = 3,
     parameter integer NUM_BLOCKS = 2,
     parameter integer PCX_W      = 3,
-    parameter integer DEPTH_W    = 2
+    parameter integer DEPTH_W    = 2,
+    parameter integer AHEAD      = 2   // issue ahead (simt_sm's ISSUE_AHEAD; its default is 2)
 ) (
     input wire                  clk,
     input wire                  rst,
@@ -46,6 +55,7 @@ module simt_warp_table_props #(
     input wire [NUM_BLOCKS-1:0] bar_release,
     input wire                  grant,
     input wire [1:0]            grant_warp,
+    input wire                  rel,
     input wire                  cm_issued,
     input wire                  cm_retire,
     input wire [1:0]            cm_warp,
@@ -81,14 +91,14 @@ module simt_warp_table_props #(
     wire [47:0]          x_ctaid;
     wire [DEPTH_W-1:0]   c_depth;
     wire [2:0]           g_state;
-    wire                 g_retired;
+    wire                 g_retired, d_can_rel;
     simt_warp_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS), .PCX_W(PCX_W),
-                      .DEPTH_W(DEPTH_W)) dut (
+                      .DEPTH_W(DEPTH_W), .AHEAD(AHEAD)) dut (
         .clk(clk), .rst(rst), .cfg_threads(cfg_threads), .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots),
         .dispatch(dispatch), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
         .start(start), .start_slot(start_slot), .start_warp(start_warp), .bar_release(bar_release),
-        .grant(grant), .grant_warp(grant_warp), .rel(1'b0), .d_can_rel(), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
+        .grant(grant), .grant_warp(grant_warp), .rel(rel), .d_can_rel(d_can_rel), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
         .nx_pc(nx_pc), .nx_mask(nx_mask), .nx_exited(nx_exited), .nx_depth(nx_depth), .nx_done(nx_done),
         .nx_bar(nx_bar), .ready(ready), .n_bar_waiting(n_bar_waiting), .f_warp(f_warp), .f_pc(f_pc),
         .d_warp(d_warp), .d_pc(d_pc), .x_warp(x_warp), .x_pc(x_pc), .x_mask(x_mask), .x_slot(x_slot),
@@ -114,6 +124,7 @@ module simt_warp_table_props #(
     reg [DEPTH_W-1:0]   m_dep  [0:N-1];
     reg [N-1:0]         m_slot;
     reg [1:0]           m_wib  [0:N-1];
+    reg [2:0]           m_ahd  [0:N-1];  // released instructions in flight (issue ahead)
     // per block slot: resident, id, ctaid, warps done; the slot being initialised
     reg [B-1:0]         res;
     reg [31:0]          m_id    [0:B-1];
@@ -143,9 +154,14 @@ module simt_warp_table_props #(
             if (dispatch) assume (free_found && !pend);
             if (start) assume (pend && start_slot == pend_slot && start_warp == pend_slot * cfg_wpb);
             if (grant) assume (grant_warp < N && (ready[grant_warp] || mem[grant_warp]));
-            if (cm_issued) assume (cm_warp < N && busy[cm_warp]);
-            if (cm_retire) assume (cm_warp < N && busy[cm_warp]);
+            if (rel) assume (d_warp < N && busy[d_warp] && d_can_rel && !(grant && grant_warp == d_warp));
+            if (cm_issued) assume (cm_warp < N && busy[cm_warp] && m_ahd[cm_warp] == 0);
+            if (cm_retire) assume (cm_warp < N && (busy[cm_warp] || m_ahd[cm_warp] != 0));
+            // DEC holds the warp's youngest instruction: CM's of that warp in the same cycle is released
+            if (rel && (cm_issued || cm_retire) && cm_warp == d_warp) assume (cm_retire && m_ahd[cm_warp] != 0);
             assume (!(cm_issued && cm_retire));
+            // a released instruction continues at pc + 1: it neither finishes the warp nor waits
+            if (cm_retire && m_ahd[cm_warp] != 0) assume (!nx_done && !nx_bar);
             // CM (simt_commit, simt_div_stack): a warp that is not finished goes on with some thread
             if (cm_retire && !nx_done) assume (nx_mask != 0);
         end
@@ -153,12 +169,14 @@ module simt_warp_table_props #(
 
     // ---- the record's update
     wire       cs = m_slot[cm_warp];  // CM warp's block slot
-    wire       last = cm_retire && nx_done && m_ndone[cs] + 2'd1 == cfg_wpb;
+    wire       cm_ahd = m_ahd[cm_warp] != 0;  // CM retires a released instruction
+    wire       last = cm_retire && !cm_ahd && nx_done && m_ndone[cs] + 2'd1 == cfg_wpb;
     integer i;
     always @(posedge clk) begin
         m_bd <= 1'b0;
         if (rst) begin
             live <= 0; busy <= 0; mem <= 0; bar <= 0; fin <= 0; res <= 0; pend <= 1'b0;
+            for (i = 0; i < N; i = i + 1) m_ahd[i] <= 3'd0;
         end else begin
             if (dispatch) begin
                 res[free_slot] <= 1'b1; m_id[free_slot] <= blk_id; m_ctaid[free_slot] <= blk_ctaid;
@@ -175,11 +193,15 @@ module simt_warp_table_props #(
                 if (grant && grant_warp == i) begin
                     busy[i] <= 1'b1; mem[i] <= 1'b0;
                 end
+                if (rel && d_warp == i) busy[i] <= 1'b0;
+                m_ahd[i] <= m_ahd[i] + (rel && d_warp == i) - (cm_retire && cm_ahd && cm_warp == i);
                 if (cm_issued && cm_warp == i) begin
                     busy[i] <= 1'b0; mem[i] <= 1'b1;
                 end
                 if (cm_retire && cm_warp == i) begin
-                    busy[i] <= 1'b0; mem[i] <= 1'b0; bar[i] <= !nx_done && nx_bar; fin[i] <= nx_done;
+                    if (!cm_ahd) begin
+                        busy[i] <= 1'b0; mem[i] <= 1'b0; bar[i] <= !nx_done && nx_bar; fin[i] <= nx_done;
+                    end
                     m_pc[i] <= nx_pc; m_mask[i] <= nx_mask; m_exit[i] <= nx_exited; m_dep[i] <= nx_depth;
                     rtd[i] <= 1'b1; m_last[i] <= m_pc[i];
                 end
@@ -189,7 +211,7 @@ module simt_warp_table_props #(
                 end
             end
             if (start) pend <= 1'b0;
-            if (cm_retire && nx_done) begin
+            if (cm_retire && !cm_ahd && nx_done) begin
                 if (last) begin
                     res[cs] <= 1'b0; m_bd <= 1'b1; m_bd_id <= m_id[cs];
                 end else m_ndone[cs] <= m_ndone[cs] + 2'd1;
@@ -221,7 +243,9 @@ module simt_warp_table_props #(
             assert (blk_done == m_bd);
             if (m_bd) assert (blk_done_id == m_bd_id);
             // read ports
-            if (f_warp < N && live[f_warp]) assert (f_pc == m_pc[f_warp]);
+            if (f_warp < N && live[f_warp]) assert (f_pc == m_pc[f_warp] + m_ahd[f_warp]);
+            if (d_warp < N && live[d_warp])
+                assert (d_can_rel == (AHEAD > 0 && m_dep[d_warp] == 0 && m_ahd[d_warp] < AHEAD));
             if (d_warp < N && live[d_warp]) assert (d_pc == m_pc[d_warp]);
             if (x_warp < N && live[x_warp]) begin
                 assert (x_pc == m_pc[x_warp] && x_mask == m_mask[x_warp] && x_slot == m_slot[x_warp]);
@@ -284,6 +308,9 @@ module simt_warp_table_props #(
     // peek: p_bcta[95:48] = dut.b_ctaid[1]
     // peek: p_bnd[1:0] = dut.b_ndone[0]
     // peek: p_bnd[3:2] = dut.b_ndone[1]
+    // peek: p_ahd[2:0] = dut.w_ahead[0]
+    // peek: p_ahd[5:3] = dut.w_ahead[1]
+    // peek: p_ahd[8:6] = dut.w_ahead[2]
     (* keep *) wire [3*N-1:0]         p_state;
     (* keep *) wire [PCX_W*N-1:0]     p_pc, p_last;
     (* keep *) wire [WARP_SIZE*N-1:0] p_mask, p_vld, p_exit;
@@ -294,6 +321,7 @@ module simt_warp_table_props #(
     (* keep *) wire [32*B-1:0]        p_bid;
     (* keep *) wire [48*B-1:0]        p_bcta;
     (* keep *) wire [2*B-1:0]         p_bnd;
+    (* keep *) wire [3*N-1:0]         p_ahd;
 `ifdef INVARIANTS
     reg [2*B-1:0] nd;  // done warps of each slot, counted from the record
     integer       j, jj, v, u;
@@ -319,6 +347,11 @@ module simt_warp_table_props #(
                 assert (p_state[3*u +: 3] == state_of(u));
                 // the event flags of a warp exclude each other
                 assert ((busy[u] + mem[u] + bar[u] + fin[u]) <= 1);
+                // issue ahead: the table's count of released instructions is the record's, at most
+                // AHEAD; they are younger than any hand-off, barrier or finish of the warp (in order), and
+                // a warp that is not started has none (its block's start does not clear the count)
+                assert (p_ahd[3*u +: 3] == m_ahd[u] && m_ahd[u] <= AHEAD);
+                if (m_ahd[u] != 0) assert (live[u] && !mem[u] && !bar[u] && !fin[u]);
                 if (!live[u]) assert (!busy[u] && !mem[u] && !bar[u] && !fin[u]);
                 if (live[u]) begin
                     // a started warp belongs to the resident, started block of its slot

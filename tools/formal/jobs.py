@@ -393,8 +393,10 @@ def all_jobs() -> list[Job]:
         "for a started warp not in the pipeline, on memory, at a barrier or done), a barrier warp waits "
         "for its block's release, blk_done exactly once per block after its last warp with its id (slot "
         "and warps freed), lowest free usable slot, every read port returns the last write, a running warp's "
-        "mask is never empty",
-        params={"WARP_SIZE": 2, "NUM_WARPS": 3, "NUM_BLOCKS": 2, "PCX_W": 3, "DEPTH_W": 2},
+        "mask is never empty; issue ahead: at most AHEAD released instructions per warp (d_can_rel exact), "
+        "F's pc = committed pc + released instructions, a released instruction's retire moves the pc, not "
+        "the warp's state",
+        params={"WARP_SIZE": 2, "NUM_WARPS": 3, "NUM_BLOCKS": 2, "PCX_W": 3, "DEPTH_W": 2, "AHEAD": 2},
         depth=3,
         map_memories=True,
         faults=[
@@ -429,6 +431,20 @@ def all_jobs() -> list[Job]:
                 "w_mask[i]   <= valid_of(i - start_warp);",
                 "w_mask[i]   <= valid_of(i - start_warp + 1);",
                 "a block's warps start with the next warp's valid threads (its last warp with an empty mask)",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "w_ahead[d_warp] < AHEAD;",
+                "w_ahead[d_warp] <= AHEAD;",
+                "a warp may be released with AHEAD instructions already ahead (one more in flight than "
+                "ISSUE_AHEAD allows)",
+            ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "wire             cm_ahead = w_ahead[cm_warp] != 3'd0;",
+                "wire             cm_ahead = 1'b0;",
+                "the retire of a released instruction also sets the warp's state (a warp re-granted in the "
+                "meantime becomes READY while in the pipeline: issued twice)",
             ),
         ],
     )
