@@ -110,7 +110,7 @@ module simt_warp_table #(
     // Issue ahead: instructions of the warp released from DEC and not yet retired. They are all older
     // than anything else of the warp in flight and continue at pc + 1, so the warp's next fetch is at
     // w_pc + w_ahead, and a retire while w_ahead != 0 is theirs (it moves the pc, not the state).
-    reg [2:0]           w_ahead  [0:NUM_WARPS-1];
+    reg [2:0]           w_ahead  [0:NUM_WARPS-1];  // reset only: 0 at a block's start (proved, formal/)
 
     reg                 b_valid  [0:NUM_BLOCKS-1];
     reg [31:0]          b_id     [0:NUM_BLOCKS-1];
@@ -160,7 +160,6 @@ module simt_warp_table #(
                         w_mask[i]   <= valid_of(i - start_warp);
                         w_exited[i] <= ~valid_of(i - start_warp);
                         w_depth[i]  <= {DEPTH_W{1'b0}};
-                        w_ahead[i]  <= 3'd0;
                         w_slot[i]   <= start_slot;
                         w_wib[i]    <= i - start_warp;
                     end
