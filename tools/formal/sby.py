@@ -236,11 +236,70 @@ def run(job: Job, env: dict[str, str], timeout: float) -> Result:
         if found.exists():
             trace_path = found
             if job.expect == "fail" or job.mode == "cover":
-                CEX.mkdir(parents=True, exist_ok=True)
                 kept = CEX / f"{job.name}.vcd"
-                shutil.copyfile(found, kept)
+                keep_trace(found, kept)
                 trace_path = kept
     return Result(job, status, seconds, step, trace_path, out, failed_assertion(text, files), cpu)
+
+
+def _internal(scope: list[str], name: str) -> bool:
+    """A signal Yosys names itself (the `_witness_` scope's anyseq/anyconst wires, `$`-names): its name
+    changes with unrelated edits of the design, its values are those of the inputs it drives."""
+    return "_witness_" in scope or "$" in name
+
+
+def trace_signature(text: str) -> tuple[tuple[str, frozenset[tuple[str, str]]], ...]:
+    """What a VCD trace shows: per time step, the value changes of the design's named signals (by
+    hierarchical name, not by the VCD's identifier codes), without Yosys's internal names."""
+    names: dict[str, list[str]] = {}
+    scope: list[str] = []
+    steps: list[tuple[str, frozenset[tuple[str, str]]]] = []
+    time_now = ""
+    changes: set[tuple[str, str]] = set()
+    header = True
+    for line in text.splitlines():
+        tok = line.split()
+        if not tok:
+            continue
+        if header:
+            if tok[0] == "$scope" and len(tok) >= 3:
+                scope.append(tok[2])
+            elif tok[0] == "$upscope" and scope:
+                scope.pop()
+            elif tok[0] == "$var" and len(tok) >= 5:
+                name = tok[4] + (tok[5] if len(tok) > 6 and tok[5] != "$end" else "")
+                if not _internal(scope, name):
+                    names.setdefault(tok[3], []).append(".".join([*scope, name]))
+            elif tok[0] == "$enddefinitions":
+                header = False
+            continue
+        if line.startswith("#"):
+            if time_now or changes:
+                steps.append((time_now, frozenset(changes)))
+            time_now, changes = line[1:].strip(), set()
+            continue
+        if tok[0][0] in "bBrR" and len(tok) == 2:
+            value, code = tok[0], tok[1]
+        elif tok[0][0] in "01xzXZ":
+            value, code = tok[0][0], tok[0][1:]
+        else:
+            continue  # $dumpvars, $end, comments
+        changes.update((n, value) for n in names.get(code, ()))
+    if time_now or changes:
+        steps.append((time_now, frozenset(changes)))
+    return tuple(steps)
+
+
+def keep_trace(found: Path, kept: Path) -> bool:
+    """Copy a counterexample / cover trace to formal/cex/ only when it shows something else than the one
+    kept there (a rerun that finds the same trace, Yosys's internal names renumbered or not, leaves the
+    committed file alone). True when the file was written."""
+    new = found.read_text()
+    if kept.exists() and trace_signature(kept.read_text()) == trace_signature(new):
+        return False
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(new)
+    return True
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> float | None:
