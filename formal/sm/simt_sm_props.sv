@@ -17,7 +17,13 @@
 //   warp, or takes back a warp waiting on memory; a warp is never granted while in flight (granted and
 //   not yet retired or handed off); CM hands off or retires only a warp in flight, never both at once;
 //   a warp is never in two stages: every valid stage (DEC, EX, SWB, CM) holds a warp in flight, no two
-//   hold the same one, and (until an error) each warp in flight is in exactly one stage. The SWB is a
+//   hold the same one, and (until an error) each warp in flight is in exactly one stage. With issue ahead
+//   (ISSUE_AHEAD > 0, the `sm_ahead` job) a warp may be in several stages on purpose: DEC releases its
+//   instruction (rel, the warp is READY again) and the wrapper counts the released instructions per warp;
+//   then F grants only a warp whose unreleased instruction has left the pipeline, DEC releases only a warp
+//   in flight with fewer than ISSUE_AHEAD ahead, CM hands off only a warp with none ahead, and each
+//   stage holds one instruction: per warp the stages holding it number its unreleased instruction (0 or
+//   1) plus its released ones (at most that many after an error, which flushes). The SWB is a
 //   stage: a shared instruction leaves EX with its last row (here the only row: WARP_SIZE = NUM_LANES)
 //   and waits there until its rows have landed; the entry CM holds (in_cm) counts as CM's. The wrapper
 //   records which warps wait in the SWB from its allocations and hand-overs; the SWB's own counts
@@ -44,7 +50,8 @@ module simt_sm_props #(
     parameter integer IMEM_WORDS   = 16,
     parameter integer STACK_DEPTH  = 2,
     parameter integer SEG_WORDS    = 1,
-    parameter integer GLOBAL_WORDS = 1024
+    parameter integer GLOBAL_WORDS = 1024,
+    parameter integer ISSUE_AHEAD  = 0     // sm_pipeline: 0; sm_ahead: 2 (simt_sm's default)
 ) (
     input wire                    clk,
     input wire                    rst,
@@ -112,9 +119,9 @@ module simt_sm_props #(
               .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS), .CONST_WORDS(CONST_WORDS),
               .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH), .SEG_WORDS(SEG_WORDS),
               .GLOBAL_WORDS(GLOBAL_WORDS),
-              // The properties below state "a warp is never in two stages": issue ahead (docs/sm.md)
-              // breaks that on purpose, so this job proves the pipeline without it (see the job's notes).
-              .ISSUE_AHEAD(0)) dut (
+              // "a warp is never in two stages" holds only without issue ahead (docs/sm.md), which
+              // breaks it on purpose; with it the stages are counted per warp (see the header).
+              .ISSUE_AHEAD(ISSUE_AHEAD)) dut (
         .clk(clk), .rst(rst), .sm_id(sm_id),
         .imem_we(1'b0), .imem_waddr({PC_W{1'b0}}), .imem_wdata(32'd0),
         .cmem_we(1'b0), .cmem_waddr({C_AW{1'b0}}), .cmem_wdata(32'd0),
@@ -183,12 +190,13 @@ module simt_sm_props #(
     // peek: swb_waddr = dut.u_ex.u_swb.rf_waddr
     // peek: nx_mask = dut.nx_mask
     // peek: nx_done = dut.nx_done
+    // peek: rel = dut.rel
     (* keep *) wire         grant, cpl_take, dec_valid, ex_valid, cm_valid, cm_issued, cm_retire;
     (* keep *) wire         f_warp, dec_warp, ex_warp, cm_warp, cm_slot;
     (* keep *) wire [N-1:0] ready_vec;
     (* keep *) wire [NUM_LANES-1:0] rf_we;
     (* keep *) wire [WARP_SIZE-1:0] nx_mask;
-    (* keep *) wire                 nx_done;
+    (* keep *) wire                 nx_done, rel;
     (* keep *) wire                 ex_raise, ex_to_cm, ex_writes;
     (* keep *) wire                 swb_alloc, swb_to_cm, swb_warp, swb_wait, swb_wait2, swb_in_cm, swb_we_any;
     (* keep *) wire [NUM_LANES-1:0] swb_we;
@@ -197,6 +205,8 @@ module simt_sm_props #(
     // ---- the wrapper's record of each warp: in flight (granted, not yet retired or handed off), waiting
     // on memory (handed off, not yet taken back)
     reg [N-1:0] fly, mem;
+    reg [2:0]   ahd [0:N-1];  // issue ahead: released instructions in flight
+    wire        cm_ahd = ahd[cm_warp] != 0;  // CM retires a released instruction (the oldest: in order)
     reg         p_retire, p_slot;
     // ... and waiting in the SWB (allocated, not yet moved to CM); swb_old: the older of two waiting
     // entries (N = 2: one bit; set whenever the waiting set has a single warp)
@@ -209,6 +219,7 @@ module simt_sm_props #(
         p_slot   <= cm_slot;
         if (rst) begin
             fly <= 0; mem <= 0; swb <= 0; swb_old <= 1'b0;
+            for (i = 0; i < N; i = i + 1) ahd[i] <= 3'd0;
         end else begin
             swb <= swb_nx;
             if (swb_nx == 2'b01) swb_old <= 1'b0;
@@ -217,7 +228,9 @@ module simt_sm_props #(
                 if (grant && f_warp == i) begin
                     fly[i] <= 1'b1; mem[i] <= 1'b0;
                 end
-                if ((cm_issued || cm_retire) && cm_warp == i) fly[i] <= 1'b0;
+                if ((cm_issued || (cm_retire && !cm_ahd)) && cm_warp == i) fly[i] <= 1'b0;
+                if (rel && dec_warp == i) fly[i] <= 1'b0;
+                ahd[i] <= ahd[i] + (rel && dec_warp == i) - (cm_retire && cm_ahd && cm_warp == i);
                 if (cm_issued && cm_warp == i) mem[i] <= 1'b1;
             end
         end
@@ -226,6 +239,9 @@ module simt_sm_props #(
     reg past_rst = 1'b1;
     always @(posedge clk) past_rst <= rst;
     integer w;
+    reg [2:0] stg [0:N-1];  // stages holding warp w
+    always @* for (w = 0; w < N; w = w + 1)
+        stg[w] = (dec_valid && dec_warp == w) + (ex_valid && ex_warp == w) + swb[w] + (cm_valid && cm_warp == w);
     always @* begin
         if (!init && !rst) begin
             // the warp table's contract
@@ -234,8 +250,17 @@ module simt_sm_props #(
                 if (cpl_take) assert (mem[f_warp]);
                 else assert (ready_vec[f_warp] && !mem[f_warp]);
             end
-            if (cm_issued || cm_retire) assert (fly[cm_warp]);
+            if (cm_issued) assert (fly[cm_warp] && !cm_ahd);
+            if (cm_retire) assert (fly[cm_warp] || cm_ahd);
             assert (!(cm_issued && cm_retire));
+            if (rel) assert (ISSUE_AHEAD > 0 && dec_valid && fly[dec_warp] && ahd[dec_warp] < ISSUE_AHEAD);
+            // issue ahead: each stage holds one instruction of its warp (until an error)
+            for (w = 0; w < N; w = w + 1) begin
+                assert (ahd[w] <= ISSUE_AHEAD && stg[w] <= fly[w] + ahd[w]);
+                if (!err_valid) assert (stg[w] == fly[w] + ahd[w]);
+            end
+        end
+        if (!init && !rst && ISSUE_AHEAD == 0) begin
             // a warp is never in two stages
             if (dec_valid) assert (fly[dec_warp]);
             if (ex_valid) assert (fly[ex_warp]);
@@ -254,6 +279,8 @@ module simt_sm_props #(
                     if (fly[w])
                         assert ((dec_valid && dec_warp == w) || (ex_valid && ex_warp == w) || swb[w] ||
                                 (cm_valid && cm_warp == w));
+        end
+        if (!init && !rst) begin
             // the SWB: an entry is taken by EX's warp (one per warp), handed to CM only for a warp waiting
             // there, the older first; its own counts agree; in_cm (CM reads its entry) only while CM is valid
             if (swb_alloc) assert (ex_valid && !swb[ex_warp]);
@@ -298,6 +325,11 @@ module simt_sm_props #(
         cover (ex_valid && cm_valid);              // both warps in the pipeline, in two stages
         cover (swb_wait && ex_valid);              // a shared instruction waits while EX works on another
         cover (swb_we_any);                        // a shared load's row lands (the SWB writes)
+        if (ISSUE_AHEAD > 0) begin                 // issue ahead (sm_ahead_cover)
+            cover (rel);                           // DEC releases an instruction
+            cover (stg[0] >= 2 || stg[1] >= 2);    // a warp in two stages at once
+            cover (cm_retire && cm_ahd);           // a released instruction retires
+        end
     end
 `endif
 endmodule

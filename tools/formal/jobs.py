@@ -558,6 +558,55 @@ def all_jobs() -> list[Job]:
             map_memories=True,
         )
     )
+    # the same pipeline with issue ahead (ISSUE_AHEAD = 2, simt_sm's default): a warp may be in several
+    # stages at once, so the wrapper counts its released instructions instead
+    ahead_params = {**sm_params, "ISSUE_AHEAD": 2}
+    jobs += _unit(
+        "simt_sm",
+        "sm",
+        "pipeline with issue ahead: as sm_pipeline, but a warp's released instructions (DEC's rel) may be "
+        "in flight with its next one: DEC releases only a warp in flight with fewer than ISSUE_AHEAD "
+        "ahead, CM hands off only a warp with none ahead, per warp the stages holding it = its unreleased "
+        "instruction + its released ones (until an error), the SWB one entry per warp in issue order, only "
+        "CM retires, register-write priority, precise errors, flush on error and reset; any program in imem",
+        params=ahead_params,
+        depth=SM_DEPTH,
+        mode="bmc",
+        name="sm_ahead",
+        extra_sources=sm_sources,
+        map_memories=True,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_sm.v",
+                "wire halt = err_valid;",
+                "wire halt = 1'b0;",
+                "an error does not stop F and EX (the pipeline is not flushed: grants and writes go on)",
+            ),
+            Mutant(
+                "rtl/sm/simt_issue.v",
+                "assign rel = dec_valid && dec_first && dec_seq && !dec_flt && d_can_rel && !halt;",
+                "assign rel = dec_valid && dec_seq && !dec_flt && d_can_rel && !halt;",
+                "DEC releases its instruction in every cycle it holds it, not only the first (one "
+                "instruction counted ahead more than once)",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "sm_ahead_cover",
+            "simt_sm",
+            "formal/sm/simt_sm_props.sv",
+            "simt_sm_props",
+            ("rtl/sm/simt_sm.v", *sm_sources),
+            "witnesses that the bound reaches what sm_ahead checks: sm_pipeline_cover's events and a "
+            "release, a warp in two stages at once, the retire of a released instruction",
+            mode="cover",
+            depth=SM_DEPTH,
+            params=ahead_params,
+            defines=("COVER",),
+            map_memories=True,
+        )
+    )
     return jobs
 
 
