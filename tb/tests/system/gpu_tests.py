@@ -147,7 +147,7 @@ class SoakMixin:
 
         launches = int(os.environ.get("SOAK_LAUNCHES", "24"))
         kinds = self.soak_kinds or soak.FAULT_KINDS
-        self.soak = soak.plan(self.cfg, self.rng, launches, self.soak_fault_share, kinds=kinds)  # type: ignore[attr-defined]
+        self.soak = soak.plan(self.cfg, cocotb.RANDOM_SEED, launches, self.soak_fault_share, kinds=kinds)  # type: ignore[attr-defined]
         return self.soak.items
 
     def report_phase(self) -> None:
