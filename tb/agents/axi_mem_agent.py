@@ -25,7 +25,6 @@ exactly as the model says, and the host must find ``axi_error`` bit 0 set and cl
 from __future__ import annotations
 
 import logging
-import random
 from typing import Any
 
 import numpy as np

@@ -68,7 +68,12 @@ def kernel_stream(seed: int, launch: int) -> random.Random:
 
 
 def _clean(
-    cfg: GpuConfig, prng: random.Random, krng: random.Random, tag: str, random_share: float, knobs: KernelKnobs
+    cfg: GpuConfig,
+    prng: random.Random,
+    krng: random.Random,
+    tag: str,
+    random_share: float,
+    knobs: KernelKnobs,
 ) -> LaunchItem:
     if prng.random() < random_share:
         from tb.sequences.random_kernel import generate
@@ -99,7 +104,9 @@ def plan(
         )
     prng = plan_stream(seed)
     out = SoakPlan([])
-    illegal = [i for i in library.launch_errors(cfg, kernel_stream(seed, -1)) if i.expect_launch_error is not None]
+    illegal = [
+        i for i in library.launch_errors(cfg, kernel_stream(seed, -1)) if i.expect_launch_error is not None
+    ]
     traps = list(ERROR_KERNELS)
     while len(out.items) < launches:
         n = len(out.items)
@@ -139,7 +146,9 @@ def plan(
                 item.max_cycles *= 4
             out.faulted.append(len(out.items))
             out.items.append(item)
-            after = _clean(cfg, prng, kernel_stream(seed, n + 1), f"{n + 1}: after {kind}", random_share, knobs)
+            after = _clean(
+                cfg, prng, kernel_stream(seed, n + 1), f"{n + 1}: after {kind}", random_share, knobs
+            )
             after.gmem = dict(GMEM_PROFILES["default"])  # the ordinary memory again
             out.items.append(after)
             out.recoveries += 1
