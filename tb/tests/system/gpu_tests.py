@@ -157,7 +157,12 @@ class SoakMixin:
             "sim": os.environ.get("SIM", ""), "launches": self.soak.launches,
             "faults": dict(self.soak.faults), "recoveries": self.soak.recoveries,
             "checked": self.env.checker.kernels_checked,  # type: ignore[attr-defined]
+            "seconds": round(time.monotonic() - self.wall, 3),  # type: ignore[attr-defined]
+            "cpu_seconds": round(time.process_time() - self.cpu, 3),  # type: ignore[attr-defined]
         }  # fmt: skip
+        memory = self.env.memory  # type: ignore[attr-defined]
+        if hasattr(memory, "stalls"):  # the AXI top: cycles the Verilog pacing held a channel off
+            tally["pace_stalls"] = memory.stalls()
         self.logger.info(f"soak: {tally}")  # type: ignore[attr-defined]
         if path := os.environ.get("SIMT_SOAK"):
             with open(path, "a") as f:
