@@ -527,6 +527,14 @@ class ResetSoakTest(SoakMixin, GpuTest):
     soak_kinds = ("reset",)
     soak_fault_share = 0.5
 
+    def items(self) -> list[LaunchItem]:
+        items = super().items()
+        for (
+            item
+        ) in items:  # each reset at a cycle with a retire: the planted fault has an instruction to keep
+            item.interrupt_on_retire = True
+        return items
+
 
 @pyuvm.test()
 class TraceTest(GpuTest):
