@@ -6,7 +6,7 @@ pacing in the test wrapper (tb/hdl/simt_tb_axi_pace.v, set once per launch: no P
 chance that R and B may; the wrapper's ``pace_stalls`` counts the cycles a channel was held off (the
 test reads it, :meth:`AxiMemAgent.paced`). ``out_of_order`` lets the read side answer any of up to four
 waiting read bursts first (tb/agents/axi_reorder.py: other IDs overtake, so the bridge's IDs are
-exercised); ``latency`` has no counterpart (the pauses delay instead). At each launch's ``begin`` the RAM and the image are cleared; at its
+exercised); ``latency`` has no counterpart (the pacing delays instead). At each launch's ``begin`` the RAM and the image are cleared; at its
 ``end`` the image (``GMEM``, which the end-of-kernel check reads) is read back **out of the RAM**, so a
 store the bridge lost or wrote wrongly on AXI fails the end-of-kernel check even though the native
 port carried it right.
