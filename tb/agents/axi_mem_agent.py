@@ -4,7 +4,7 @@ The GPU's memory knobs (tb/agents/gmem_agent.py ``GMEM_PROFILES``) become the kn
 pacing in the test wrapper (tb/hdl/simt_tb_axi_pace.v, set once per launch: no Python per cycle):
 ``req_ready_prob`` is the chance that AW, W and AR may move in a cycle, ``rsp_valid_prob`` the
 chance that R and B may; the wrapper's ``pace_stalls`` counts the cycles a channel was held off (the
-test reads it, :meth:`AxiMemAgent.paced`). ``out_of_order`` lets the read side answer any of up to four
+test reads it, :meth:`AxiMemAgent.stalls`). ``out_of_order`` lets the read side answer any of up to four
 waiting read bursts first (tb/agents/axi_reorder.py: other IDs overtake, so the bridge's IDs are
 exercised); ``latency`` has no counterpart (the pacing delays instead). At each launch's ``begin`` the RAM and the image are cleared; at its
 ``end`` the image (``GMEM``, which the end-of-kernel check reads) is read back **out of the RAM**, so a
