@@ -98,6 +98,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         + ")",
         f"- recoveries (a clean launch right after a fault, checked in lockstep): {sum(r['recoveries'] for r in rows)}",
         f"- runs failed (a fault not survived, or a mismatch): {len(failed)}",
+        *[
+            f"- {t}: {sum(r.get('cpu_seconds', 0) for r in rows if r['top'] == t):.0f} s CPU in the simulator "
+            f"process, {100 * sum(r.get('cpu_seconds', 0) for r in rows if r['top'] == t) / n:.1f} s per 100 launches"
+            + (
+                f"; {sum(r.get('pace_stalls', 0) for r in rows if r['top'] == t)} AXI cycles held off by the pacing"
+                if t == "axi"
+                else ""
+            )
+            for t in TOPS
+            if (n := sum(r["launches"] for r in rows if r["top"] == t))
+        ],
+        f"- machine load (1/5/15 min) at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}",
         *[f"  - {f}" for f in failed],
     ]
     report = REPORTS / f"soak{suffix}.md"

@@ -30,5 +30,6 @@
 `define SIMT_FAULT_SWB_HEAD_ROW 13 // simt_shared_wb: a landing load row is written at the oldest entry's rd
 `define SIMT_FAULT_MAX_SUMMED  14 // simt_sm_select: the combined max_stack_depth is summed like the others
 `define SIMT_FAULT_IDLE_UNGATED 15 // simt_perf: idle cycles count also while no launch runs
+`define SIMT_FAULT_PACE_NEVER_STALLS 19 // simt_tb_axi_pace (test bench): the AXI pacing never holds a channel off
 
 `endif

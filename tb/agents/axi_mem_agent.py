@@ -1,10 +1,12 @@
 """Global memory of the AXI top (rtl/top/simt_gpu_axi.v): cocotbext-axi's ``AxiRam`` on ``m_axi_*``.
 
-The GPU's memory knobs (tb/agents/gmem_agent.py ``GMEM_PROFILES``) become pause generators:
-``req_ready_prob`` is the chance that AW, W and AR are ready in a cycle, ``rsp_valid_prob`` the
-chance that R and B may present a beat; ``out_of_order`` lets the read side answer any of up to four
+The GPU's memory knobs (tb/agents/gmem_agent.py ``GMEM_PROFILES``) become the knobs of the Verilog
+pacing in the test wrapper (tb/hdl/simt_tb_axi_pace.v, set once per launch: no Python per cycle):
+``req_ready_prob`` is the chance that AW, W and AR may move in a cycle, ``rsp_valid_prob`` the
+chance that R and B may; the wrapper's ``pace_stalls`` counts the cycles a channel was held off (the
+test reads it, :meth:`AxiMemAgent.stalls`). ``out_of_order`` lets the read side answer any of up to four
 waiting read bursts first (tb/agents/axi_reorder.py: other IDs overtake, so the bridge's IDs are
-exercised); ``latency`` has no counterpart (the pauses delay instead). At each launch's ``begin`` the RAM and the image are cleared; at its
+exercised); ``latency`` has no counterpart (the pacing delays instead). At each launch's ``begin`` the RAM and the image are cleared; at its
 ``end`` the image (``GMEM``, which the end-of-kernel check reads) is read back **out of the RAM**, so a
 store the bridge lost or wrote wrongly on AXI fails the end-of-kernel check even though the native
 port carried it right.
@@ -22,10 +24,7 @@ exactly as the model says, and the host must find ``axi_error`` bit 0 set and cl
 
 from __future__ import annotations
 
-import itertools
 import logging
-import random
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -40,14 +39,11 @@ from tb.agents.observers import reset_applied
 FAULTS = ("corrupt_read", "drop_write", "slverr_read")
 
 
-def pauses(ready_prob: float, rng: random.Random) -> Iterator[bool] | None:
-    """A pause generator (True = pause this cycle) that is ready with probability ``ready_prob``; a
-    repeating pattern of 1024 cycles drawn from ``rng`` (no Python per cycle beyond cocotbext-axi's)."""
-    if not 0.0 <= ready_prob <= 1.0:
-        raise ValueError(f"memory knob probability {ready_prob} outside 0..1")
-    if ready_prob >= 1.0:
-        return None
-    return itertools.cycle([rng.random() >= ready_prob for _ in range(1024)])
+def pct(prob: float) -> int:
+    """A probability as the pacing's knob, in 256ths (256: always)."""
+    if not 0.0 <= prob <= 1.0:
+        raise ValueError(f"memory knob probability {prob} outside 0..1")
+    return round(prob * 256)
 
 
 class AxiMemAgent(pyuvm.uvm_component):
@@ -72,6 +68,14 @@ class AxiMemAgent(pyuvm.uvm_component):
     def start_of_simulation_phase(self) -> None:
         for name in ("awready", "wready", "bvalid", "arready", "rvalid"):  # until the RAM drives them
             getattr(self.dut, f"m_axi_{name}").value = 0
+        self.dut.pace_seed.value = self.rng.getrandbits(64)  # loaded at each reset (Verilog xorshift)
+        self.dut.pace_req_pct.value = self.dut.pace_rsp_pct.value = 256
+        self.paced_launches = 0  # launches run with some pacing on
+        self.pacing = False
+
+    def stalls(self) -> int:
+        """Cycles so far in which the pacing held off a channel with VALID (tb/hdl/simt_tb_axi_pace.v)."""
+        return int(self.dut.pace_stalls.value)
 
     async def run_phase(self) -> None:
         # made once the first reset is over: cocotbext-axi's channels start sampling at once, and
@@ -91,23 +95,17 @@ class AxiMemAgent(pyuvm.uvm_component):
             self._plant(self.fault)
 
     def apply(self, knobs: dict[str, Any]) -> None:
-        w, r = self.ram, self.reader
-        r.depth = 4 if knobs["out_of_order"] else 1  # ARs among which the next burst to answer is drawn
-        for channels, prob in (
-            ((w.aw_channel, w.w_channel, r.ar_channel), knobs["req_ready_prob"]),
-            ((w.b_channel, r.r_channel), knobs["rsp_valid_prob"]),
-        ):
-            for channel in channels:
-                gen = pauses(prob, self.rng)
-                channel.set_pause_generator(gen)
-                if gen is None:
-                    channel.pause = False  # cocotbext-axi keeps the killed generator's last value
+        self.reader.depth = 4 if knobs["out_of_order"] else 1  # ARs among which the next burst is drawn
+        req, rsp = pct(knobs["req_ready_prob"]), pct(knobs["rsp_valid_prob"])
+        self.dut.pace_req_pct.value, self.dut.pace_rsp_pct.value = req, rsp
+        self.pacing = min(req, rsp) < 256
 
     def write_launch(self, event: tuple[str, Any]) -> None:
         what, item = event
         if what == "begin":
             if item.gmem is not None:
                 self.apply(item.gmem)
+            self.paced_launches += self.pacing
             # the fault soak's "slave-error": one of the first burst's beats SLVERR, with its data
             self.reader.error_in = self.rng.randrange(self.cfg.seg_words) if item.slave_error else None
             self.ram.write(0, bytes(4 * self.cfg.global_words))

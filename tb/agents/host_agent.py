@@ -228,6 +228,11 @@ class HostDriver(pyuvm.uvm_driver):
         assert bfm is not None
         await ClockCycles(dut.clk, item.interrupt_after)
         if item.interrupt == "reset":
+            if item.interrupt_on_retire:  # (a meta-test's soak) reset while instructions are in flight
+                for _ in range(10_000):
+                    if int(dut.rt_valid.value):
+                        break
+                    await RisingEdge(dut.clk)
             await self.reset()
             await ClockCycles(dut.clk, 50)
             st = await bfm.status()

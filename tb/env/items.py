@@ -16,7 +16,8 @@ class LaunchItem(pyuvm.uvm_sequence_item):
     ``start=False`` loads without starting. ``expect_error`` names the kernel error the launch must end
     with (docs/isa.md section 7), ``expect_launch_error`` the launch error code (docs/gpu.md).
     ``interrupt`` ("reset" or "abort") stops the kernel ``interrupt_after`` cycles after START (abort
-    waits until a memory response is owed, so the drain is exercised); ``gmem`` switches the memory
+    waits until a memory response is owed, so the drain is exercised; ``interrupt_on_retire`` makes a
+    reset wait further for a cycle with a retire, so instructions are in flight); ``gmem`` switches the memory
     responder's knobs before the launch; ``seed`` is the random kernel's seed, for the rerun command.
     ``golden`` is a benchmark case (:class:`kernels.suite.Case`) whose output words must equal its C
     reference's; ``max_cycles`` is the watchdog's budget for the launch (a stall, no retire in
@@ -42,6 +43,7 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.expect_rule: tuple[int, int] | None = kw.pop("expect_rule", None)  # (ERR_RULE, IMG_WORDS)
         self.interrupt: str | None = kw.pop("interrupt", None)
         self.interrupt_after: int = kw.pop("interrupt_after", 300)
+        self.interrupt_on_retire: bool = kw.pop("interrupt_on_retire", False)
         self.gmem: dict[str, Any] | None = kw.pop("gmem", None)
         self.seed: int | None = kw.pop("seed", None)
         self.golden: Any = kw.pop("golden", None)

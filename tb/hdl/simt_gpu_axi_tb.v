@@ -5,6 +5,8 @@
 // writes and retires from the observation ports, memory requests and responses from the native port
 // inside the AXI top (hierarchical references to u_dut's wires), so the project's scoreboards check
 // every transaction the AXI bridge carried. `cycle` counts edges since reset, as simt_tb_mem's does.
+// The memory's backpressure is Verilog too (simt_tb_axi_pace between the GPU and the AxiRam, knobs
+// pace_* set by tb/agents/axi_mem_agent.py once per launch; pace_stalls counts the cycles held off).
 module simt_gpu_axi_tb #(
     parameter integer NUM_SMS      = 2,
     parameter integer WARP_SIZE    = 32,
@@ -86,7 +88,11 @@ module simt_gpu_axi_tb #(
     output reg                    m_axi_rready,
     output wire [1:0]             axi_error,
     input  wire                   trace_sync,
-    output wire [31:0]            trace_batch
+    output wire [31:0]            trace_batch,
+    input  wire [8:0]             pace_req_pct,   // AW/W/AR may move in a cycle, /256 (256: always)
+    input  wire [8:0]             pace_rsp_pct,   // B/R may move in a cycle, /256
+    input  wire [63:0]            pace_seed,      // loaded while rst is high
+    output wire [31:0]            pace_stalls     // cycles a channel with VALID was held off
 );
     wire [NUM_SMS-1:0]                rt_valid;
     wire [NUM_SMS*`SIMT_RT_W-1:0]        rt_rec;  // one record per SM (rtl/include/simt_retire.vh)
@@ -136,6 +142,14 @@ module simt_gpu_axi_tb #(
     wire [2:0]              dut_m_axi_arprot;
     wire                    dut_m_axi_arvalid;
     wire                    dut_m_axi_rready;
+    wire go_aw, go_w, go_ar, go_b, go_r;
+    simt_tb_axi_pace u_pace (
+        .clk(clk), .rst(rst), .req_pct(pace_req_pct), .rsp_pct(pace_rsp_pct), .seed(pace_seed),
+        .aw_valid(dut_m_axi_awvalid), .w_valid(dut_m_axi_wvalid), .ar_valid(dut_m_axi_arvalid),
+        .b_valid(m_axi_bvalid), .b_ready(dut_m_axi_bready), .r_valid(m_axi_rvalid), .r_ready(dut_m_axi_rready),
+        .go_aw(go_aw), .go_w(go_w), .go_ar(go_ar), .go_b(go_b), .go_r(go_r), .stalls(pace_stalls)
+    );
+
     always @(negedge clk) begin
         s_axil_awready <= dut_s_axil_awready;
         s_axil_wready <= dut_s_axil_wready;
@@ -153,12 +167,12 @@ module simt_gpu_axi_tb #(
         m_axi_awlock <= dut_m_axi_awlock;
         m_axi_awcache <= dut_m_axi_awcache;
         m_axi_awprot <= dut_m_axi_awprot;
-        m_axi_awvalid <= dut_m_axi_awvalid;
+        m_axi_awvalid <= dut_m_axi_awvalid && go_aw;
         m_axi_wdata <= dut_m_axi_wdata;
         m_axi_wstrb <= dut_m_axi_wstrb;
         m_axi_wlast <= dut_m_axi_wlast;
-        m_axi_wvalid <= dut_m_axi_wvalid;
-        m_axi_bready <= dut_m_axi_bready;
+        m_axi_wvalid <= dut_m_axi_wvalid && go_w;
+        m_axi_bready <= dut_m_axi_bready && go_b;
         m_axi_arid <= dut_m_axi_arid;
         m_axi_araddr <= dut_m_axi_araddr;
         m_axi_arlen <= dut_m_axi_arlen;
@@ -167,8 +181,8 @@ module simt_gpu_axi_tb #(
         m_axi_arlock <= dut_m_axi_arlock;
         m_axi_arcache <= dut_m_axi_arcache;
         m_axi_arprot <= dut_m_axi_arprot;
-        m_axi_arvalid <= dut_m_axi_arvalid;
-        m_axi_rready <= dut_m_axi_rready;
+        m_axi_arvalid <= dut_m_axi_arvalid && go_ar;
+        m_axi_rready <= dut_m_axi_rready && go_r;
     end
 
     simt_gpu_axi #(
@@ -187,15 +201,15 @@ module simt_gpu_axi_tb #(
         .s_axil_rready(s_axil_rready), .irq(irq), .m_axi_awid(dut_m_axi_awid),
         .m_axi_awaddr(dut_m_axi_awaddr), .m_axi_awlen(dut_m_axi_awlen), .m_axi_awsize(dut_m_axi_awsize),
         .m_axi_awburst(dut_m_axi_awburst), .m_axi_awlock(dut_m_axi_awlock), .m_axi_awcache(dut_m_axi_awcache),
-        .m_axi_awprot(dut_m_axi_awprot), .m_axi_awvalid(dut_m_axi_awvalid), .m_axi_awready(m_axi_awready),
+        .m_axi_awprot(dut_m_axi_awprot), .m_axi_awvalid(dut_m_axi_awvalid), .m_axi_awready(m_axi_awready && go_aw),
         .m_axi_wdata(dut_m_axi_wdata), .m_axi_wstrb(dut_m_axi_wstrb), .m_axi_wlast(dut_m_axi_wlast),
-        .m_axi_wvalid(dut_m_axi_wvalid), .m_axi_wready(m_axi_wready), .m_axi_bid(m_axi_bid),
-        .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid), .m_axi_bready(dut_m_axi_bready),
+        .m_axi_wvalid(dut_m_axi_wvalid), .m_axi_wready(m_axi_wready && go_w), .m_axi_bid(m_axi_bid),
+        .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid && go_b), .m_axi_bready(dut_m_axi_bready),
         .m_axi_arid(dut_m_axi_arid), .m_axi_araddr(dut_m_axi_araddr), .m_axi_arlen(dut_m_axi_arlen),
         .m_axi_arsize(dut_m_axi_arsize), .m_axi_arburst(dut_m_axi_arburst), .m_axi_arlock(dut_m_axi_arlock),
         .m_axi_arcache(dut_m_axi_arcache), .m_axi_arprot(dut_m_axi_arprot), .m_axi_arvalid(dut_m_axi_arvalid),
-        .m_axi_arready(m_axi_arready), .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata),
-        .m_axi_rresp(m_axi_rresp), .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid),
+        .m_axi_arready(m_axi_arready && go_ar), .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata),
+        .m_axi_rresp(m_axi_rresp), .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid && go_r),
         .m_axi_rready(dut_m_axi_rready), .axi_error(axi_error), .rst(rst), .rt_valid(rt_valid),
         .rt_rec(rt_rec), .sh_obs_we(sh_obs_we),
         .sh_obs_addr(sh_obs_addr), .sh_obs_data(sh_obs_data), .sh_obs_clr(sh_obs_clr),

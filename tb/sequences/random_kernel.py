@@ -94,6 +94,7 @@ from tb.sequences.random_plan import (
     LANE,
     MIN_WARP_COST,
     PER_WARP_MAX,
+    PHASE_FIXED_MAX,
     R3_OPS,
     RI_LOGIC,
     RI_SHIFT,
@@ -162,7 +163,9 @@ class _Gen(Planner):
             f.i("MULI", ACC, ACC, 31, note="checksum = checksum * 31 + value")
             f.i("ADD", ACC, ACC, v)
         elif op == "MAD":
-            f.i("MAD", ACC, ACC, self.val(), v, note="fold into the checksum")
+            # checksum += value * other: every fold is invertible in the checksum (checksum * other
+            # + value lost it when other was 0, and a kernel could store all zeros: seed 48, sm4-l16)
+            f.i("MAD", ACC, self.val(), v, ACC, note="fold into the checksum")
         else:
             f.i(op, ACC, ACC, v, note="fold into the checksum")
 
@@ -991,6 +994,7 @@ class _Gen(Planner):
         for s in range(self.nphases):
             self.phase = s
             share = weights[s] / sum(weights[s:])
+            fixed_from = code.cost
             if s > 0:
                 code.note(f"=== barrier {s}: top level, stack empty, every thread of the block is live ===")
                 code.i("BAR")
@@ -999,15 +1003,19 @@ class _Gen(Planner):
                     code.features.add("double_barrier")
                 code.features.add("barrier")
             code.add(self.phase_prologue(s))
-            w = int((words_total - code.words - reserve_w) * share)
-            c = int((per_warp - code.cost - reserve_c) * share)
+            assert code.cost - fixed_from <= PHASE_FIXED_MAX, (code.cost - fixed_from, PHASE_FIXED_MAX)
+            # the phases after this one still add their barriers and phase prologues: keep room for
+            # them (without it a deep nest or a phase could take the budget they need: seed 1876 with
+            # SOAK_KERNEL_KNOBS went 5 over max_warp_instrs)
+            later = (self.nphases - 1 - s) * PHASE_FIXED_MAX
+            free_w = words_total - code.words - reserve_w - later
+            free_c = per_warp - code.cost - reserve_c - later
+            w = min(int((words_total - code.words - reserve_w) * share), free_w)
+            c = min(int((per_warp - code.cost - reserve_c) * share), free_c)
             ctx = _Ctx(0, 0, 0, False, s >= exit_from)
             if deep and s == deep_phase:
                 dn = self.deep_nest(self.D)
-                if (
-                    dn.words <= words_total - code.words - reserve_w
-                    and dn.cost <= per_warp - code.cost - reserve_c
-                ):
+                if dn.words <= free_w and dn.cost <= free_c:
                     code.add(dn)
                     w -= dn.words
                     c -= dn.cost

@@ -29,6 +29,10 @@ NREGS = 16
 GLOBAL_PATTERNS = ("coalesced", "strided", "scattered")
 MIN_WARP_COST = 100  # warp-instructions per warp the shape planner leaves room for at least
 PER_WARP_MAX = 600  # and at most
+# a phase's fixed code at most: its barrier and a second one, and its phase prologue (the 7-instruction
+# bit-swap of a conflict pattern, an ADDI for a far base, the shared store); the generator keeps this much
+# room per later phase so the phases after a construct still fit (random_kernel.py, _Gen.build)
+PHASE_FIXED_MAX = 11
 MIN_IMEM = 128  # prologue, phases and epilogue need about 100 instructions
 
 R3_OPS = ("ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "AND", "OR", "XOR", "SLTU", "SGTU", "SEQ", "SNE",

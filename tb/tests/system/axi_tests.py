@@ -25,7 +25,7 @@ from tb.sequences import library
 from tb.sequences.soak import AXI_FAULT_KINDS
 from tb.tests.system.gpu_tests import GpuTest, SoakMixin, seeds_from_env
 
-# the AXI slave's behaviour per launch, cycled: no pauses, the default profile, heavy backpressure
+# the AXI slave's behaviour per launch, cycled: no backpressure, the default profile, heavy backpressure
 AXI_PROFILES = [GMEM_PROFILES["ideal"], GMEM_PROFILES["default"], GMEM_PROFILES["stress"]]
 
 
@@ -37,6 +37,17 @@ class AxiGpuTest(GpuTest):
         err = int(cocotb.top.axi_error.value)
         assert err == 0, (
             f"simt_gpu_axi raised axi_error=0b{err:02b} (bit 0 error response, bit 1 slave protocol)"
+        )
+        self.check_pacing()
+
+    def check_pacing(self) -> None:
+        """The Verilog pacing (tb/hdl/simt_tb_axi_pace.v) held channels off when it was on."""
+        mem = self.env.memory
+        stalls, paced = mem.stalls(), mem.paced_launches
+        self.logger.info(f"AXI pacing: {stalls} cycle(s) with a channel held off, {paced} paced launch(es)")
+        assert stalls > 0 or paced == 0, (
+            f"no AXI cycle was held off in {paced} launch(es) run with backpressure on: the pacing "
+            "(tb/hdl/simt_tb_axi_pace.v) did not pace"
         )
 
 
@@ -87,6 +98,18 @@ class AxiKernelTest(AxiGpuTest):
         )
         self.logger.info(f"AXI: {overtaken} read bursts answered before an older one of another ID")
         self.drop_objection()
+
+
+@pyuvm.test()
+class AxiPaceTest(AxiGpuTest):
+    """Two vector additions under heavy backpressure (the pacing's meta-test runs it with fault 19
+    planted, the pacing never holding a channel off: the check after the run must fail)."""
+
+    def items(self) -> list[LaunchItem]:
+        items = library.directed(self.rng, ["vecadd", "vecadd"])
+        for item in items:
+            item.gmem = GMEM_PROFILES["stress"]
+        return items
 
 
 @pyuvm.test()

@@ -147,7 +147,7 @@ class SoakMixin:
 
         launches = int(os.environ.get("SOAK_LAUNCHES", "24"))
         kinds = self.soak_kinds or soak.FAULT_KINDS
-        self.soak = soak.plan(self.cfg, self.rng, launches, self.soak_fault_share, kinds=kinds)  # type: ignore[attr-defined]
+        self.soak = soak.plan(self.cfg, cocotb.RANDOM_SEED, launches, self.soak_fault_share, kinds=kinds)  # type: ignore[attr-defined]
         return self.soak.items
 
     def report_phase(self) -> None:
@@ -157,7 +157,12 @@ class SoakMixin:
             "sim": os.environ.get("SIM", ""), "launches": self.soak.launches,
             "faults": dict(self.soak.faults), "recoveries": self.soak.recoveries,
             "checked": self.env.checker.kernels_checked,  # type: ignore[attr-defined]
+            "seconds": round(time.monotonic() - self.wall, 3),  # type: ignore[attr-defined]
+            "cpu_seconds": round(time.process_time() - self.cpu, 3),  # type: ignore[attr-defined]
         }  # fmt: skip
+        memory = self.env.memory  # type: ignore[attr-defined]
+        if hasattr(memory, "stalls"):  # the AXI top: cycles the Verilog pacing held a channel off
+            tally["pace_stalls"] = memory.stalls()
         self.logger.info(f"soak: {tally}")  # type: ignore[attr-defined]
         if path := os.environ.get("SIMT_SOAK"):
             with open(path, "a") as f:
@@ -521,6 +526,14 @@ class ResetSoakTest(SoakMixin, GpuTest):
 
     soak_kinds = ("reset",)
     soak_fault_share = 0.5
+
+    def items(self) -> list[LaunchItem]:
+        items = super().items()
+        for (
+            item
+        ) in items:  # each reset at a cycle with a retire: the planted fault has an instruction to keep
+            item.interrupt_on_retire = True
+        return items
 
 
 @pyuvm.test()

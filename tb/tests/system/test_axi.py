@@ -15,7 +15,12 @@ from tb.gpurun import CONFIGS, HDL, SOURCES
 
 TOPLEVEL = "simt_gpu_axi_tb"
 MODULE = "tb.tests.system.axi_tests"
-AXI_SOURCES = [*SOURCES, str(HDL / "simt_tb_trace.v"), str(HDL / "simt_gpu_axi_tb.v")]
+AXI_SOURCES = [
+    *SOURCES,
+    str(HDL / "simt_tb_trace.v"),
+    str(HDL / "simt_tb_axi_pace.v"),
+    str(HDL / "simt_gpu_axi_tb.v"),
+]
 VISIBILITY = HDL / "simt_gpu_axi_tb.vlt"
 CONFIG = "sm2-l8"
 # planted AXI-slave fault (tb/agents/axi_mem_agent.py) -> the check that must catch it
@@ -58,3 +63,14 @@ def test_axi_fault_is_caught(fault: str) -> None:
     """Meta-test: a corrupted AXI read response, a lost AXI write and a SLVERR response are each caught
     by their check (retire scoreboard, end-of-kernel check, the bridge's axi_error)."""
     run_axi(["AxiFaultTest"], AXI_FAULT=fault, SIMT_FAULT_EXPECT=AXI_FAULTS[fault])
+
+
+def test_axi_pacing_planted_fault_is_caught() -> None:
+    """Meta-test of the pacing check: with fault 19 planted (tb/hdl/simt_tb_axi_pace.v never holds a
+    channel off) a run under heavy backpressure must fail the check that some cycle was held off."""
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_axi(["AxiPaceTest"], SIMT_FAULT="19")
+    want = "no AXI cycle was held off"
+    assert any(want in m for m in failed.value.messages), (
+        f"the run failed, but not with {want!r}: {failed.value.messages}"
+    )
