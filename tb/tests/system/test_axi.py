@@ -15,7 +15,10 @@ from tb.gpurun import CONFIGS, HDL, SOURCES
 
 TOPLEVEL = "simt_gpu_axi_tb"
 MODULE = "tb.tests.system.axi_tests"
-AXI_SOURCES = [*SOURCES, str(HDL / "simt_tb_trace.v"), str(HDL / "simt_gpu_axi_tb.v")]
+AXI_SOURCES = [
+    *SOURCES,
+    *(str(HDL / f) for f in ("simt_tb_trace.v", "simt_tb_loader.v", "simt_gpu_axi_tb.v")),
+]
 VISIBILITY = HDL / "simt_gpu_axi_tb.vlt"
 CONFIG = "sm2-l8"
 # planted AXI-slave fault (tb/agents/axi_mem_agent.py) -> the check that must catch it
