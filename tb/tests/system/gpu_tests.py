@@ -23,7 +23,7 @@ import pyuvm
 from cocotb.clock import Clock
 from cocotb.triggers import First
 
-from kernels.directed import scenario_image
+from kernels.directed import image_of, scenario_image
 from spec.image import MAGIC
 from tb import benchenv
 from tb.agents.gmem_agent import GMEM_PROFILES
@@ -465,6 +465,12 @@ class CudacFuzzTest(GpuTest):
 
 FAULT_KERNELS = {"RetireMismatch": "alu", "DivergenceMismatch": "divergence", "SharedMismatch": "shared_barrier",
                  "CoalescingMismatch": "vecadd"}  # fmt: skip
+# Harness faults of the HDL image driver (tb/hdl/simt_tb_loader.v), by +SIMT_FAULT number: the kernel whose
+# image they spoil. 16 flips bit 0 of the image's second-to-last word: vecadd's last input word (b[99]),
+# which thread 99 loads, so the load's retire differs from the model's. 17 leaves the last word (END's
+# header) unwritten: the GPU's loader waits for it after START, which the host agent's watchdog reports.
+LOAD_FAULT_KERNELS = {"16": "vecadd", "17": "vecadd"}
+LOAD_SHORT_HANG = ["the loader is waiting for word", "the image sent was cut short"]
 
 
 @pyuvm.test()
@@ -496,14 +502,31 @@ class FaultTest(GpuTest):
                     expect_hang=["ran past its budget of 3000 warp-instructions"],
                 )
             ]
-        return library.directed(self.rng, [FAULT_KERNELS[self.expect]])
+        if self.expect == "Watchdog":  # fault 17: a short image load leaves the GPU's loader waiting
+            kernel = LOAD_FAULT_KERNELS[os.environ.get("SIMT_FAULT", "")]
+            return [
+                LaunchItem(
+                    f"{kernel}, loaded short",
+                    image_of(kernel, self.rng),
+                    max_cycles=20_000,
+                    stall_cycles=5_000,
+                    expect_hang=LOAD_SHORT_HANG,
+                )
+            ]
+        fault = os.environ.get("SIMT_FAULT", "")
+        return library.directed(self.rng, [LOAD_FAULT_KERNELS.get(fault, FAULT_KERNELS[self.expect])])
 
     async def run_phase(self) -> None:
         self.raise_objection()
         await self.env.host.driver.reset()
-        seq = cocotb.start_soon(
-            library.LaunchSequence("launches", self.items()).start(self.env.host.sequencer)
-        )
+        items = self.items()
+        seq = cocotb.start_soon(library.LaunchSequence("launches", items).start(self.env.host.sequencer))
+        if self.expect == "Watchdog":  # caught by the host agent (it raises when the launch does not hang)
+            await seq
+            assert items[0].hang_report, f"{items[0]}: the planted fault was not caught by the watchdog"
+            self.logger.info(f"caught as expected by the watchdog: {items[0].hang_report.splitlines()[0]}")
+            self.drop_objection()
+            return
         await First(seq, self.env.checker.fault_event.wait())
         fault = self.env.checker.fault
         assert fault is not None, f"the planted fault was not caught: expected a {self.expect}"
