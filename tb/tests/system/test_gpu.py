@@ -60,7 +60,7 @@ FAULTS = {
 }
 FAULT_CONFIG = "sm2-l8"
 # planted harness fault of the HDL image driver (tb/hdl/simt_tb_loader.v) -> the check that must catch it
-LOAD_FAULTS = {16: "RetireMismatch", 17: "Watchdog"}
+LOAD_FAULTS = {16: "CoalescingMismatch", 17: "Watchdog"}
 
 
 @pytest.mark.parametrize("tag", list(CONFIGS))
@@ -83,8 +83,9 @@ def test_planted_fault_is_caught(fault: int) -> None:
 
 @pytest.mark.parametrize("fault", list(LOAD_FAULTS), ids=["bit-flip", "short-load"])
 def test_load_fault_is_caught(fault: int) -> None:
-    """Meta-test of the image load: a word loaded with a bit flipped (16) is caught by the retire
-    scoreboard, an image loaded short (17) by the host agent's watchdog, which names the waiting loader."""
+    """Meta-test of the image load: a word loaded with a bit flipped (16) is caught by the coalescing
+    scoreboard (the GPU's loader stores it to memory with the wrong data), an image loaded short (17) by
+    the host agent's watchdog, which names the loader waiting for the missing word."""
     run_gpu(
         FAULT_CONFIG,
         ["FaultTest"],
