@@ -41,6 +41,11 @@ class HdlImageDriver:
         """The driver of ``dut``, or None when ``SIMT_HOST_LOAD=registers``. A wrapper without the
         driver's ports, or a run without an image file, is an error (never a silent fallback)."""
         if host_load() == "registers":
+            if hasattr(
+                dut, "load_go"
+            ):  # the wrapper's driver stays idle (its inputs start random on Verilator)
+                dut.load_go.value = 0
+                dut.load_words.value = 0
             return None
         if not hasattr(dut, "load_go"):
             raise RuntimeError(

@@ -7,7 +7,8 @@
 // The image: the file named by the plusarg +SIMT_IMAGE=<path>, one hex word per line, written by Python
 // (tb/agents/host_agent.py) before each load. The load handshake with Python: set `words` (the image's
 // length) and raise `go`; the loader reads the file ($readmemh, at that edge), writes `words` words,
-// then raises `done`; Python lowers `go`, and `done` falls at the next edge. `busy` is high from the
+// then raises `done`; Python lowers `go`, and `done` falls at the next edge. `go` is ignored until the
+// first reset (the harness drives it low before that reset, whichever load it uses). `busy` is high from the
 // first word's access to the last one's: meanwhile the wrapper hands the host port to the loader.
 //
 // Two wrappers use it: the native top (simt_gpu_tb: valid/ready, AXI_LITE = 0) and the AXI top
@@ -52,6 +53,7 @@ module simt_tb_loader #(
     reg [31:0] image [0:MAX_WORDS-1];
     reg [8*1024-1:0] path;
     reg        have_path;
+    reg        armed;    // a reset was seen: before it `go` and `words` may be anything (Verilator's random start)
     reg [31:0] i;        // the word being offered
     wire [31:0] n;       // words to write: the image's (fault 17: one fewer)
 `ifdef SIMT_FAULTS
@@ -66,7 +68,7 @@ module simt_tb_loader #(
     initial begin
         have_path = $value$plusargs("SIMT_IMAGE=%s", path) != 0;
         busy = 1'b0; done = 1'b0; m_valid = 1'b0; aw_valid = 1'b0; w_valid = 1'b0; b_ready = 1'b0;
-        m_wdata = 32'd0; i = 32'd0;
+        m_wdata = 32'd0; i = 32'd0; armed = 1'b0;
     end
 
     // word k of the image as written (fault 16 flips bit 0 of the second-to-last word); k < words <=
@@ -104,7 +106,8 @@ module simt_tb_loader #(
     always @(posedge clk) begin
         if (rst) begin
             busy <= 1'b0; done <= 1'b0; m_valid <= 1'b0; aw_valid <= 1'b0; w_valid <= 1'b0; b_ready <= 1'b0;
-        end else if (!busy && !done && go) begin
+            armed <= 1'b1;
+        end else if (armed && !busy && !done && go) begin
             if (!have_path) $fatal(1, "simt_tb_loader: load requested but no +SIMT_IMAGE=<file> plusarg");
             if (words < 1 || words > MAX_WORDS)
                 $fatal(1, "simt_tb_loader: image of %0d words; this loader holds 1..%0d", words, MAX_WORDS);

@@ -32,6 +32,10 @@ def test_default_is_hdl(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_registers_needs_no_driver(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SIMT_HOST_LOAD", "registers")
     assert image_driver.HdlImageDriver.for_dut(_dut(with_driver=False), None) is None
+    dut = _dut()
+    dut.load_go.value = 1  # (Verilator starts inputs random): the wrapper's idle driver must see go low
+    assert image_driver.HdlImageDriver.for_dut(dut, None) is None
+    assert dut.load_go.value == 0
 
 
 def test_hdl_without_ports_or_file_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
