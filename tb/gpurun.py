@@ -22,7 +22,10 @@ HDL = rtlsim.ROOT / "tb" / "hdl"  # the test wrapper: HDL memory and trace write
 SOURCES = sorted(
     str(p.relative_to(rtlsim.RTL)) for d in ("sm", "top") for p in (rtlsim.RTL / d).glob("simt_*.v")
 )
-BENCH_SOURCES = [*SOURCES, *(str(HDL / f) for f in ("simt_tb_mem.v", "simt_tb_trace.v", "simt_gpu_tb.v"))]
+BENCH_SOURCES = [
+    *SOURCES,
+    *(str(HDL / f) for f in ("simt_tb_mem.v", "simt_tb_trace.v", "simt_tb_loader.v", "simt_gpu_tb.v")),
+]
 VISIBILITY = HDL / "simt_gpu_tb.vlt"
 TOPLEVEL = "simt_gpu_tb"
 MODULE = "tb.tests.system.gpu_tests"
@@ -35,7 +38,8 @@ def run_gpu(
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
     ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
     envvars.check(
-        {**os.environ, **env}, ["KERNEL_SEEDS", "KERNEL_CASES", "GMEM_PROFILE", "GMEM_LATENCY", "CHECK_MODE"]
+        {**os.environ, **env},
+        ["KERNEL_SEEDS", "KERNEL_CASES", "GMEM_PROFILE", "GMEM_LATENCY", "CHECK_MODE", "SIMT_HOST_LOAD"],
     )
     cfg = cfg if cfg is not None else CONFIGS[tag]
     extra = {"GPU_TAG": tag, **env}

@@ -371,6 +371,11 @@ def _build_and_test(
         trace_file.unlink(missing_ok=True)
         run_plusargs.append(f"+SIMT_TRACE={trace_file}")
         env["SIMT_TRACE_FILE"] = str(trace_file)
+        # ... and their HDL image driver's file (tb/hdl/simt_tb_loader.v), written by tb/agents/host_agent.py
+        image_file = run_dir / "image.hex"
+        image_file.unlink(missing_ok=True)
+        run_plusargs.append(f"+SIMT_IMAGE={image_file}")
+        env["SIMT_IMAGE_FILE"] = str(image_file)
     if sim == "verilator":
         vseed = verilator_seed(seed)
         # Coverage runs start from zeros: Verilator's toggle counters start from 0, so a random start
@@ -454,7 +459,8 @@ def run(
     ``defines`` are Verilog macros (part of the build's identity), ``plusargs`` go to this run only.
     ``sim`` picks the simulator of this call (default: ``SIM``); the tests see it as ``SIM``.
     ``visibility`` (a Verilator control file) builds without ``--public-flat-rw``: only what it marks
-    public is visible. ``trace`` passes ``+SIMT_TRACE=<run folder>/trace.txt`` and ``SIMT_TRACE_FILE``.
+    public is visible. ``trace`` passes ``+SIMT_TRACE=<run folder>/trace.txt`` and ``SIMT_TRACE_FILE``, and
+    the test wrappers' image file ``+SIMT_IMAGE=<run folder>/image.hex`` and ``SIMT_IMAGE_FILE``.
     ``machine`` hands a machine to the bench: its parameters that ``toplevel`` declares
     (:func:`machine_parameters`, overridden by ``parameters``) and the whole machine to the bench's
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).

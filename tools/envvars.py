@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FLAG_WORDS = ("0", "1", "true", "false", "yes", "no", "on", "off")
 GMEM_PROFILE_NAMES = ("ideal", "default", "stress")  # tb/agents/gmem_agent.py GMEM_PROFILES (a test checks)
 CHECK_MODES = ("full", "end")
+HOST_LOADS = ("hdl", "registers")  # tb/agents/host_agent.py: how a launch image reaches IMAGE
 
 
 class EnvError(cli.InputError):
@@ -116,6 +117,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("GMEM_PROFILE", "memory timing of the GPU bench", " | ".join(GMEM_PROFILE_NAMES), _one_of(GMEM_PROFILE_NAMES)),
     EnvVar("GMEM_LATENCY", "fixed memory latency of the GPU bench", "cycles >= 1", _cycles),
     EnvVar("CHECK_MODE", "every retire checked (full) or only the final memory (end)", " | ".join(CHECK_MODES), _one_of(CHECK_MODES)),
+    EnvVar("SIMT_HOST_LOAD", "how the GPU benches write a launch image to IMAGE: the HDL image driver (tb/hdl/simt_tb_loader.v, one Python callback per launch) or Python host-register writes", "hdl | registers (default hdl)", _one_of(HOST_LOADS)),
     EnvVar("SIMT_SHARD", "run only shard I of N of a pytest run (as --shard)", "I/N, 1 <= I <= N", _shard),
     EnvVar("SIMT_CCACHE", "compile Verilator's C++ through ccache when it is installed (default 1)", "0 | 1", _flag),
     EnvVar("SIMT_RANDOM_INIT", "Verilator's random initial state (default 1; coverage runs 0)", "0 | 1", _flag),
@@ -139,9 +141,10 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_SOAK", "JSON-lines file of the soak's tallies (tools/soak.py sets it)", "a file path", internal=True),
     EnvVar("SIMT_TRACE", "trace file of a run (rtlsim sets it)", "a file path", internal=True),
     EnvVar("SIMT_TRACE_FILE", "the trace file the bench reads (rtlsim sets it)", "a file path", internal=True),
+    EnvVar("SIMT_IMAGE_FILE", "the launch-image file of the HDL image driver, +SIMT_IMAGE (rtlsim sets it)", "a file path", internal=True),
     EnvVar("SIMT_PARAMETERS", "the bench's Verilog parameters (rtlsim sets it)", "JSON", internal=True),
     EnvVar("SIMT_VERILATOR_SEED", "the Verilator seed of the run (rtlsim sets it)", "integer", internal=True),
-    EnvVar("SIMT_FAULT", "planted RTL fault of a meta-test (docs/sm.md)", "1..7", internal=True),
+    EnvVar("SIMT_FAULT", "planted RTL fault of a meta-test (docs/sm.md; rtl/include/simt_fault.vh)", "1..19", internal=True),
     EnvVar("SIMT_FAULT_EXPECT", "the check a meta-test's fault must trip", "a check name", internal=True),
     EnvVar("CUDAC_FAULT", "planted compiler fault of a cudac meta-test", "a fault name", internal=True),
     EnvVar("AXI_FAULT", "planted AXI-slave fault of a meta-test", "a fault name", internal=True),

@@ -30,6 +30,9 @@
 `define SIMT_FAULT_SWB_HEAD_ROW 13 // simt_shared_wb: a landing load row is written at the oldest entry's rd
 `define SIMT_FAULT_MAX_SUMMED  14 // simt_sm_select: the combined max_stack_depth is summed like the others
 `define SIMT_FAULT_IDLE_UNGATED 15 // simt_perf: idle cycles count also while no launch runs
+// harness faults (tb/hdl/simt_tb_loader.v, the HDL image driver): what a broken image load looks like
+`define SIMT_FAULT_LOAD_BITFLIP 16 // simt_tb_loader: bit 0 of the image's second-to-last word flipped
+`define SIMT_FAULT_LOAD_SHORT  17 // simt_tb_loader: the image's last word is not written
 `define SIMT_FAULT_PACE_NEVER_STALLS 19 // simt_tb_axi_pace (test bench): the AXI pacing never holds a channel off
 
 `endif

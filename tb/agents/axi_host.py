@@ -18,6 +18,7 @@ from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiResp
 
 from tb.agents.host_agent import HostAgent, HostDriver, PerfReader
 from tb.agents.host_bfm import HostBfm
+from tb.agents.image_driver import HdlImageDriver
 
 
 class AxiLiteError(AssertionError):
@@ -66,6 +67,7 @@ class AxiHostDriver(HostDriver):
             getattr(self.dut, f"s_axil_{name}").value = 0
         self.perf = PerfReader(self.bfm)
         self.dut.trace_sync.value = 0
+        self.loader = HdlImageDriver.for_dut(self.dut, self.dut.clk)
 
 
 class AxiHostAgent(HostAgent):

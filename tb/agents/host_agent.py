@@ -1,7 +1,8 @@
 """Host agent (pyuvm): sequencer, driver and monitor on the GPU's host register interface.
 
 The sequence item is a kernel launch (:class:`tb.env.items.LaunchItem`). The driver announces the
-launch on ``launch_ap`` (``("begin", item)``), loads and starts it through the BFM, sleeps until the
+launch on ``launch_ap`` (``("begin", item)``), loads it (through the HDL image driver,
+tb/agents/image_driver.py, or the BFM's register writes), starts it through the BFM, sleeps until the
 GPU's ``irq`` says the launch ended (a watchdog ends a hang), collects the outcome (status, error
 registers, every performance counter through :class:`PerfReader`) and announces ``("end", item)`` —
 where the checker compares it with the model. The driver only drives: it neither steps the model nor
@@ -27,6 +28,7 @@ from tb.agents.host_bfm import (
     HostMonitor,
     Watchdog,
 )
+from tb.agents.image_driver import HdlImageDriver
 from tb.agents.trace_monitor import sync
 from tb.env.items import LaunchItem
 
@@ -61,6 +63,21 @@ class HostDriver(pyuvm.uvm_driver):
         self.bfm = HostBfm(self.dut, self.dut.clk)
         self.perf = PerfReader(self.bfm)
         self.dut.trace_sync.value = 0
+        self.loader = HdlImageDriver.for_dut(self.dut, self.dut.clk)
+
+    async def load(self, item: LaunchItem) -> None:
+        """Write the launch's image (``item.words`` when given, else ``item.image``) to IMAGE: through the
+        HDL image driver, or word by word through the BFM with ``SIMT_HOST_LOAD=registers``."""
+        assert self.bfm is not None
+        if item.words is not None:
+            words = item.words
+        else:
+            assert item.image is not None, f"{item}: a launch with neither an image nor words"
+            words = item.image.to_words()
+        if self.loader is not None:
+            await self.loader.load(words)
+        else:
+            await self.bfm.load(words)
 
     async def reset(self, cycles: int = 3) -> None:
         dut = self.dut
@@ -81,7 +98,7 @@ class HostDriver(pyuvm.uvm_driver):
         bfm = self.bfm
         assert bfm is not None
         self.launch_ap.write(("begin", item))
-        await bfm.load(item.words if item.words is not None else item.image)
+        await self.load(item)
         t0 = cocotb.utils.get_sim_time("ns")
         if item.start:
             await bfm.start()

@@ -7,6 +7,8 @@
 // every transaction the AXI bridge carried. `cycle` counts edges since reset, as simt_tb_mem's does.
 // The memory's backpressure is Verilog too (simt_tb_axi_pace between the GPU and the AxiRam, knobs
 // pace_* set by tb/agents/axi_mem_agent.py once per launch; pace_stalls counts the cycles held off).
+// A launch image is written by the HDL image driver (simt_tb_loader, AXI4-Lite writes to IMAGE), which
+// holds the AXI-Lite write channels while it loads, or by cocotbext-axi (SIMT_HOST_LOAD=registers).
 module simt_gpu_axi_tb #(
     parameter integer NUM_SMS      = 2,
     parameter integer WARP_SIZE    = 32,
@@ -23,6 +25,7 @@ module simt_gpu_axi_tb #(
     parameter integer GLOBAL_WORDS = 8192,
     parameter integer MAX_OUT      = 16,
     parameter integer AXIL_ADDR_W  = 10,
+    parameter integer IMAGE_MAX    = 1 << 16, // longest launch image of the HDL image driver (words)
     // derived; not meant to be overridden
     parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
     parameter integer ID_W    = $clog2(NUM_SMS + 1) + WID_W + $clog2(WARP_SIZE),
@@ -92,7 +95,12 @@ module simt_gpu_axi_tb #(
     input  wire [8:0]             pace_req_pct,   // AW/W/AR may move in a cycle, /256 (256: always)
     input  wire [8:0]             pace_rsp_pct,   // B/R may move in a cycle, /256
     input  wire [63:0]            pace_seed,      // loaded while rst is high
-    output wire [31:0]            pace_stalls     // cycles a channel with VALID was held off
+    output wire [31:0]            pace_stalls,    // cycles a channel with VALID was held off
+    // HDL image driver (simt_tb_loader): go/words in, done out; load_max its capacity in words
+    input  wire                   load_go,
+    input  wire [31:0]            load_words,
+    output wire                   load_done,
+    output wire [31:0]            load_max
 );
     wire [NUM_SMS-1:0]                rt_valid;
     wire [NUM_SMS*`SIMT_RT_W-1:0]        rt_rec;  // one record per SM (rtl/include/simt_retire.vh)
@@ -185,17 +193,39 @@ module simt_gpu_axi_tb #(
         m_axi_rready <= dut_m_axi_rready && go_r;
     end
 
+    // the AXI-Lite write channels: the image driver's while it loads, else the wrapper's ports
+    wire                   ld_busy, ld_aw_valid, ld_w_valid, ld_b_ready, unused_ld_valid;
+    wire [AXIL_ADDR_W-1:0] ld_addr;
+    wire [31:0]            ld_wdata;
+    wire [AXIL_ADDR_W-1:0] gpu_awaddr  = ld_busy ? ld_addr : s_axil_awaddr;
+    wire [2:0]             gpu_awprot  = ld_busy ? 3'd0 : s_axil_awprot;
+    wire                   gpu_awvalid = ld_busy ? ld_aw_valid : s_axil_awvalid;
+    wire [31:0]            gpu_wdata   = ld_busy ? ld_wdata : s_axil_wdata;
+    wire [3:0]             gpu_wstrb   = ld_busy ? 4'hF : s_axil_wstrb;
+    wire                   gpu_wvalid  = ld_busy ? ld_w_valid : s_axil_wvalid;
+    wire                   gpu_bready  = ld_busy ? ld_b_ready : s_axil_bready;
+
+    simt_tb_loader #(
+        .MAX_WORDS(IMAGE_MAX), .AXI_LITE(1), .ADDR_W(AXIL_ADDR_W), .IMAGE_ADDR(16)  // IMAGE, register 4: byte 4 * 4
+    ) u_loader (
+        .clk(clk), .rst(rst), .go(load_go), .words(load_words), .busy(ld_busy), .done(load_done),
+        .max_words(load_max), .m_valid(unused_ld_valid), .m_ready(1'b0),
+        .aw_valid(ld_aw_valid), .aw_ready(dut_s_axil_awready), .w_valid(ld_w_valid), .w_ready(dut_s_axil_wready),
+        .b_valid(dut_s_axil_bvalid), .b_resp(dut_s_axil_bresp), .b_ready(ld_b_ready),
+        .m_addr(ld_addr), .m_wdata(ld_wdata)
+    );
+
     simt_gpu_axi #(
         .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
         .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
         .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
         .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .MAX_OUT(MAX_OUT), .AXIL_ADDR_W(AXIL_ADDR_W)
     ) u_dut (
-        .clk(clk), .s_axil_awaddr(s_axil_awaddr), .s_axil_awprot(s_axil_awprot),
-        .s_axil_awvalid(s_axil_awvalid), .s_axil_awready(dut_s_axil_awready),
-        .s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb), .s_axil_wvalid(s_axil_wvalid),
+        .clk(clk), .s_axil_awaddr(gpu_awaddr), .s_axil_awprot(gpu_awprot),
+        .s_axil_awvalid(gpu_awvalid), .s_axil_awready(dut_s_axil_awready),
+        .s_axil_wdata(gpu_wdata), .s_axil_wstrb(gpu_wstrb), .s_axil_wvalid(gpu_wvalid),
         .s_axil_wready(dut_s_axil_wready), .s_axil_bresp(dut_s_axil_bresp), .s_axil_bvalid(dut_s_axil_bvalid),
-        .s_axil_bready(s_axil_bready), .s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot),
+        .s_axil_bready(gpu_bready), .s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot),
         .s_axil_arvalid(s_axil_arvalid), .s_axil_arready(dut_s_axil_arready),
         .s_axil_rdata(dut_s_axil_rdata), .s_axil_rresp(dut_s_axil_rresp), .s_axil_rvalid(dut_s_axil_rvalid),
         .s_axil_rready(s_axil_rready), .irq(irq), .m_axi_awid(dut_m_axi_awid),

@@ -30,7 +30,8 @@ module simt_gpu_raw #(
     reg  [7:0]  host_addr;
     reg  [31:0] host_wdata;
     wire        host_ready, host_rvalid, irq;
-    wire [31:0] host_rdata, unused_trace_batch;
+    wire [31:0] host_rdata, unused_trace_batch, unused_load_max;
+    wire        unused_load_done;
     wire [8:0]  unused_mem_pending;
     reg  [8:0]  ready_pct, rsp_pct;
     reg  [15:0] lat_min, lat_max;
@@ -49,7 +50,8 @@ module simt_gpu_raw #(
         .host_addr(host_addr), .host_wdata(host_wdata), .host_rvalid(host_rvalid), .host_rdata(host_rdata),
         .irq(irq), .mem_ready_pct(ready_pct), .mem_lat_min(lat_min), .mem_lat_max(lat_max),
         .mem_ooo(ooo), .mem_rsp_pct(rsp_pct), .mem_seed(seed), .mem_clear(1'b0),
-        .mem_pending(unused_mem_pending), .trace_sync(1'b0), .trace_batch(unused_trace_batch)
+        .mem_pending(unused_mem_pending), .trace_sync(1'b0), .trace_batch(unused_trace_batch),
+        .load_go(1'b0), .load_words(32'd0), .load_done(unused_load_done), .load_max(unused_load_max)
     );
 
     reg [31:0] image [0:MAX_WORDS-1];

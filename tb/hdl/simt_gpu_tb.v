@@ -1,8 +1,11 @@
 `include "simt_retire.vh"
 // Test-only wrapper of the GPU (docs/verification.md "Harness core"): simt_gpu with its global memory
 // in HDL (simt_tb_mem) and every observation written to a trace file (simt_tb_trace), so the Python
-// harness only drives the host interface and the memory knobs, and reads the trace in batches. The
-// raw Verilog-only bench (simt_gpu_raw.v) instantiates the same wrapper without a trace.
+// harness only drives the host interface and the memory knobs, and reads the trace in batches. A launch
+// image is written to IMAGE by the HDL image driver (simt_tb_loader: one Python callback per launch),
+// which holds the GPU's host port while it loads, or by Python through the host_* ports
+// (SIMT_HOST_LOAD=registers). The raw Verilog-only bench (simt_gpu_raw.v) instantiates the same wrapper
+// without a trace and with the image driver idle.
 module simt_gpu_tb #(
     parameter integer NUM_SMS      = 2,
     parameter integer WARP_SIZE    = 32,
@@ -18,6 +21,7 @@ module simt_gpu_tb #(
     parameter integer SEG_WORDS    = 8,
     parameter integer GLOBAL_WORDS = 8192,
     parameter integer MEM_PEND     = 64,      // responses in flight in the HDL memory
+    parameter integer IMAGE_MAX    = 1 << 16, // longest launch image of the HDL image driver (words)
     // derived; not meant to be overridden
     parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
     parameter integer XTAG_W  = $clog2(NUM_SMS + 1) + WID_W + $clog2(WARP_SIZE)
@@ -43,7 +47,12 @@ module simt_gpu_tb #(
     output wire [8:0]  mem_pending,  // responses the memory owes (the harness aborts while some are)
     // trace
     input  wire        trace_sync,
-    output wire [31:0] trace_batch
+    output wire [31:0] trace_batch,
+    // HDL image driver (simt_tb_loader): go/words in, done out; load_max its capacity in words
+    input  wire        load_go,
+    input  wire [31:0] load_words,
+    output wire        load_done,
+    output wire [31:0] load_max
 );
     localparam integer DEPTH_W = $clog2(STACK_DEPTH + 1);
     localparam integer SH_AW   = $clog2(SHARED_WORDS);
@@ -67,6 +76,23 @@ module simt_gpu_tb #(
     wire [NUM_SMS-1:0]                       dispatch_valid;
     wire [31:0]                              dispatch_block;
 
+    // the host port: the image driver's while it loads, else the wrapper's ports
+    wire        ld_busy, ld_valid;
+    wire [7:0]  ld_addr;
+    wire [31:0] ld_wdata;
+    wire        gpu_host_valid = ld_busy ? ld_valid : host_valid;
+    wire        gpu_host_write = ld_busy ? 1'b1 : host_write;
+    wire [7:0]  gpu_host_addr  = ld_busy ? ld_addr : host_addr;
+    wire [31:0] gpu_host_wdata = ld_busy ? ld_wdata : host_wdata;
+    wire        unused_aw_valid, unused_w_valid, unused_b_ready;
+
+    simt_tb_loader #(.MAX_WORDS(IMAGE_MAX), .AXI_LITE(0), .ADDR_W(8), .IMAGE_ADDR(8'h04)) u_loader (
+        .clk(clk), .rst(rst), .go(load_go), .words(load_words), .busy(ld_busy), .done(load_done),
+        .max_words(load_max), .m_valid(ld_valid), .m_ready(host_ready),
+        .aw_valid(unused_aw_valid), .aw_ready(1'b0), .w_valid(unused_w_valid), .w_ready(1'b0),
+        .b_valid(1'b0), .b_resp(2'b00), .b_ready(unused_b_ready), .m_addr(ld_addr), .m_wdata(ld_wdata)
+    );
+
     simt_gpu #(
         .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
         .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
@@ -74,8 +100,8 @@ module simt_gpu_tb #(
         .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
     ) u_gpu (
         .clk(clk), .rst(rst),
-        .host_valid(host_valid), .host_ready(host_ready), .host_write(host_write), .host_addr(host_addr),
-        .host_wdata(host_wdata), .host_rvalid(host_rvalid), .host_rdata(host_rdata), .irq(irq),
+        .host_valid(gpu_host_valid), .host_ready(host_ready), .host_write(gpu_host_write),
+        .host_addr(gpu_host_addr), .host_wdata(gpu_host_wdata), .host_rvalid(host_rvalid), .host_rdata(host_rdata), .irq(irq),
         .mreq_valid(mreq_valid), .mreq_ready(mreq_ready), .mreq_addr(mreq_addr), .mreq_write(mreq_write),
         .mreq_mask(mreq_mask), .mreq_wdata(mreq_wdata), .mreq_tag(mreq_tag),
         .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .mrsp_tag(mrsp_tag), .mrsp_rdata(mrsp_rdata),

@@ -3,13 +3,16 @@ timed test): the raw Verilog-only bench (tools/bench/raw_bench.py, no Python), t
 end-of-kernel check, and the harness checking every retire in lock-step (every scoreboard on).
 
     SIM=verilator python tools/bench/check_overhead.py [--cases matrixmul:64,matrixmul:256]
-        [--lanes 8,32] [--repeat 2] [--docs]
+        [--lanes 8,32] [--repeat 2] [--load registers,hdl] [--docs]
     python tools/bench/check_overhead.py --docs-only   # docs table from the committed results file
     SIM=verilator python tools/bench/check_overhead.py --profile [--cases ...] [--lanes ...]
         # where the harness's Python time goes: one end-only and one full run per case under cProfile
 
 Each case runs on the benchmark machine (spec/machines.py, one SM, 8 or 32 lanes) with a fixed 20-cycle
-memory; the three runs must report the same launch cycles. CPU seconds are those of the simulator
+memory; the three runs must report the same launch cycles. ``--load`` picks how the harness runs write
+the launch image to IMAGE (SIMT_HOST_LOAD: ``hdl``, the HDL image driver tb/hdl/simt_tb_loader.v, the
+default; ``registers``, Python host-register writes); with both, each case gets a row per load, the
+raw bench's run (which loads in Verilog) shared by them. CPU seconds are those of the simulator
 process (the harness's Python runs in it; best of ``--repeat``). Per case it prints simulated cycles
 (reset, image load and kernel) per CPU second of each run, the retires checked per CPU second, the
 checking cost per retire ((full - end) CPU seconds / retires: the model steps in both runs, so this is
@@ -42,13 +45,14 @@ END = "<!-- END check_overhead -->"
 LATENCY = 20
 SEED = 1  # the kernel inputs' seed: the same image in all three runs
 MODES = ("raw", "end", "full")
+LOADS = ("registers", "hdl")  # SIMT_HOST_LOAD (tools/envvars.py)
 
 
 def profile_path(case: str, lanes: int, mode: str) -> Path:
     return REPORTS / f"check_overhead-{case.replace(':', '-')}-l{lanes}-{mode}.prof"
 
 
-def harness(case: str, lanes: int, mode: str, sim: str, profile: bool = False) -> dict:
+def harness(case: str, lanes: int, mode: str, sim: str, profile: bool = False, load: str = "hdl") -> dict:
     from spec.machines import bench as bench_config
     from tb.gpurun import run_gpu
 
@@ -69,6 +73,7 @@ def harness(case: str, lanes: int, mode: str, sim: str, profile: bool = False) -
             GMEM_PROFILE="ideal",
             GMEM_LATENCY=str(LATENCY),
             KERNEL_CASES=f"{name}:{size}:{SEED}",
+            SIMT_HOST_LOAD=load,
         )
     finally:
         del os.environ["SIMT_STATS"], os.environ["SIMT_BENCH"]
@@ -100,20 +105,30 @@ def raw(case: str, lanes: int, sim: str) -> dict:
     }
 
 
-def measure(case: str, lanes: int, sim: str, repeat: int) -> dict[str, Any]:
-    """The best (least CPU) of ``repeat`` runs of each mode, the modes interleaved."""
-    best: dict[str, dict] = {}
+def measure(
+    case: str, lanes: int, sim: str, repeat: int, loads: tuple[str, ...] = ("hdl",)
+) -> list[dict[str, Any]]:
+    """The best (least CPU) of ``repeat`` runs of each mode, the modes interleaved; one result per image
+    load of the harness runs (``loads``), the raw run shared."""
+    best: dict[tuple[str, str], dict] = {}
     for _ in range(repeat):
         for mode in MODES:
-            row = raw(case, lanes, sim) if mode == "raw" else harness(case, lanes, mode, sim)
-            if mode not in best or row["cpu_seconds"] < best[mode]["cpu_seconds"]:
-                best[mode] = row
-    cycles = {m: r["launch_cycles"] for m, r in best.items()}
+            for load in ("raw",) if mode == "raw" else loads:
+                row = raw(case, lanes, sim) if mode == "raw" else harness(case, lanes, mode, sim, load=load)
+                if (mode, load) not in best or row["cpu_seconds"] < best[mode, load]["cpu_seconds"]:
+                    best[mode, load] = row
+    cycles = {f"{m}/{ld}": r["launch_cycles"] for (m, ld), r in best.items()}
     assert len(set(cycles.values())) == 1, (
         f"{case} at {lanes} lanes: the runs disagree on the launch's cycles: {cycles}"
     )
-    assert best["full"]["retires"] > 0, f"{case} at {lanes} lanes: full checking checked no retire"
-    return {"case": case, "lanes": lanes, **best}
+    out = []
+    for load in loads:
+        assert best["full", load]["retires"] > 0, f"{case} at {lanes} lanes: full checking checked no retire"
+        out.append(
+            {"case": case, "lanes": lanes, "load": load, "raw": best["raw", "raw"], "end": best["end", load],
+             "full": best["full", load]}
+        )  # fmt: skip
+    return out
 
 
 def derived(r: dict[str, Any]) -> dict[str, float]:
@@ -134,15 +149,15 @@ def derived(r: dict[str, Any]) -> dict[str, float]:
 def table(results: dict[str, Any]) -> list[str]:
     """The markdown table of a results file (the docs table and the printed report are this)."""
     lines = [
-        "| case | lanes | launch cycles | retires | raw cycles/s | end-only cycles/s | full cycles/s | "
+        "| case | lanes | image load | launch cycles | retires | raw cycles/s | end-only cycles/s | full cycles/s | "
         "retires/s (full) | checking µs/retire | full/end | full/raw | full: CPU s / wall s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results["cases"]:
         d = derived(r)
         full = r["full"]
         lines.append(
-            f"| {r['case']} | {r['lanes']} | {full['launch_cycles']:,} | {full['retires']:,} | "
+            f"| {r['case']} | {r['lanes']} | {r.get('load', 'registers')} | {full['launch_cycles']:,} | {full['retires']:,} | "
             f"{d['raw_rate']:,.0f} | {d['end_rate']:,.0f} | {d['full_rate']:,.0f} | {d['retires_per_s']:,.0f} | "
             f"{d['us_per_retire']:.1f} | {d['full_end']:.2f}x | {d['full_raw']:.2f}x | "
             f"{full['cpu_seconds']:.1f} / {full['seconds']:.1f} |"
@@ -150,7 +165,9 @@ def table(results: dict[str, Any]) -> list[str]:
     lines.append("")
     lines.append(
         f"{results['sim']}, best of {results['repeat']}, fixed {LATENCY}-cycle memory, one SM; CPU seconds of "
-        "the simulator process. Targets (issue 29): checking ≤ 5 µs/retire, full/end ≤ 1.3x, full/raw ≤ 3x."
+        "the simulator process; image load: the harness runs' (SIMT_HOST_LOAD: hdl, the HDL image driver; "
+        "registers, Python host-register writes). Targets (issue 29): checking ≤ 5 µs/retire, full/end ≤ 1.3x, "
+        "full/raw ≤ 3x."
     )
     return lines
 
@@ -175,12 +192,12 @@ def stale(docs: Path = DOCS, results: Path | None = None) -> bool:
     return render_docs(current, json.loads(results.read_text())) != current
 
 
-def show_profiles(case: str, lanes: int, sim: str, top: int = 30) -> None:
+def show_profiles(case: str, lanes: int, sim: str, top: int = 30, load: str = "hdl") -> None:
     """Run ``case`` end-only and fully checked under cProfile; print each run's costliest functions."""
     import pstats
 
     for mode in ("end", "full"):
-        row = harness(case, lanes, mode, sim, profile=True)
+        row = harness(case, lanes, mode, sim, profile=True, load=load)
         path = profile_path(case, lanes, mode)
         print(
             f"\n=== {case} at {lanes} lanes, {mode}: {row['cpu_seconds']:.2f} CPU s (profiled), "
@@ -194,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", default="matrixmul:64,matrixmul:256")
     ap.add_argument("--lanes", default="8,32", help="lanes of the benchmark machine, comma-separated")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument(
+        "--load",
+        default="hdl",
+        help="image load of the harness runs, comma-separated: hdl (HDL image driver), registers (Python)",
+    )
     ap.add_argument("--docs", action="store_true", help="save the results and regenerate docs/benchmarks.md")
     ap.add_argument(
         "--docs-only", action="store_true", help="regenerate the docs table from the results file"
@@ -206,11 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     sim = os.environ.get("SIM", "verilator")
+    loads = tuple(x.strip() for x in args.load.split(","))
+    if bad := [x for x in loads if x not in LOADS]:
+        raise cli.InputError(
+            f"--load {args.load}: unknown {', '.join(bad)}; write one or both of {','.join(LOADS)}"
+        )
     if args.profile:
         REPORTS.mkdir(parents=True, exist_ok=True)
         for case in args.cases.split(","):
             for lanes in (int(x) for x in args.lanes.split(",")):
-                show_profiles(case, lanes, sim)
+                show_profiles(case, lanes, sim, load=loads[0])
         return 0
     if args.docs_only:
         DOCS.write_text(render_docs(DOCS.read_text(), json.loads(results_file(sim).read_text())))
@@ -220,13 +247,14 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"sim": sim, "repeat": args.repeat, "cases": []}
     for case in args.cases.split(","):
         for lanes in (int(x) for x in args.lanes.split(",")):
-            results["cases"].append(measure(case, lanes, sim, args.repeat))
+            results["cases"] += measure(case, lanes, sim, args.repeat, loads)
     text = "\n".join([f"# Checking overhead ({sim})", "", *table(results)])
     print(text)
     for r in results["cases"]:
         d = derived(r)
         print(
-            f"- {r['case']} at {r['lanes']} lanes: {d['us_per_retire']:.1f} us per retire checked (target <= 5), "
+            f"- {r['case']} at {r['lanes']} lanes, {r.get('load', 'registers')} load: {d['us_per_retire']:.1f} us "
+            "per retire checked (target <= 5), "
             f"full/end {d['full_end']:.2f}x (<= 1.3x), full/raw {d['full_raw']:.2f}x (<= 3x)"
         )
     (REPORTS / f"check_overhead-{sim}.md").write_text(text + "\n")

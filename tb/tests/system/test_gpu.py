@@ -59,6 +59,8 @@ FAULTS = {
     7: "HangMismatch",
 }
 FAULT_CONFIG = "sm2-l8"
+# planted harness fault of the HDL image driver (tb/hdl/simt_tb_loader.v) -> the check that must catch it
+LOAD_FAULTS = {16: "CoalescingMismatch", 17: "Watchdog"}
 
 
 @pytest.mark.parametrize("tag", list(CONFIGS))
@@ -77,6 +79,20 @@ def test_random(tag: str, tests: list[str], seeds: str) -> None:
 def test_planted_fault_is_caught(fault: int) -> None:
     """Meta-test: each planted RTL fault is caught, and by the scoreboard responsible for it."""
     run_gpu(FAULT_CONFIG, ["FaultTest"], SIMT_FAULT=str(fault), SIMT_FAULT_EXPECT=FAULTS[fault])
+
+
+@pytest.mark.parametrize("fault", list(LOAD_FAULTS), ids=["bit-flip", "short-load"])
+def test_load_fault_is_caught(fault: int) -> None:
+    """Meta-test of the image load: a word loaded with a bit flipped (16) is caught by the coalescing
+    scoreboard (the GPU's loader stores it to memory with the wrong data), an image loaded short (17) by
+    the host agent's watchdog, which names the loader waiting for the missing word."""
+    run_gpu(
+        FAULT_CONFIG,
+        ["FaultTest"],
+        SIMT_FAULT=str(fault),
+        SIMT_FAULT_EXPECT=LOAD_FAULTS[fault],
+        SIMT_HOST_LOAD="hdl",
+    )
 
 
 def test_ignored_fault_is_caught() -> None:
