@@ -17,7 +17,10 @@ TOPLEVEL = "simt_gpu_axi_tb"
 MODULE = "tb.tests.system.axi_tests"
 AXI_SOURCES = [
     *SOURCES,
-    *(str(HDL / f) for f in ("simt_tb_trace.v", "simt_tb_axi_pace.v", "simt_tb_loader.v", "simt_gpu_axi_tb.v")),
+    *(
+        str(HDL / f)
+        for f in ("simt_tb_trace.v", "simt_tb_axi_pace.v", "simt_tb_loader.v", "simt_gpu_axi_tb.v")
+    ),
 ]
 VISIBILITY = HDL / "simt_gpu_axi_tb.vlt"
 CONFIG = "sm2-l8"
