@@ -30,5 +30,6 @@
 `define SIMT_FAULT_SWB_HEAD_ROW 13 // simt_shared_wb: a landing load row is written at the oldest entry's rd
 `define SIMT_FAULT_MAX_SUMMED  14 // simt_sm_select: the combined max_stack_depth is summed like the others
 `define SIMT_FAULT_IDLE_UNGATED 15 // simt_perf: idle cycles count also while no launch runs
+`define SIMT_FAULT_TID_ENTRY   18 // simt_tid_table: entry 1 of every row is written with entry 0's tid
 
 `endif
