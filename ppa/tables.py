@@ -23,6 +23,7 @@ UNIT_OF_MODULE = {
     "simt_perf": "perf counters",
     "simt_warp_table": "warp table",
     "simt_block_init": "block start",
+    "simt_tid_table": "thread-id table",
     "simt_issue": "issue (F, DEC)",
     "simt_execute": "execute (EX)",
     "simt_shared_wb": "shared writeback (SWB)",

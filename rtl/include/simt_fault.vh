@@ -33,6 +33,7 @@
 // harness faults (tb/hdl/simt_tb_loader.v, the HDL image driver): what a broken image load looks like
 `define SIMT_FAULT_LOAD_BITFLIP 16 // simt_tb_loader: bit 0 of the image's second-to-last word flipped
 `define SIMT_FAULT_LOAD_SHORT  17 // simt_tb_loader: the image's last word is not written
+`define SIMT_FAULT_TID_ENTRY   18 // simt_tid_table: entry 1 of every row is written with entry 0's tid
 `define SIMT_FAULT_PACE_NEVER_STALLS 19 // simt_tb_axi_pace (test bench): the AXI pacing never holds a channel off
 
 `endif

@@ -155,17 +155,13 @@ module simt_sm #(
     // ---- memories owned by the SM ----------------------------------------------------------------
     reg [31:0] imem [0:IMEM_WORDS-1];
     reg [31:0] cmem [0:CONST_WORDS-1];
-    reg [47:0] tidm [0:NUM_WARPS*WARP_SIZE-1];  // {tid.z, tid.y, tid.x} per thread slot
     localparam integer TIDS = 4;  // thread ids block initialisation writes per cycle (simt_block_init)
     wire [TIDS-1:0]   tid_we;
     wire [31:0]       tid_waddr;
     wire [TIDS*48-1:0] tid_wdata;
-    integer tk;
     always @(posedge clk) begin
         if (imem_we) imem[imem_waddr] <= imem_wdata;
         if (cmem_we) cmem[cmem_waddr] <= cmem_wdata;
-        for (tk = 0; tk < TIDS; tk = tk + 1)
-            if (tid_we[tk]) tidm[tid_waddr + tk] <= tid_wdata[tk*48 +: 48];
     end
     // imem has a registered read port: F presents the pc, the word is DEC's instruction (dec_instr).
     wire                       imem_re;
@@ -180,9 +176,13 @@ module simt_sm #(
     generate
         for (l = 0; l < NUM_LANES; l = l + 1) begin : lane_rd
             assign const_data[l*32 +: 32] = cmem[const_addr[l*C_AW +: C_AW]];
-            assign tid_xyz[l*48 +: 48]    = tidm[tid_slot[l*TH_W +: TH_W]];
         end
     endgenerate
+    // {tid.z, tid.y, tid.x} per thread slot: rows of TIDS slots, one write port (a memory macro)
+    simt_tid_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_LANES(NUM_LANES), .TIDS(TIDS),
+                     .TH_W(TH_W)) u_tids (
+        .clk(clk), .we(tid_we), .waddr(tid_waddr), .wdata(tid_wdata), .rslot(tid_slot), .rdata(tid_xyz)
+    );
 
     // ==== the pipeline (docs/sm.md "Pipeline") ===================================================
     // Four stages, each holding at most one warp-instruction of a different warp: simt_issue (F: the
@@ -394,5 +394,5 @@ module simt_sm #(
     `SIMT_RT_VIEW(rt_rec)
     /* verilator lint_on UNUSEDSIGNAL */
     // Status the SM does not use; Verilator's default unused-regexp exempts names containing "unused".
-    wire unused_ok = &{1'b0, cpl_store, tid_waddr, tbl_d_pc, tbl_x_pc};
+    wire unused_ok = &{1'b0, cpl_store, tbl_d_pc, tbl_x_pc};
 endmodule

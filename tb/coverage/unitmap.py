@@ -63,6 +63,7 @@ GUARDS: dict[str, tuple[str, ...]] = {
         "simt_sm",
         "simt_warp_table",
         "simt_block_init",
+        "simt_tid_table",
         "simt_issue",
         "simt_execute",
         "simt_shared_wb",
@@ -88,6 +89,9 @@ NO_BENCH: dict[str, str] = {
                        "debug port (test_gpu.py watchdog tests)",
     "simt_block_init": "in simt_sm: a block's registers, shared lines and tids start cleared and right, or the "
                        "lockstep retire and shared-memory checks of test_sm.py and the system benches fail",
+    "simt_tid_table": "in simt_sm: every tid.x/y/z a lane reads is compared at retire in lockstep; "
+                      "test_sm_pipeline.py::test_tid_table runs three-warp 3-D blocks with a partial last "
+                      "write group (planted fault 18: entry 1 of a row written with entry 0's tid)",
     "simt_issue": "in simt_sm: test_sm_pipeline.py checks overlap (planted fault 5: serial issue) and reset "
                   "(fault 6: stale token); every fetched and decoded instruction is checked at retire",
     "simt_execute": "in simt_sm: every lane value is compared at retire in lockstep (planted fault 1: a "

@@ -484,7 +484,7 @@ def all_jobs() -> list[Job]:
         for m in (
             "simt_warp_table", "simt_block_init", "simt_issue", "simt_execute", "simt_commit", "simt_warp_sched",
             "simt_decode", "simt_alu", "simt_regfile", "simt_shared_lsu", "simt_gmem_unit", "simt_coalescer",
-            "simt_div_stack", "simt_barrier", "simt_perf", "simt_shared_wb", "simt_scoreboard",
+            "simt_div_stack", "simt_barrier", "simt_perf", "simt_shared_wb", "simt_scoreboard", "simt_tid_table",
         )
     )  # fmt: skip
     jobs += _unit(

@@ -26,6 +26,11 @@ counters) run here too; this bench adds what only the pipeline has:
   flight land and retire after it) must fail it.
 - **Flush on error** is checked for every error kind by ``test_sm.py``: after the error nothing
   retires (an older instruction may retire on the edge that raises it).
+- **Thread-id table** (rtl/sm/simt_tid_table.v: rows of four slots, one write port with a per-entry
+  enable). Blocks of 5 x 7 x 2 threads (three warps, the last group of four tids partial), more blocks
+  than slots, read tid.x, tid.y, tid.z and the flat tid; every retire checked. A table that writes
+  entry 0's tid into entry 1 of every row (planted fault 18, SIMT_FAULT_TID_ENTRY) must fail the
+  lock-step check.
 - **Issue ahead** (docs/sm.md "Issue ahead"). One warp alone (``AHEAD_SRC``: independent and
   dependent ALU instructions, a shared store, a shared load and its use, per round; every retire
   checked): its instructions must follow each other every ROWS + 2 cycles or better over the middle
@@ -95,9 +100,29 @@ AHEAD_SRC = "        LDS  r1, %tid\n" + _AHEAD_ROUND * 16 + "        EXIT\n"
 AHEAD_SLACK = 2.0
 
 
+# Every thread reads its tid.x, tid.y, tid.z and flat tid and combines them (each retire's lane values
+# are compared with the model's, so a wrong table entry shows at once).
+TIDS_SRC = """
+        LDS  r1, %tid.x
+        LDS  r2, %tid.y
+        LDS  r3, %tid.z
+        LDS  r4, %tid
+        SHLI r5, r3, 8
+        SHLI r6, r2, 4
+        OR   r5, r5, r6
+        OR   r5, r5, r1
+        XOR  r5, r5, r4
+        EXIT
+"""
+TIDS_BLOCK = (5, 7, 2)  # 70 threads, three warps: the last group of four tids is partial; y and z carry
+
+
 def _image(cfg: GpuConfig, kernel: str = "alustream") -> LaunchImage:
-    """One block of every warp slot: AluStream, or the shared traffic above."""
+    """One block of every warp slot: AluStream, or the shared traffic above; or the tid readers."""
     threads = cfg.num_warps * cfg.warp_size
+    if kernel == "tids":
+        img = assemble(TIDS_SRC, "<thread ids>", cfg).image
+        return replace(img, block=TIDS_BLOCK, grid=(2 * cfg.num_blocks + 1, 1, 1))
     if kernel == "shared":
         img = assemble(SHARED_SRC, "<shared stream>", cfg).image
         return replace(img, block=(threads, 1, 1), shared_words=threads)
@@ -184,6 +209,11 @@ async def sm_issue_ahead(dut) -> None:
     assert mean <= rows + AHEAD_SLACK, (
         f"{mean:.3f} cycles per warp-instruction, target <= {rows + AHEAD_SLACK}"
     )
+
+
+@cocotb.test()
+async def sm_tid_table(dut) -> None:
+    await run_planted(dut, "tids", benchenv.machine(), 18, "tid-table")
 
 
 @cocotb.test()
@@ -290,3 +320,13 @@ def test_shared_stream(machine: str, fault: int) -> None:
 def test_issue_ahead(machine: str, fault: int) -> None:
     """One warp issues its next instruction while the last is in flight; reads wait for their writes."""
     _run("sm_issue_ahead", machine, fault)
+
+
+@pytest.mark.parametrize(
+    "machine,fault",
+    [("l8", 0), ("l32", 0), ("l8", 18)],
+    ids=["l8-tids", "l32-tids", "l8-planted-tid-entry"],
+)
+def test_tid_table(machine: str, fault: int) -> None:
+    """Every thread of partial-group, three-dimensional blocks reads its own tid from the table."""
+    _run("sm_tid_table", machine, fault)
