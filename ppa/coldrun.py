@@ -11,7 +11,9 @@ sessions than about the flow, the CPU time does not. Parts:
 - ``charlib``: the characterized Liberty (ppa/charlib.py, ten ngspice runs);
 - ``chain``: the Liberty-vs-SPICE cell chain (ppa/chaincheck.py);
 - ``sta``: fan-out buffering and OpenSTA on the SM (ppa/sta.py ``analyse_config``);
-- ``power``: the power of the nine benchmark kernels (ppa/kernelpower.py, ``bench``).
+- ``power``: the power of the nine benchmark kernels (ppa/kernelpower.py, ``bench``);
+- ``units``: Lies 2019 §5.2's two units alone (the ALU, the shared-memory unit at these lanes), synthesised,
+  buffered and timed as `make ppa-timing` does (ppa/sta.py ``analyse_unit``).
 
 A cold run needs empty caches: it refuses to start when build/ppa exists unless ``--warm`` (the rows
 then say "warm"). Results go to build/ppa/coldrun/coldrun.json (merged per part, so a run that stopped
@@ -36,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 OUT = ROOT / "build" / "ppa" / "coldrun"
-PARTS = ("synth", "charlib", "chain", "sta", "power")
+PARTS = ("synth", "charlib", "chain", "sta", "power", "units")
 TARGET_MIN = 60.0  # issue 28: the whole flow, characterization included, on the 2-core machine
 
 
@@ -68,6 +70,12 @@ def run_part(part: str, lanes: int) -> None:
         from ppa import kernelpower
 
         kernelpower.measure(lanes, "bench")
+    elif part == "units":
+        from ppa import sta
+
+        for job in ((config.machine("L8-W16-R512-B8"), "simt_alu", True), (cfg, "simt_shared_lsu", True)):
+            r = sta.analyse_unit(job)
+            print(f"coldrun: {r['unit']}@{r['config']}: {r['delay_ns']:.2f} ns")
     else:
         raise SystemExit(f"unknown part {part!r}: one of {', '.join(PARTS)}")
 
