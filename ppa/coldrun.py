@@ -16,7 +16,7 @@ sessions than about the flow, the CPU time does not. Parts:
   buffered and timed as `make ppa-timing` does (ppa/sta.py ``analyse_unit``).
 
 A cold run needs empty caches: it refuses to start when build/ppa exists unless ``--warm`` (the rows
-then say "warm"). Results go to build/ppa/coldrun/coldrun.json (merged per part, so a run that stopped
+then say "warm"). Results go to build/ppa/coldrun/coldrun.json (``--out``: another directory, e.g. build/ppa/coldrun-L4) (merged per part, so a run that stopped
 can be continued with ``--parts``) and a markdown table, coldrun.md; ppa/timing_docs.py --collect copies
 them into docs/ppa/timing.json.
 """
@@ -124,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lanes", type=int, default=8)
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--warm", action="store_true", help="run although build/ppa exists (rows say 'warm')")
+    ap.add_argument("--out", type=Path, default=OUT, help="results directory (default build/ppa/coldrun)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -133,12 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     bad = [p for p in parts if p not in PARTS]
     if bad:
         ap.error(f"unknown part(s) {', '.join(bad)}: choose from {', '.join(PARTS)}")
-    path = OUT / "coldrun.json"
+    out: Path = args.out
+    path = out / "coldrun.json"
     cache = ROOT / "build" / "ppa"
     resume = path.is_file()
     if cache.exists() and not args.warm and not resume:
         ap.error(f"{cache} exists: not a cold run (remove it, or pass --warm)")
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     res = json.loads(path.read_text()) if resume else {}
     if res.get("lanes", args.lanes) != args.lanes:
         ap.error(f"{path} holds a run for {res['lanes']} lanes: remove it first")
@@ -150,13 +152,13 @@ def main(argv: list[str] | None = None) -> int:
         load_start=res.get("load_start") or " / ".join(f"{x:.1f}" for x in os.getloadavg()),
         cpus=os.cpu_count(),
     )
-    log = OUT / "coldrun.log"
+    log = out / "coldrun.log"
     for p in parts:
         r = timed(p, args.lanes, log)
         r["load_end"] = " / ".join(f"{x:.1f}" for x in os.getloadavg())
         res["parts"][p] = r
         path.write_text(json.dumps(res, indent=1))
-        (OUT / "coldrun.md").write_text(table(res))
+        (out / "coldrun.md").write_text(table(res))
         print(f"coldrun: {p}: {r['wall_s']:.0f} s wall, {r['cpu_s']:.0f} s CPU, ok={r['ok']}", flush=True)
         if not r["ok"]:
             print(f"error: part {p} failed (see {log})", file=sys.stderr)

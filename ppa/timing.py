@@ -308,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"timing: {r['name']}: Fmax {r['fmax_mhz']:.1f} MHz, critical {c['start_unit']} -> {c['end_unit']}"
         )
-    print(f"timing: report {OUT / 'report.md'}")
+    print(f"timing: report {OUT / 'report.md'}; docs/ppa.md's tables: python -m ppa.timing_docs --collect")
     return 0
 
 

@@ -207,9 +207,8 @@ def collect(build: Path = BUILD, old: dict | None = None) -> dict:
         }
     res["sms"] = {**res.get("sms", {}), **collect_sta(build / "sta", build / "cache")}
     res["power"] = {**res.get("power", {}), **collect_power(build / "kernelpower")}
-    cold = build / "coldrun" / "coldrun.json"
-    if cold.is_file():
-        res["coldrun"] = json.loads(cold.read_text())
+    for cold in sorted(build.glob("coldrun*/coldrun.json")):
+        res.setdefault("coldrun", {})[cold.parent.name] = json.loads(cold.read_text())
     t = table52(res["sms"], res["power"])
     if t:
         res["table52"] = t
@@ -293,11 +292,10 @@ def render(res: dict) -> dict[str, str]:
             f"| power | {sd['power_w']:.2f} W | {sc['power_w']:.1f} W at {sc['mhz']:.0f} MHz; {sc['power_w_at_our_fmax']:.1f} W at our Fmax | {pw} |",
         ]
         out["table52"] = "\n".join(L)
-    cr = res.get("coldrun")
-    if cr:
+    for tag, cr in res.get("coldrun", {}).items():
         from ppa import coldrun
 
-        out["coldrun"] = coldrun.table(cr).rstrip("\n")
+        out[tag] = coldrun.table(cr).rstrip("\n")
     return out
 
 
