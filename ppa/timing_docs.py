@@ -104,7 +104,7 @@ def collect_sta(sta_dir: Path, cache: Path) -> dict[str, dict]:
         buf = (r.get("buffering") or {}).get("buffers", {})
         out[name] = {
             "when": time.strftime("%Y-%m-%d", time.gmtime(path.stat().st_mtime)),
-            "lanes": r["config"]["num_lanes"],
+            "lanes": r["config"]["lanes"],
             "cells": r["cells"],
             "buffers": sum(buf.values()),
             "buffer_um2": _buffer_area(buf) if buf else 0.0,
@@ -195,7 +195,7 @@ def table52(sms: dict, power: dict) -> dict | None:
 def collect(build: Path = BUILD, old: dict | None = None) -> dict:
     """Everything under *build* merged into *old* (the previous results file's content)."""
     res = dict(old or {})
-    chain = build / "chaincheck" / "chain.json"
+    chain = build / "chain" / "chain.json"  # ppa/chaincheck.py OUT
     if chain.is_file():
         c = json.loads(chain.read_text())
         res["chain"] = {
@@ -240,7 +240,7 @@ def render(res: dict) -> dict[str, str]:
     sms = res.get("sms", {})
     if sms:
         L = [
-            "| SM | measured | cells + buffers | logic + buffers (mm²) | macros (mm², modelled) | min period (ns) | Fmax (MHz) | critical path: start → end | through | cells on it |",
+            "| SM | measured | cells + buffers | logic + buffers (mm²) | macros (mm², modelled) | min period (ns) | Fmax (MHz) | critical path: start → end | units on it (by name) | cells on it |",
             "|---|---|---:|---:|---:|---:|---:|---|---|---:|",
         ]
         for name, s in sorted(sms.items(), key=lambda kv: kv[1]["lanes"]):
@@ -253,7 +253,10 @@ def render(res: dict) -> dict[str, str]:
             )
         out["sta"] = "\n".join(L)
         for name, s in sms.items():
-            L = ["| unit (its registers) | worst path (ns) | start | through |", "|---|---:|---|---|"]
+            L = [
+                "| unit (its registers) | worst path (ns) | start | units on the path (by name) |",
+                "|---|---:|---|---|",
+            ]
             for u, v in sorted(s["units"].items(), key=lambda kv: -kv[1]["delay_ns"]):
                 L.append(
                     f"| {_unit(u)} | {v['delay_ns']:.2f} | {_unit(v['start_unit'])} | {_units(v['through'])} |"

@@ -18,7 +18,7 @@ def _build(tmp: Path, monkeypatch) -> Path:
     sta.mkdir(parents=True)
     path = {"startpoint": "a/q", "endpoint": "b/D", "cells": ["x"] * 7}
     sta.joinpath("sta.json").write_text(json.dumps({
-        "name": "L8-W16-R512-B8", "config": {"num_lanes": 8}, "cells": 1000, "min_period_ns": 14.0,
+        "name": "L8-W16-R512-B8", "config": {"lanes": 8}, "cells": 1000, "min_period_ns": 14.0,
         "fmax_mhz": 1e3 / 14.0, "buffering": {"buffers": {"sky130_fd_sc_hd__buf_2": 10}},
         "critical": {**path, "start_unit": "simt_commit", "end_unit": "simt_perf", "through": ["simt_commit", "simt_perf"]},
         "units": {"simt_perf": {"delay_ns": 14.0, "start_unit": "simt_commit", "through": ["simt_perf"], "path": path}},
@@ -40,7 +40,7 @@ def _build(tmp: Path, monkeypatch) -> Path:
             for i, n in enumerate(["vecadd/256", timing_docs.TESLA_KERNEL], start=1)]  # fmt: skip
     kp.joinpath("kernelpower.json").write_text(json.dumps({
         "sm": "L8-W16-R512-B8", "lanes": 8, "fmax_mhz": 1e3 / 14.0, "kind": "modelled", "netlist": {}, "rows": rows}))  # fmt: skip
-    ch = tmp / "chaincheck"
+    ch = tmp / "chain"
     ch.mkdir()
     ch.joinpath("chain.json").write_text(json.dumps({
         "cells": ["dfxtp_1", "inv_1"], "tool": "t", "spice_ns": {"rise": 1.0, "fall": 1.0},
@@ -112,6 +112,12 @@ def test_write_without_anchor_is_an_error(tmp_path, monkeypatch) -> None:
 def test_collect_of_an_empty_build_is_an_error(tmp_path) -> None:
     with pytest.raises(timing_docs.DocsError, match="nothing to collect"):
         timing_docs.collect(tmp_path)
+
+
+def test_docs_ppa_md_matches_the_results_file() -> None:
+    """The checked-in docs/ppa.md tables are what docs/ppa/timing.json renders."""
+    res = timing_docs.load()
+    assert timing_docs.mismatches(timing_docs.DOC.read_text(), res) == []
 
 
 def test_coldrun_table_and_bad_part() -> None:
