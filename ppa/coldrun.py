@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         run_part(args.child, args.lanes)
         return 0
+    if not 1 <= args.lanes <= 64:
+        ap.error(f"--lanes {args.lanes}: between 1 and 64")
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     bad = [p for p in parts if p not in PARTS]
     if bad:
