@@ -93,7 +93,7 @@ def collect_sta(sta_dir: Path, cache: Path) -> dict[str, dict]:
     for p in sta_dir.glob("*/sta.json"):
         r = json.loads(p.read_text())
         if "unit" in r or "name" not in r:
-            continue  # a unit alone
+            continue  # a unit alone: collect_units
         by_name.setdefault(r["name"], []).append(p)
     out = {}
     for name, paths in by_name.items():
@@ -130,6 +130,29 @@ def collect_sta(sta_dir: Path, cache: Path) -> dict[str, dict]:
             "tool": r.get("tool"),
             "library": r.get("library"),
             "sta_power": r.get("sta_power", False),
+        }
+    return out
+
+
+def collect_units(sta_dir: Path) -> dict[str, dict]:
+    """Per ``unit@SM``, the newest unit-alone OpenSTA result (ppa/sta.py ``analyse_unit``), condensed."""
+    by_key: dict[str, list[Path]] = {}
+    for p in sta_dir.glob("*/sta.json"):
+        r = json.loads(p.read_text())
+        if "unit" in r and "delay_ns" in r:
+            by_key.setdefault(f"{r['unit']}@{r['config']}", []).append(p)
+    out = {}
+    for k, paths in sorted(by_key.items()):
+        path = _newest(paths)
+        assert path is not None
+        r = json.loads(path.read_text())
+        out[k] = {
+            "when": time.strftime("%Y-%m-%d", time.gmtime(path.stat().st_mtime)),
+            "unit": r["unit"],
+            "lanes": r["lanes"],
+            "delay_ns": round(r["delay_ns"], 3),
+            "cells_on_path": len(r["path"]["cells"]),
+            "buffers": sum(((r.get("buffering") or {}).get("buffers") or {}).values()),
         }
     return out
 
@@ -207,6 +230,7 @@ def collect(build: Path = BUILD, old: dict | None = None) -> dict:
         }
     res["sms"] = {**res.get("sms", {}), **collect_sta(build / "sta", build / "cache")}
     res["power"] = {**res.get("power", {}), **collect_power(build / "kernelpower")}
+    res["units_alone"] = {**res.get("units_alone", {}), **collect_units(build / "sta")}
     for cold in sorted(build.glob("coldrun*/coldrun.json")):
         res.setdefault("coldrun", {})[cold.parent.name] = json.loads(cold.read_text())
     t = table52(res["sms"], res["power"])
@@ -262,6 +286,16 @@ def render(res: dict) -> dict[str, str]:
                     f"| {_unit(u)} | {v['delay_ns']:.2f} | {_unit(v['start_unit'])} | {_units(v['through'])} |"
                 )
             out[f"units-{name}"] = "\n".join(L)
+    ua = res.get("units_alone")
+    if ua:
+        L = ["| unit alone | lanes | measured | worst path (ns) | Fmax alone (MHz) | cells on it | buffers added |",
+             "|---|---:|---|---:|---:|---:|---:|"]  # fmt: skip
+        for v in sorted(ua.values(), key=lambda v: (v["unit"], v["lanes"])):
+            L.append(
+                f"| {_unit(v['unit'])} | {v['lanes']} | {v['when']} | {v['delay_ns']:.2f} | "
+                f"{1e3 / v['delay_ns']:.1f} | {v['cells_on_path']} | {v['buffers']:,} |"
+            )
+        out["units-alone"] = "\n".join(L)
     ch = res.get("chain")
     if ch:
         L = ["| edge at the end | ngspice (ns, simulated) | OpenSTA + our Liberty (ns, characterized) | error |",

@@ -25,7 +25,9 @@ def _build(tmp: Path, monkeypatch) -> Path:
     }))  # fmt: skip
     unit = tmp / "sta" / "simt_alu@L8-abc"
     unit.mkdir()
-    unit.joinpath("sta.json").write_text(json.dumps({"unit": "simt_alu"}))  # a unit alone: not an SM row
+    unit.joinpath("sta.json").write_text(json.dumps({  # a unit alone: not an SM row, a units-alone row
+        "unit": "simt_alu", "config": "L8-W16-R512-B8", "lanes": 8, "delay_ns": 9.44, "path": {"cells": ["x"] * 63},
+        "buffering": {"buffers": {"sky130_fd_sc_hd__buf_2": 519}}}))  # fmt: skip
     cache = tmp / "cache" / "sm-L8-W16-R512-B8-k"
     cache.mkdir(parents=True)
     cache.joinpath("result.json").write_text(json.dumps({
@@ -79,7 +81,12 @@ def test_collect_render_and_table52(tmp_path, monkeypatch) -> None:
         "power-L8-W16-R512-B8",
         "table52",
         "coldrun",
+        "units-alone",
     }
+    assert (
+        "| lanes (ALUs) | 8 |" in tables["units-alone"]
+        and "| 9.44 | 105.9 | 63 | 519 |" in tables["units-alone"]
+    )
     assert "| 14.000 | 71.4 | commit (CM) → perf counters |" in tables["sta"]
     assert "| **total** | **900** (15.0 min) | **870** (14.5 min) | |" in tables["coldrun"]
 
