@@ -20,6 +20,7 @@ as it is), no upsizing, no clock tree (ideal clock). Kind: synthesised + charact
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -39,6 +40,18 @@ sys.path.insert(0, str(ROOT))
 OUT = ROOT / "build" / "ppa" / "sta"
 PERIOD = 20.0  # ns: the clock the reports are computed against (Fmax does not depend on it)
 VECTORLESS_ACTIVITY = 0.1  # toggles per clock of every input port (OpenSTA propagates it): a stated default
+# OpenSTA's vectorless report_power is off unless asked for (PPA_STA_POWER=1 or ``--sta-power``): Debian's
+# OpenSTA 2.0.17 segfaults in report_power on the whole SM netlist (a crash, not a Tcl error its catch
+# could keep), which lost the timing of the same run. The power per kernel is ppa/netpower.py's own sum.
+STA_POWER_ENV = "PPA_STA_POWER"
+
+
+def sta_power_default() -> bool:
+    """Whether the whole-SM STA also runs OpenSTA's vectorless ``report_power`` (default: no)."""
+    v = os.environ.get(STA_POWER_ENV, "0").strip()
+    if v not in ("0", "1", ""):
+        raise StaError(f"{STA_POWER_ENV} must be 0 or 1, not {v!r}")
+    return v == "1"
 
 
 class StaError(RuntimeError):
@@ -217,10 +230,12 @@ def instances(mods: dict[str, dict[str, str]], top: str) -> list[tuple[str, str]
     return out
 
 
-def script(libs: list[Path], netlist: Path, top: str, work: Path, units: list[str]) -> str:
+def script(
+    libs: list[Path], netlist: Path, top: str, work: Path, units: list[str], power: bool = False
+) -> str:
     """One OpenSTA run: the worst register-to-register path (``critical.rpt``), the worst path ending at
-    a register data pin directly inside each instance path of *units* (``unit_<i>.rpt``), and the
-    vectorless power at PERIOD (``power.rpt``; ppa/sta.py scales it to Fmax)."""
+    a register data pin directly inside each instance path of *units* (``unit_<i>.rpt``), and, only if
+    *power*, the vectorless power at PERIOD (``power.rpt``; ppa/sta.py scales it to Fmax)."""
     reg = "-from [all_registers -clock_pins] -to [all_registers -data_pins]"
     lines = [
         *[f"read_liberty {p}" for p in libs],
@@ -236,14 +251,12 @@ def script(libs: list[Path], netlist: Path, top: str, work: Path, units: list[st
             f"report_checks -path_delay max -from [all_registers -clock_pins] -to [get_pins {{{pattern}}}] "
             f"-format full -digits 4 > {work / f'unit_{i}.rpt'}"
         )
-    lines += [
-        f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5",
-        # a power failure must not lose the timing above: its message goes to the log (OpenSTA 2.0.17's
-        # report_power stops on a NaN on the correctly mapped SMs; set_power_activity -pins calls a
-        # missing get_pins_error): ppa/kernelpower.py computes the power itself
-        f'if {{[catch {{report_power -digits 6 > {work / "power.rpt"}}} err]}} {{ puts "report_power failed: $err" }}',
-        "exit",
-    ]
+    if power:  # off by default (STA_POWER_ENV): OpenSTA 2.0.17 segfaults here on the whole SM
+        # a Tcl error must not lose the timing above: its message goes to the log (report_power also stops
+        # on a NaN on some SMs; set_power_activity -pins calls a missing get_pins_error)
+        catch = f'if {{[catch {{report_power -digits 6 > {work / "power.rpt"}}} err]}} {{ puts "report_power failed: $err" }}'
+        lines += [f"set_power_activity -input -activity {VECTORLESS_ACTIVITY} -duty 0.5", catch]
+    lines.append("exit")
     return "\n".join(lines) + "\n"
 
 
@@ -272,16 +285,16 @@ def run_sta(tcl: Path, log: Path) -> float:
     return time.monotonic() - start
 
 
-def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
+def analyse(libs: list[Path], netlist: Path, top: str, work: Path, power: bool = False) -> dict:
     """Fmax, the critical path, and the worst path into every unit instance's registers (one OpenSTA
-    run)."""
+    run; with *power* also OpenSTA's vectorless power)."""
     from ppa.flow import unit_name
 
     work.mkdir(parents=True, exist_ok=True)
     mods = hierarchy(netlist.read_text())
     # instances with register data pins of their own (OpenSTA's get_pins fails on a pattern matching none)
     insts = [(p, m) for p, m in instances(mods, top) if set(mods[m].values()) & REG_CELLS]
-    tcl = _write(work / "sta.tcl", script(libs, netlist, top, work, [p for p, _ in insts]))
+    tcl = _write(work / "sta.tcl", script(libs, netlist, top, work, [p for p, _ in insts], power))
     seconds = run_sta(tcl, work / "sta.log")
     found = parse_paths((work / "critical.rpt").read_text())
     if not found or found[0].slack is None:
@@ -308,7 +321,7 @@ def analyse(libs: list[Path], netlist: Path, top: str, work: Path) -> dict:
             "through": sorted({unit_of(x + "/X", top, mods) for x in q.instances}),
         }
     units = dict(sorted(units.items(), key=lambda kv: kv[1]["slack_ns"]))
-    power = parse_power(work / "power.rpt")
+    power = parse_power(work / "power.rpt") if power else None
     min_period = PERIOD - worst_slack
     return {
         "fmax_mhz": fmax_mhz(PERIOD, worst_slack),
@@ -353,9 +366,10 @@ def libraries(log=print) -> tuple[Path, Path, str]:
     return lib, macros, f"characterized ({data['tool']}, tt 1.8 V 25 C)"
 
 
-def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
+def analyse_config(cfg, log=print, buffer: bool = True, power: bool | None = None) -> dict:
     """Synthesis (cached), fan-out buffering (ppa/fanout.py, unless *buffer* is False), OpenSTA (cached
-    by the netlist and libraries) of one SM configuration."""
+    by the netlist and libraries) of one SM configuration; OpenSTA's vectorless power only if *power*
+    (None: ``PPA_STA_POWER``, default off)."""
     from ppa import fanout, netlist
     from ppa.yosys import find
 
@@ -369,13 +383,16 @@ def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
         t1 = time.monotonic()
         net, fo = fanout.buffered(net, [lib, macros], "simt_sm", log)
         fo["seconds"] = time.monotonic() - t1
-    key = netlist.key([net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text()])
+    power = sta_power_default() if power is None else power
+    key = netlist.key(
+        [net.read_text(), lib.read_text(), macros.read_text(), Path(__file__).read_text(), f"power={power}"]
+    )
     work = OUT / f"{config.name(config.sm_only(cfg))}-{key}"
     res_path = work / "sta.json"
     if res_path.is_file():
         return json.loads(res_path.read_text())
     log(f"  OpenSTA on SM {config.name(config.sm_only(cfg))}")
-    res = analyse([lib, macros], net, "simt_sm", work)
+    res = analyse([lib, macros], net, "simt_sm", work, power)
     cells = json.loads((net.parent / "cells.json").read_text())
     res.update(
         name=config.name(config.sm_only(cfg)),
@@ -389,9 +406,16 @@ def analyse_config(cfg, log=print, buffer: bool = True) -> dict:
         area_um2=cells.get("design", {}).get("area"),
         seconds_synth=synth_s,
         buffering=fo,
+        sta_power=power,
     )
     res_path.write_text(json.dumps(res, indent=1))
     return res
+
+
+STA_POWER_HELP = (
+    "also run OpenSTA's vectorless report_power on the whole SM (off by default: OpenSTA 2.0.17 "
+    f"segfaults in it on the SM netlist; or {STA_POWER_ENV}=1)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -400,13 +424,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lanes", default="4,8,16,32")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--sta-power", action="store_true", help=STA_POWER_HELP)
     args = ap.parse_args(argv)
     cfgs = lanes_sweep(True, tuple(int(x) for x in args.lanes.split(",")))
     from concurrent.futures import ProcessPoolExecutor
 
     try:
+        power = args.sta_power or sta_power_default()
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-            results = list(ex.map(analyse_config, cfgs))
+            results = list(ex.map(functools.partial(analyse_config, power=power), cfgs))
     except (StaError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -234,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         help="power per kernel (ppa/kernelpower.py) on these SMs, e.g. 8,32; '' for none (default 8)",
     )
     ap.add_argument("--power-kernels", default="all", choices=["all", "bench", "micro"])
+    ap.add_argument("--sta-power", action="store_true", help=__import__("ppa.sta").sta.STA_POWER_HELP)
     args = ap.parse_args(argv)
     from ppa import chaincheck, charlib, sta, timedlib
 
@@ -285,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         cfgs = [c for c in cfgs if c.num_lanes in keep]
     try:
         with ProcessPoolExecutor(max_workers=max(1, min(args.jobs, len(cfgs)))) as ex:
-            res["sta"] = list(ex.map(functools.partial(sta.analyse_config, buffer=buffer), cfgs))
+            power = args.sta_power or sta.sta_power_default()
+            res["sta"] = list(ex.map(functools.partial(sta.analyse_config, buffer=buffer, power=power), cfgs))
     except (sta.StaError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -306,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"timing: {r['name']}: Fmax {r['fmax_mhz']:.1f} MHz, critical {c['start_unit']} -> {c['end_unit']}"
         )
-    print(f"timing: report {OUT / 'report.md'}")
+    print(f"timing: report {OUT / 'report.md'}; docs/ppa.md's tables: python -m ppa.timing_docs --collect")
     return 0
 
 

@@ -356,11 +356,23 @@ def test_instances_escape_generated_names_and_power_scales_with_frequency() -> N
     assert got == [("", "top"), ("u_a", "a"), ("lane\\[0\\].u_b", "b"), ("lane\\[0\\].u_b/u_c", "a")]
     tcl = sta.script([], Path("n.v"), "top", Path("w"), [p for p, _ in got])
     assert "-to [get_pins {lane\\[0\\].u_b/u_c/*/D}]" in tcl and "-to [get_pins {*/D}]" in tcl
+    assert "report_power" not in tcl  # off by default: OpenSTA 2.0.17 segfaults in it on the whole SM
+    assert "report_power" in sta.script([], Path("n.v"), "top", Path("w"), [], power=True)
     rows = {"Total": {"internal": 2.0, "switching": 1.0, "leakage": 0.5, "total": 3.5}}
     at_half = sta.scale_power(rows, 20.0, 10.0)["Total"]  # twice the frequency
     assert at_half == {"internal": 4.0, "switching": 2.0, "leakage": 0.5, "total": 6.5}
     # planted fault: scaling the leakage too would change the total
     assert at_half["total"] != 2 * rows["Total"]["total"]
+
+
+def test_sta_power_switch(monkeypatch) -> None:
+    monkeypatch.delenv(sta.STA_POWER_ENV, raising=False)
+    assert sta.sta_power_default() is False
+    monkeypatch.setenv(sta.STA_POWER_ENV, "1")
+    assert sta.sta_power_default() is True
+    monkeypatch.setenv(sta.STA_POWER_ENV, "yes")  # bad input: a clear error, not a silent default
+    with pytest.raises(sta.StaError, match="must be 0 or 1"):
+        sta.sta_power_default()
 
 
 def test_generic_cells_left_after_mapping_are_refused(tmp_path) -> None:

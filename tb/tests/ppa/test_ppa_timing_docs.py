@@ -1,0 +1,137 @@
+"""ppa/timing_docs.py: docs/ppa.md's timing/power tables come from docs/ppa/timing.json (issue 28), and
+ppa/coldrun.py's per-part table. Pure Python, no tools: about 1 s."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ppa import coldrun, timing_docs
+
+
+def _build(tmp: Path, monkeypatch) -> Path:
+    """A build/ppa tree with one SM's STA, its synthesis result, its power, the chain and a cold run."""
+    monkeypatch.setattr(timing_docs, "_buffer_area", lambda b: 5.0 * sum(b.values()))
+    sta = tmp / "sta" / "L8-W16-R512-B8-abc"
+    sta.mkdir(parents=True)
+    path = {"startpoint": "a/q", "endpoint": "b/D", "cells": ["x"] * 7}
+    sta.joinpath("sta.json").write_text(json.dumps({
+        "name": "L8-W16-R512-B8", "config": {"lanes": 8}, "cells": 1000, "min_period_ns": 14.0,
+        "fmax_mhz": 1e3 / 14.0, "buffering": {"buffers": {"sky130_fd_sc_hd__buf_2": 10}},
+        "critical": {**path, "start_unit": "simt_commit", "end_unit": "simt_perf", "through": ["simt_commit", "simt_perf"]},
+        "units": {"simt_perf": {"delay_ns": 14.0, "start_unit": "simt_commit", "through": ["simt_perf"], "path": path}},
+    }))  # fmt: skip
+    unit = tmp / "sta" / "simt_alu@L8-abc"
+    unit.mkdir()
+    unit.joinpath("sta.json").write_text(json.dumps({  # a unit alone: not an SM row, a units-alone row
+        "unit": "simt_alu", "config": "L8-W16-R512-B8", "lanes": 8, "delay_ns": 9.44, "path": {"cells": ["x"] * 63},
+        "buffering": {"buffers": {"sky130_fd_sc_hd__buf_2": 519}}}))  # fmt: skip
+    cache = tmp / "cache" / "sm-L8-W16-R512-B8-k"
+    cache.mkdir(parents=True)
+    cache.joinpath("result.json").write_text(json.dumps({
+        "units": {"simt_sm": {"instances": 1, "cells": 1000, "ffs": 10, "generic_gates": 0, "area_um2": 2e6}},
+        "memories": [{"kind": "macro", "unit": "simt_sm", "bits": 8, "instances": 1, "area_um2": 3e6}],
+    }))  # fmt: skip
+    kp = tmp / "kernelpower" / "L8"
+    kp.mkdir(parents=True)
+    rows = [{"name": n, "kind": "kernel", "cycles": 1000 * i, "time_us": 14.0 * i, "energy_uj": 2.0 * i,
+             "total_mw": 100.0 + i, "pj_per_thread_instr": 200.0,
+             "energy_pj": {"internal": 1.0, "switching": 1.0, "clock": 2.0, "leakage": 0.0}}
+            for i, n in enumerate(["vecadd/256", timing_docs.TESLA_KERNEL], start=1)]  # fmt: skip
+    kp.joinpath("kernelpower.json").write_text(json.dumps({
+        "sm": "L8-W16-R512-B8", "lanes": 8, "fmax_mhz": 1e3 / 14.0, "kind": "modelled", "netlist": {}, "rows": rows}))  # fmt: skip
+    ch = tmp / "chain"
+    ch.mkdir()
+    ch.joinpath("chain.json").write_text(json.dumps({
+        "cells": ["dfxtp_1", "inv_1"], "tool": "t", "spice_ns": {"rise": 1.0, "fall": 1.0},
+        "sta_ns": {"rise": 0.96, "fall": 1.07}, "error": {"rise": -0.04, "fall": 0.07}}))  # fmt: skip
+    cr = tmp / "coldrun"
+    cr.mkdir()
+    cr.joinpath("coldrun.json").write_text(json.dumps({
+        "lanes": 8, "kind": "cold", "when": "2026-11-27 02:25 UTC", "load_start": "0.0 / 0.0 / 0.0",
+        "parts": {"synth": {"wall_s": 600.0, "cpu_s": 590.0, "ok": True},
+                  "power": {"wall_s": 300.0, "cpu_s": 280.0, "ok": True}}}))  # fmt: skip
+    return tmp
+
+
+def test_collect_render_and_table52(tmp_path, monkeypatch) -> None:
+    res = timing_docs.collect(_build(tmp_path, monkeypatch))
+    sm = res["sms"]["L8-W16-R512-B8"]
+    assert (sm["cells"], sm["buffers"], sm["buffer_um2"], sm["logic_um2"], sm["macro_um2"]) == (
+        1000,
+        10,
+        50.0,
+        2e6,
+        3e6,
+    )
+    t = res["table52"]
+    # 16 SMs: cells with buffers, logic + buffer area, macros, and the named kernel's power
+    assert t["cells_m"] == pytest.approx(16 * 1010 / 1e6, abs=0.005)
+    assert t["logic_mm2"] == pytest.approx(16 * 2.00005, abs=0.05) and t["macro_mm2"] == 48.0
+    assert t["power_w"] == pytest.approx(16 * 0.102)
+    # the seed scaled by Dennard's constant field, kappa = 2: power x4 at half the frequency
+    assert t["seed_scaled"]["power_w"] == pytest.approx(46.2) and t["seed_scaled"]["mhz"] == 150.0
+    tables = timing_docs.render(res)
+    assert set(tables) == {
+        "sta",
+        "units-L8-W16-R512-B8",
+        "chain",
+        "power-L8-W16-R512-B8",
+        "table52",
+        "coldrun",
+        "units-alone",
+    }
+    assert (
+        "| lanes (ALUs) | 8 |" in tables["units-alone"]
+        and "| 9.44 | 105.9 | 63 | 519 |" in tables["units-alone"]
+    )
+    assert "| 14.000 | 71.4 | commit (CM) → perf counters |" in tables["sta"]
+    assert "| **total** | **900** (15.0 min) | **870** (14.5 min) | |" in tables["coldrun"]
+
+
+def test_write_then_check_and_a_changed_number_is_caught(tmp_path, monkeypatch) -> None:
+    res = timing_docs.collect(_build(tmp_path, monkeypatch))
+    md = f"# doc\n\ntext\n\n{timing_docs.ANCHOR}\n\nmore text\n"
+    assert timing_docs.mismatches(md, res)  # nothing written yet: every table is missing
+    done = timing_docs.write(md, res)
+    assert timing_docs.mismatches(done, res) == []
+    assert timing_docs.write(done, res) == done  # idempotent: rewriting changes nothing
+    assert done.endswith("more text\n")
+    # planted fault: one number in one table changed by hand (the Fmax) -> that table is named
+    bad = done.replace("| 71.4 |", "| 71.5 |", 1)
+    assert bad != done and timing_docs.mismatches(bad, res) == ["sta"]
+    # planted fault: the results move on (a new power figure) and the docs were not rewritten
+    res["power"]["L8-W16-R512-B8"]["rows"][0]["power_mw"] += 1.0
+    assert timing_docs.mismatches(done, res) == ["power-L8-W16-R512-B8"]
+    # a section the results no longer hold is reported too
+    extra = done + "<!-- timing-docs:old -->\nx\n<!-- /timing-docs:old -->\n"
+    assert "old (in docs, not in the results)" in timing_docs.mismatches(extra, res)
+
+
+def test_write_without_anchor_is_an_error(tmp_path, monkeypatch) -> None:
+    res = timing_docs.collect(_build(tmp_path, monkeypatch))
+    with pytest.raises(timing_docs.DocsError, match="anchor"):
+        timing_docs.write("# no anchor\n", res)
+
+
+def test_collect_of_an_empty_build_is_an_error(tmp_path) -> None:
+    with pytest.raises(timing_docs.DocsError, match="nothing to collect"):
+        timing_docs.collect(tmp_path)
+
+
+def test_docs_ppa_md_matches_the_results_file() -> None:
+    """The checked-in docs/ppa.md tables are what docs/ppa/timing.json renders."""
+    res = timing_docs.load()
+    assert timing_docs.mismatches(timing_docs.DOC.read_text(), res) == []
+
+
+def test_coldrun_table_and_bad_part() -> None:
+    res = {"lanes": 8, "kind": "warm", "when": "w", "load_start": "1", "parts": {
+        "charlib": {"wall_s": 60.0, "cpu_s": 30.0, "ok": True}, "sta": {"wall_s": 120.0, "cpu_s": 100.0, "ok": False}}}  # fmt: skip
+    t = coldrun.table(res)
+    assert "| charlib | 60 | 30 | yes |" in t and "| sta | 120 | 100 | NO |" in t
+    assert "**180** (3.0 min)" in t
+    with pytest.raises(SystemExit):
+        coldrun.main(["--parts", "synth,nonsense"])
