@@ -34,5 +34,6 @@
 `define SIMT_FAULT_LOAD_BITFLIP 16 // simt_tb_loader: bit 0 of the image's second-to-last word flipped
 `define SIMT_FAULT_LOAD_SHORT  17 // simt_tb_loader: the image's last word is not written
 `define SIMT_FAULT_PACE_NEVER_STALLS 19 // simt_tb_axi_pace (test bench): the AXI pacing never holds a channel off
+`define SIMT_FAULT_LOAD_SHOWS_B 21 // simt_gpu_axi_tb (test bench): the image driver's AXI-Lite write handshakes reach the host ports
 
 `endif

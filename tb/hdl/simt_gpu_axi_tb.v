@@ -1,3 +1,4 @@
+`include "simt_fault.vh"
 `include "simt_retire.vh"
 // Test-only wrapper of the AXI top (docs/gpu.md "AXI option", docs/verification.md "AXI system
 // test"): simt_gpu_axi with its AXI ports at the top for cocotbext-axi (AxiRam on m_axi_*,
@@ -163,12 +164,20 @@ module simt_gpu_axi_tb #(
     // While the image driver owns the AXI-Lite write channels (ld_busy) its handshakes are hidden
     // from the ports: cocotbext-axi's B sink, whose bready stays high, would otherwise take the
     // driver's B responses as its own and answer the host's next writes (START) with them before
-    // the GPU has taken those writes.
+    // the GPU has taken those writes (tb/agents/axi_host.py checks that no B response is left over).
+    // Planted fault 21 (rtl/include/simt_fault.vh) shows them.
+    wire                   ld_hide;
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    assign ld_hide = ld_busy && simt_fault != `SIMT_FAULT_LOAD_SHOWS_B;
+`else
+    assign ld_hide = ld_busy;
+`endif
     always @(negedge clk) begin
-        s_axil_awready <= dut_s_axil_awready && !ld_busy;
-        s_axil_wready <= dut_s_axil_wready && !ld_busy;
+        s_axil_awready <= dut_s_axil_awready && !ld_hide;
+        s_axil_wready <= dut_s_axil_wready && !ld_hide;
         s_axil_bresp <= dut_s_axil_bresp;
-        s_axil_bvalid <= dut_s_axil_bvalid && !ld_busy;
+        s_axil_bvalid <= dut_s_axil_bvalid && !ld_hide;
         s_axil_arready <= dut_s_axil_arready;
         s_axil_rdata <= dut_s_axil_rdata;
         s_axil_rresp <= dut_s_axil_rresp;
