@@ -47,6 +47,13 @@ class AxiHostBfm(HostBfm):
         return  # cocotbext-axi drives the AXI-Lite bus
 
     async def write(self, addr: int, value: int) -> None:
+        stale = self.axil.write_if.b_channel.count()
+        if stale:  # writes are one at a time: before one, no B response may wait
+            raise AxiLiteError(
+                f"before the AXI-Lite write of register 0x{addr:02x} the master holds {stale} B "
+                "response(s) nobody asked for: the HDL image driver's (simt_gpu_axi_tb must hide its "
+                "handshakes while it loads); the write would be answered before the GPU took it"
+            )
         rsp = await self.axil.write(4 * addr, (value & 0xFFFF_FFFF).to_bytes(4, "little"))
         if rsp.resp != AxiResp.OKAY:
             raise AxiLiteError(

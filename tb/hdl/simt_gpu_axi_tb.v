@@ -1,3 +1,4 @@
+`include "simt_fault.vh"
 `include "simt_retire.vh"
 // Test-only wrapper of the AXI top (docs/gpu.md "AXI option", docs/verification.md "AXI system
 // test"): simt_gpu_axi with its AXI ports at the top for cocotbext-axi (AxiRam on m_axi_*,
@@ -158,11 +159,25 @@ module simt_gpu_axi_tb #(
         .go_aw(go_aw), .go_w(go_w), .go_ar(go_ar), .go_b(go_b), .go_r(go_r), .stalls(pace_stalls)
     );
 
+    // the image driver's AXI-Lite write side (simt_tb_loader below); ld_busy: it owns the channels
+    wire                   ld_busy, ld_aw_valid, ld_w_valid, ld_b_ready, unused_ld_valid;
+    // While the image driver owns the AXI-Lite write channels (ld_busy) its handshakes are hidden
+    // from the ports: cocotbext-axi's B sink, whose bready stays high, would otherwise take the
+    // driver's B responses as its own and answer the host's next writes (START) with them before
+    // the GPU has taken those writes (tb/agents/axi_host.py checks that no B response is left over).
+    // Planted fault 21 (rtl/include/simt_fault.vh) shows them.
+    wire                   ld_hide;
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    assign ld_hide = ld_busy && simt_fault != `SIMT_FAULT_LOAD_SHOWS_B;
+`else
+    assign ld_hide = ld_busy;
+`endif
     always @(negedge clk) begin
-        s_axil_awready <= dut_s_axil_awready;
-        s_axil_wready <= dut_s_axil_wready;
+        s_axil_awready <= dut_s_axil_awready && !ld_hide;
+        s_axil_wready <= dut_s_axil_wready && !ld_hide;
         s_axil_bresp <= dut_s_axil_bresp;
-        s_axil_bvalid <= dut_s_axil_bvalid;
+        s_axil_bvalid <= dut_s_axil_bvalid && !ld_hide;
         s_axil_arready <= dut_s_axil_arready;
         s_axil_rdata <= dut_s_axil_rdata;
         s_axil_rresp <= dut_s_axil_rresp;
@@ -194,7 +209,6 @@ module simt_gpu_axi_tb #(
     end
 
     // the AXI-Lite write channels: the image driver's while it loads, else the wrapper's ports
-    wire                   ld_busy, ld_aw_valid, ld_w_valid, ld_b_ready, unused_ld_valid;
     wire [AXIL_ADDR_W-1:0] ld_addr;
     wire [31:0]            ld_wdata;
     wire [AXIL_ADDR_W-1:0] gpu_awaddr  = ld_busy ? ld_addr : s_axil_awaddr;

@@ -113,6 +113,17 @@ class AxiPaceTest(AxiGpuTest):
 
 
 @pyuvm.test()
+class AxiLoadTest(AxiGpuTest):
+    """Two vector additions, their images loaded by the HDL image driver (its meta-test runs it with
+    fault 21 planted, the driver's AXI-Lite handshakes shown to the host: the check before the host's
+    next write must fail). Two: the AXI-Lite master exists from the host's first access, after the
+    first load."""
+
+    def items(self) -> list[LaunchItem]:
+        return library.directed(self.rng, ["vecadd", "vecadd"])
+
+
+@pyuvm.test()
 class AxiFaultTest(AxiGpuTest):
     """Meta-test: a fault planted in the AXI slave (AXI_FAULT, tb/agents/axi_mem_agent.py) must be
     caught by the named check (SIMT_FAULT_EXPECT)."""

@@ -75,3 +75,15 @@ def test_axi_pacing_planted_fault_is_caught() -> None:
     assert any(want in m for m in failed.value.messages), (
         f"the run failed, but not with {want!r}: {failed.value.messages}"
     )
+
+
+def test_axi_load_handshakes_hidden_fault_is_caught() -> None:
+    """Meta-test of the check that the AXI-Lite master holds no B response it did not ask for
+    (tb/agents/axi_host.py): with fault 21 planted (simt_gpu_axi_tb.v shows the HDL image driver's
+    write handshakes on the host ports) a launch loaded by the driver must fail that check."""
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_axi(["AxiLoadTest"], SIMT_FAULT="21", SIMT_HOST_LOAD="hdl")
+    want = "B response(s) nobody asked for"
+    assert any(want in m for m in failed.value.messages), (
+        f"the run failed, but not with {want!r}: {failed.value.messages}"
+    )
