@@ -53,7 +53,11 @@ RANDOM_NODE = f"{GPU_TESTS}::test_random[sm2-l8-RandomTest-80:92]"  # on both si
 # a mutant that only slows issue down (an instruction no longer released from DEC) passes every
 # lock-step stage and fails these.
 PIPELINE_TESTS = "tb/tests/unit/test_sm_pipeline.py"
-PIPELINE_NODES = ("test_alu_cadence[l8-pipelined]", "test_shared_stream[l8-streamed]", "test_issue_ahead[l8-ahead]")
+PIPELINE_NODES = (
+    "test_alu_cadence[l8-pipelined]",
+    "test_shared_stream[l8-streamed]",
+    "test_issue_ahead[l8-ahead]",
+)
 RANDOM_SEEDS = "20,21"
 # Benches use random stimulus (memory latencies, operands): one fixed cocotb seed keeps every verdict
 # reproducible. It is the SEED of tb/rtlsim.py, not the sample's seed.
