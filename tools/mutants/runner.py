@@ -14,6 +14,8 @@ verdict is the first stage that fails:
                warps on 4 lanes, 3 block slots, 16-word segments, a 7-deep stack), on the kernels
                that depend on it most: full_stack, divergence, shared_resident
 4. ``random``  two constrained-random kernels on sm2-l8
+5. ``pipeline`` the SM pipeline bench's cadence checks on w32l8 (ALU cadence, shared stream, issue
+               ahead): a mutant that only makes issue slower passes every lock-step stage
 
 Verdicts: ``killed`` (a stage failed), ``timeout`` (a stage overran its wall-clock limit: a hang,
 counted as killed), ``survived`` (every stage passed), ``did-not-compile`` (Icarus rejected the mutant:
@@ -47,6 +49,15 @@ GPU_TESTS = "tb/tests/system/test_gpu.py"
 SM_TESTS = "tb/tests/unit/test_sm.py"
 SM_KERNELS = ["full_stack", "divergence", "shared_resident"]
 RANDOM_NODE = f"{GPU_TESTS}::test_random[sm2-l8-RandomTest-80:92]"  # on both simulators
+# The SM pipeline's cadence checks (issue overlap, shared streaming, issue ahead; every retire checked):
+# a mutant that only slows issue down (an instruction no longer released from DEC) passes every
+# lock-step stage and fails these.
+PIPELINE_TESTS = "tb/tests/unit/test_sm_pipeline.py"
+PIPELINE_NODES = (
+    "test_alu_cadence[l8-pipelined]",
+    "test_shared_stream[l8-streamed]",
+    "test_issue_ahead[l8-ahead]",
+)
 RANDOM_SEEDS = "20,21"
 # Benches use random stimulus (memory latencies, operands): one fixed cocotb seed keeps every verdict
 # reproducible. It is the SEED of tb/rtlsim.py, not the sample's seed.
@@ -92,6 +103,7 @@ COMMON: tuple[Stage, ...] = (
     Stage("gpu", (f"{GPU_TESTS}::test_directed[sm2-l8]",)),
     Stage("sm16", tuple(f"{SM_TESTS}::test_sm[{k}-w16l4]" for k in SM_KERNELS)),
     Stage("random", (RANDOM_NODE,), (("KERNEL_SEEDS", RANDOM_SEEDS),)),
+    Stage("pipeline", tuple(f"{PIPELINE_TESTS}::{n}" for n in PIPELINE_NODES)),
 )
 
 
