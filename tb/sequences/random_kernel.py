@@ -90,11 +90,13 @@ from spec.machines import RANDOM
 from tb.sequences.random_plan import (
     ACC,
     COUNTERS,
+    EPILOGUE_MAX,
     GID,
     LANE,
     MIN_WARP_COST,
     PER_WARP_MAX,
     PHASE_FIXED_MAX,
+    PROLOGUE_MAX,
     R3_OPS,
     RI_LOGIC,
     RI_SHIFT,
@@ -989,7 +991,8 @@ class _Gen(Planner):
         pro = self.prologue()
         code = _Frag()
         code.add(pro)
-        reserve_w, reserve_c = 24, 24  # epilogue
+        assert pro.cost <= PROLOGUE_MAX, (pro.cost, PROLOGUE_MAX)
+        reserve_w, reserve_c = EPILOGUE_MAX, EPILOGUE_MAX  # epilogue
         weights = [rng.uniform(0.5, 1.5) for _ in range(self.nphases)]
         for s in range(self.nphases):
             self.phase = s

@@ -33,6 +33,11 @@ PER_WARP_MAX = 600  # and at most
 # bit-swap of a conflict pattern, an ADDI for a far base, the shared store); the generator keeps this much
 # room per later phase so the phases after a construct still fit (random_kernel.py, _Gen.build)
 PHASE_FIXED_MAX = 11
+PROLOGUE_MAX = 26  # the kernel prologue at most (3-D thread and block indices: 8 + 1 + 8, and 9 more)
+EPILOGUE_MAX = 24  # room the generator keeps for the epilogue (checksum folds, the final store, EXIT)
+# Barriers a kernel may have so that even the smallest warp budget (MIN_WARP_COST) holds the prologue,
+# the epilogue and every phase's fixed code: (100 - 26 - 24) // 11 = 4 phases, 3 barriers.
+MAX_BARRIERS = (MIN_WARP_COST - PROLOGUE_MAX - EPILOGUE_MAX) // PHASE_FIXED_MAX - 1
 MIN_IMEM = 128  # prologue, phases and epilogue need about 100 instructions
 
 R3_OPS = ("ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "AND", "OR", "XOR", "SLTU", "SGTU", "SEQ", "SNE",
@@ -72,6 +77,12 @@ class KernelKnobs:
             raise ValueError("shared_conflict must be a power of two")
         if self.max_trip < 1 or self.max_nesting < 0 or self.max_threads < 1 or self.max_warp_instrs < 200:
             raise ValueError("max_trip >= 1, max_nesting >= 0, max_threads >= 1, max_warp_instrs >= 200")
+        if not 0 <= self.max_barriers <= MAX_BARRIERS:
+            raise ValueError(
+                f"max_barriers={self.max_barriers}: use 0..{MAX_BARRIERS}; each barrier's phase needs up to "
+                f"{PHASE_FIXED_MAX} warp-instructions of fixed code, and a warp's budget may be as small as "
+                f"{MIN_WARP_COST} with the prologue ({PROLOGUE_MAX}) and epilogue ({EPILOGUE_MAX}) in it"
+            )
 
 
 @dataclass

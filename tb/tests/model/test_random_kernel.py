@@ -23,6 +23,7 @@ import pytest
 from spec.config import GpuConfig
 from spec.model import Model, Retire
 from tb.sequences.random_kernel import CONFIGS, KernelKnobs, RandomKernel, generate, main
+from tb.sequences.random_plan import MAX_BARRIERS
 
 SEEDS = range(60)
 MIN_SEEDS = 3  # a construct must appear in at least this many of the 60 seeds
@@ -251,6 +252,22 @@ def clean(cfg: GpuConfig, knobs: KernelKnobs, seeds: range = range(8)) -> list[t
         assert seen.max_stack_depth <= rk.stack_target and not seen.unstored
         out.append((rk, seen))
     return out
+
+
+def test_knob_max_barriers_fits_the_smallest_budget() -> None:
+    """The most barriers the knobs allow fit the smallest warp budget: with max_barriers=8 and a
+    600-instruction kernel, seed 110 once went to 612 (an AssertionError inside the generator)."""
+    knobs = KernelKnobs(
+        max_barriers=MAX_BARRIERS, barriers=True, max_warp_instrs=600, max_threads=128, max_blocks=4
+    )
+    phases = set()
+    for seed in range(200):
+        rk = generate(seed, CFG, knobs)
+        assert rk.warp_instr_bound <= 600
+        phases.add(sum(line.split(";")[0].split() == ["BAR"] for line in rk.source.splitlines()))
+    assert max(phases) >= MAX_BARRIERS  # the bound is reached, not only allowed
+    with pytest.raises(ValueError, match=rf"max_barriers={MAX_BARRIERS + 1}: use 0\.\.{MAX_BARRIERS};"):
+        KernelKnobs(max_barriers=MAX_BARRIERS + 1)
 
 
 @pytest.mark.parametrize("barriers", [False, True])
