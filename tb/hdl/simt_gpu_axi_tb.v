@@ -26,7 +26,11 @@ module simt_gpu_axi_tb #(
     parameter integer GLOBAL_WORDS = 8192,
     parameter integer MAX_OUT      = 16,
     parameter integer AXIL_ADDR_W  = 10,
-    parameter integer IMAGE_MAX    = 1 << 16, // longest launch image of the HDL image driver (words)
+    // longest launch image of the HDL image driver (words): every global word as DATA, the instruction
+    // and constant memories, and 1024 words of headers (~490 DATA records); at least 64 K words
+    // (stencil3d at size 256 on the bench machine is 65,624 words: 1 << 16 refused it)
+    parameter integer IMAGE_MAX    = (GLOBAL_WORDS + IMEM_WORDS + CONST_WORDS + 1024 > (1 << 16))
+                                     ? GLOBAL_WORDS + IMEM_WORDS + CONST_WORDS + 1024 : (1 << 16),
     // derived; not meant to be overridden
     parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
     parameter integer ID_W    = $clog2(NUM_SMS + 1) + WID_W + $clog2(WARP_SIZE),
