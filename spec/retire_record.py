@@ -245,6 +245,7 @@ def _decode_group(lines: list[str], idx: list[int], out: list[tuple[int, int, An
 
 # ---- the model's retire as the RTL reports it ------------------------------------------------------
 _LANE_BITS: dict[int, int] = {}
+_U4LE = np.dtype("<u4")  # (a dtype object: astype does not parse a string on every retire)
 
 
 def lane_bits(mask: int) -> int:
@@ -270,7 +271,7 @@ def project(exp: Any, warp: Any, rtl: Any) -> Any:
     values, xlanes, rd = rtl.values, rtl.xlanes, rtl.rd
     if wr:
         rd = exp.rd
-        packed = int.from_bytes(exp.values.astype("<u4", copy=False).tobytes(), "little")
+        packed = int.from_bytes(exp.values.astype(_U4LE, copy=False).tobytes(), "little")
         mask = exp.mask
         if mask == (1 << len(exp.values)) - 1:  # every lane active: every lane's value is defined
             values, xlanes = packed, 0

@@ -122,6 +122,7 @@ class TraceMonitor(pyuvm.uvm_component):
         # and handed straight to the subscribers' write functions (the port's connections, read once),
         # in trace order; a line the bulk decoder leaves (X/Z, an odd layout) is decoded on its own.
         to = port_writers(self.retire_ap)
+        only = to[0] if len(to) == 1 else None  # (one subscriber, the launch checker: called directly)
         retires = iter(decode_lines(lines, self.cfg.warp_size))
         for line in lines:
             if line[:1] == "R":
@@ -130,6 +131,9 @@ class TraceMonitor(pyuvm.uvm_component):
                     self._event(line)
                     continue
                 self.cycle, sm, record = decoded
+                if only is not None:
+                    only((record, sm))
+                    continue
                 event = (record, sm)
                 for write in to:
                     write(event)
