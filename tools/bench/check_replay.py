@@ -135,16 +135,21 @@ def model_alone(cfg: Any, image: Any, lines: list[str]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--case", default="matrixmul:64")
-    ap.add_argument("--lanes", type=int, default=8)
+    ap.add_argument("--lanes", type=cli.positive_int, default=8)
     ap.add_argument("--trace", type=Path, help="a full run's trace.txt of this case (default: run one)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=cli.positive_int, default=3)
     ap.add_argument("--profile", action="store_true", help="print a cProfile of one replay")
     args = ap.parse_args(argv)
     from kernels.suite import prepare
     from spec.machines import bench as bench_config
 
-    cfg = bench_config(args.lanes)
-    name, size = args.case.split(":")
+    name, _, size = args.case.partition(":")
+    if not size.isdigit():
+        raise cli.InputError(f"--case {args.case}: write <kernel>:<size>, e.g. matrixmul:64")
+    try:
+        cfg = bench_config(args.lanes)
+    except ValueError as err:
+        raise cli.InputError(f"--lanes {args.lanes}: {err}") from None
     image = prepare(name, int(size), 1, cfg).image
     trace = args.trace or record_trace(args.case, args.lanes, os.environ.get("SIM", "verilator"))
     lines = trace.read_text().splitlines(keepends=True)
