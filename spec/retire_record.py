@@ -221,17 +221,15 @@ def _decode_group(lines: list[str], idx: list[int], out: list[tuple[int, int, An
     for b in _BOOLS:
         columns[3 + b] = (values[:, cols.index(3 + b)] == 1).tolist()
     vs, ve = spans[v]
-    ok &= (chars[:, vs:ve] != _SPACE).all(axis=1)  # (int() would let a space at either end pass)
-    try:
-        lanes = [int(line[vs:ve], 16) for line in group]
-    except ValueError:  # X/Z lanes (Icarus): those lines are decode's job
-        lanes = []
-        for row, line in enumerate(group):
-            try:
-                lanes.append(int(line[vs:ve], 16))
-            except ValueError:
-                lanes.append(0)
-                ok[row] = False
+    nib = _NIBBLE[chars[:, vs:ve]]  # the lanes' hex digits (255: X, Z, a space, ...: decode's lines)
+    ok &= (nib != 255).all(axis=1)
+    if nib.shape[1] % 2:
+        nib = np.concatenate([np.zeros((len(idx), 1), np.uint8), nib], axis=1)
+    raw_lanes = ((nib[:, 0::2] << 4) | (nib[:, 1::2] & 15)).tobytes()  # big-endian bytes, row by row
+    step = nib.shape[1] // 2
+    lanes = list(
+        map(int.from_bytes, [raw_lanes[i : i + step] for i in range(0, len(raw_lanes), step)], repeat("big"))
+    )
     columns[v] = lanes
     order = [columns[3 + f] for f in range(len(FIELDS))]
     records = map(_new, repeat(RtlRetire), zip(*order, repeat(0, len(idx)), strict=True))
@@ -247,6 +245,7 @@ def _decode_group(lines: list[str], idx: list[int], out: list[tuple[int, int, An
 
 # ---- the model's retire as the RTL reports it ------------------------------------------------------
 _LANE_BITS: dict[int, int] = {}
+_U4LE = np.dtype("<u4")  # (a dtype object: astype does not parse a string on every retire)
 
 
 def lane_bits(mask: int) -> int:
@@ -272,7 +271,7 @@ def project(exp: Any, warp: Any, rtl: Any) -> Any:
     values, xlanes, rd = rtl.values, rtl.xlanes, rtl.rd
     if wr:
         rd = exp.rd
-        packed = int.from_bytes(exp.values.astype("<u4", copy=False).tobytes(), "little")
+        packed = int.from_bytes(exp.values.astype(_U4LE, copy=False).tobytes(), "little")
         mask = exp.mask
         if mask == (1 << len(exp.values)) - 1:  # every lane active: every lane's value is defined
             values, xlanes = packed, 0

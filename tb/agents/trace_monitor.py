@@ -19,6 +19,7 @@ edge) before it announces the end of a launch.
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,10 @@ from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge, ValueChange
 
 from spec.retire_record import decode as decode_retire
 from spec.retire_record import decode_lines
-from tb.agents.gmem_responder import M32, MemTxn, ProtocolError
+from tb.agents.gmem_responder import MemTxn, ProtocolError
 
+_B16 = (16,) * 6
+_HEX = frozenset("0123456789abcdefABCDEF")
 PROTOCOL_ERRORS = {
     1: "mreq_valid is X/Z out of reset",
     2: "request changed while held (valid, not ready)",
@@ -119,6 +122,7 @@ class TraceMonitor(pyuvm.uvm_component):
         # and handed straight to the subscribers' write functions (the port's connections, read once),
         # in trace order; a line the bulk decoder leaves (X/Z, an odd layout) is decoded on its own.
         to = port_writers(self.retire_ap)
+        only = to[0] if len(to) == 1 else None  # (one subscriber, the launch checker: called directly)
         retires = iter(decode_lines(lines, self.cfg.warp_size))
         for line in lines:
             if line[:1] == "R":
@@ -127,6 +131,9 @@ class TraceMonitor(pyuvm.uvm_component):
                     self._event(line)
                     continue
                 self.cycle, sm, record = decoded
+                if only is not None:
+                    only((record, sm))
+                    continue
                 event = (record, sm)
                 for write in to:
                     write(event)
@@ -149,23 +156,23 @@ class TraceMonitor(pyuvm.uvm_component):
             )
         self.cycle = int(t[1], 16)
         if kind == "S":
-            writes = []
-            for pair in t[5:]:
-                a, d = pair.split(":")
-                try:
-                    writes.append((int(a, 16), int(d, 16)))
-                except ValueError:
-                    raise AssertionError(
-                        f"shared-memory observation carries X/Z in a written bank: {pair}"
-                    ) from None
-            self.shared_ap.write((int(t[2]), t[3] == "1", writes, int(t[4], 16)))
+            try:
+                flat = [int(x, 16) for x in " ".join(t[5:]).replace(":", " ").split()]
+            except ValueError:
+                bad = next((p for p in t[5:] if not set(p.replace(":", "")) <= _HEX), " ".join(t[5:]))
+                raise AssertionError(
+                    f"shared-memory observation carries X/Z in a written bank: {bad}"
+                ) from None
+            event: Any = (int(t[2]), t[3] == "1", list(zip(flat[::2], flat[1::2])), int(t[4], 16))
+            for write in port_writers(self.shared_ap):
+                write(event)
         elif kind == "Q":
-            cycle, addr, write, mask, data, tag = (int(x, 16) for x in t[1:7])
-            self.request_ap.write(
-                MemTxn(
-                    addr, bool(write), mask, self._words(data), tag, cycle, seq=self._seq, held=t[7] == "1"
-                )
+            cycle, addr, write, mask, data, tag = map(int, t[1:7], _B16)
+            event = MemTxn(
+                addr, bool(write), mask, self._words(data), tag, cycle, seq=self._seq, held=t[7] == "1"
             )
+            for w in port_writers(self.request_ap):
+                w(event)
             self._pending.append((tag, cycle))
             self._seq += 1
         elif kind == "P":
@@ -176,11 +183,15 @@ class TraceMonitor(pyuvm.uvm_component):
                     latency, overtook = cycle - pcycle, i > 0
                     del self._pending[i]
                     break
-            self.response_ap.write(MemResponse(tag, self._words(rdata), latency, overtook))
+            event = MemResponse(tag, self._words(rdata), latency, overtook)
+            for w in port_writers(self.response_ap):
+                w(event)
         elif kind == "D":
             self.dispatch_ap.write((int(t[2], 16), int(t[3])))
         else:
             raise AssertionError(f"trace {self.path}: unknown line {line!r}")
 
     def _words(self, packed: int) -> tuple[int, ...]:
-        return tuple((packed >> (32 * i)) & M32 for i in range(self.cfg.seg_words))
+        """The segment's words (word i in bits 32i+31..32i of ``packed``)."""
+        n = self.cfg.seg_words
+        return struct.unpack(f"<{n}I", (packed & ((1 << (32 * n)) - 1)).to_bytes(4 * n, "little"))

@@ -62,6 +62,39 @@ def rerun_command(kernel_seed: int | None = None) -> str:
     return " ".join(env) + f" .venv/bin/python -m pytest {target} -n0   (add WAVES=1 for an FST)"
 
 
+def count_quiet(
+    div: DivergenceScoreboard,
+    shared: SharedMemoryScoreboard,
+    coal: CoalescingScoreboard,
+    wpb: int,
+    rtl: Any,
+    exp: Any,
+    sm: int,
+) -> bool:
+    """Count a retire the way the divergence, shared-memory and coalescing boards' ``check`` would, and
+    return True, when their ``check`` could only count it: it stores nothing to shared memory, touches
+    no global memory, changes no stack and ends no warp, and neither memory board holds traffic of its
+    warp slot (warp slot = block slot x ``wpb`` + warp) or a protocol error. Otherwise count nothing and
+    return False: the caller runs each board's ``check``. The launch checker's per-retire fast path
+    (``tb/tests/model/test_checker_fast.py`` checks that both ways leave every board's counts equal)."""
+    mem = exp.mem
+    if exp.stack or exp.done or coal.errors:
+        return False
+    if mem is not None and (mem.space == "global" or (mem.store and mem.space == "shared")):
+        return False
+    key = (sm, rtl.slot * wpb + rtl.warp)
+    if key in shared.pending or key in coal.pending:
+        return False
+    div.compared += 1
+    shared.compared += 1
+    coal.compared += 1
+    if rtl.depth:
+        div.tops += 1
+    if mem is not None and mem.space == "shared":
+        coal.shared_accesses += 1
+    return True
+
+
 def _observer(fn: Any) -> Any:
     """An analysis write: in a meta-test the first mismatch unwinds to here and is kept, not raised."""
 
@@ -143,6 +176,8 @@ class LaunchChecker(pyuvm.uvm_component):
                 self.coalescing,
             ]  # check(rtl, model record, sm)
             self.boards = [self.retire, *self.after_retire]
+            self.wpb = image.warps_per_block(cfg.warp_size)  # warp slot = block slot x wpb + warp
+            self._checked = port_writers(self.checked_ap)  # (connected before any launch)
 
     def hang_report(self, instrs: int, views: list[WarpView]) -> str:
         """The hung launch as the RTL's debug view shows it (``views``) next to the golden model's view
@@ -267,18 +302,34 @@ class LaunchChecker(pyuvm.uvm_component):
             bid, sm = event
             self.model.start_block(bid, sm=sm)
 
-    @_observer
     def write_retire(self, event: tuple[Any, int]) -> None:
+        """One RTL retire: the retire scoreboard steps the model and compares the whole record, then the
+        divergence, shared-memory and coalescing boards check the rest of it, then coverage samples it.
+
+        Called once per retire (the trace monitor calls it directly, not through :func:`_observer`), so
+        the common case is kept short: a retire the after-boards would only count is counted by
+        :func:`count_quiet` without their ``check`` calls; every other retire goes through each board's
+        ``check``."""
         if self.fault is not None:  # (``failed``, without a property call on every retire)
             return
-        rtl, sm = event
-        if self.model is None or not self.boards:
-            self._raise(Mismatch, f"retire on {where(rtl, sm)} while no kernel is running")
-        retire = self.retire
         try:
-            exp = retire.check(rtl, sm)
-        except Mismatch as exc:
-            self._raise(type(exc), str(exc))
+            rtl, sm = event
+            if not self.boards:
+                self._raise(Mismatch, f"retire on {where(rtl, sm)} while no kernel is running")
+            retire = self.retire
+            try:
+                exp = retire.check(rtl, sm)
+            except Mismatch as exc:
+                self._raise(type(exc), str(exc))
+            if not count_quiet(self.divergence, self.shared, self.coalescing, self.wpb, rtl, exp, sm):
+                self._after_boards(rtl, exp, sm)
+            checked = (exp, sm, retire.warp)
+            for write in self._checked:
+                write(checked)
+        except _Stop:
+            pass
+
+    def _after_boards(self, rtl: Any, exp: Any, sm: int) -> None:
         for board in self.after_retire:
             diffs = board.check(rtl, exp, sm)
             if diffs:
@@ -286,11 +337,8 @@ class LaunchChecker(pyuvm.uvm_component):
                     board.mismatch,
                     f"{board.name} mismatch on {where(rtl, sm)}: "
                     + "; ".join(diffs)
-                    + f"\n  last retires of this warp (model):\n    {retire.last_retires(rtl.block, rtl.warp)}",
+                    + f"\n  last retires of this warp (model):\n    {self.retire.last_retires(rtl.block, rtl.warp)}",
                 )
-        checked = (exp, sm, retire.warp)
-        for write in port_writers(self.checked_ap):
-            write(checked)
 
     @_observer
     def write_shared(self, event: tuple[int, bool, list[tuple[int, int]]]) -> None:

@@ -52,18 +52,21 @@ class SharedMemoryScoreboard(Scoreboard):
         else:
             self.pending[(sm, wslot)].extend(writes)
 
-    def expected_writes(self, rtl: Any, exp: Retire) -> Counter[Write]:
+    def expected_writes(self, rtl: Any, exp: Retire) -> list[Write]:
+        """The bank writes a correct SM makes for the shared store ``exp``, row by row (any order)."""
         mem = exp.mem
         assert mem is not None and mem.data is not None
         base = rtl.slot * self.stride
-        want: Counter[Write] = Counter()
+        addrs, data, mask = mem.addrs.tolist(), mem.data.tolist(), exp.mask
         L, W = self.cfg.num_lanes, self.cfg.warp_size
+        want: list[Write] = []
         for lo in range(0, W, L):
-            row: dict[int, int] = {}
-            for lane in range(lo, lo + L):
-                if exp.mask >> lane & 1:
-                    row[int(mem.addrs[lane])] = int(mem.data[lane])  # higher lanes overwrite
-            want.update((base + a, d) for a, d in row.items())
+            rm = mask >> lo & ((1 << L) - 1)
+            if rm == (1 << L) - 1:  # a full row: a dict keeps the highest lane of each address
+                row = dict(zip(addrs[lo : lo + L], data[lo : lo + L]))
+            else:
+                row = {addrs[lane]: data[lane] for lane in range(lo, lo + L) if mask >> lane & 1}
+            want += [(base + a, d) for a, d in row.items()]
         return want
 
     def check(self, rtl: Any, exp: Retire, sm: int) -> list[str]:
@@ -76,20 +79,22 @@ class SharedMemoryScoreboard(Scoreboard):
                 return []
         got = self.pending.pop((sm, rtl.slot * self.wpb + rtl.warp), [])
         diffs: list[str] = []
-        if mem is not None and mem.space == "shared" and mem.store:
+        if store:
             want = self.expected_writes(rtl, exp)
-            seen = Counter(got)
-            missing, extra = want - seen, seen - want
-            nb = self.cfg.num_banks
-            for (a, d), n in sorted(missing.items())[:4]:
-                diffs.append(
-                    f"missing bank write: bank {a % nb} word {a} = 0x{d:08x}" + (f" (x{n})" if n > 1 else "")
-                )
-            for (a, d), n in sorted(extra.items())[:4]:
-                diffs.append(
-                    f"unexpected bank write: bank {a % nb} word {a} = 0x{d:08x}"
-                    + (f" (x{n})" if n > 1 else "")
-                )
+            if len(got) != len(want) or sorted(got) != sorted(want):  # the multisets differ: say how
+                seen, wanted = Counter(got), Counter(want)
+                missing, extra = wanted - seen, seen - wanted
+                nb = self.cfg.num_banks
+                for (a, d), n in sorted(missing.items())[:4]:
+                    diffs.append(
+                        f"missing bank write: bank {a % nb} word {a} = 0x{d:08x}"
+                        + (f" (x{n})" if n > 1 else "")
+                    )
+                for (a, d), n in sorted(extra.items())[:4]:
+                    diffs.append(
+                        f"unexpected bank write: bank {a % nb} word {a} = 0x{d:08x}"
+                        + (f" (x{n})" if n > 1 else "")
+                    )
             self.stores += 1
             self.writes += len(got)
         elif got:

@@ -197,7 +197,7 @@ def shared_run(plant_bank: int | None) -> list[str]:
     board = SharedMemoryScoreboard(CFG, model, SmLaunch.of(CFG, model.image).sh_stride)
     for rec, rtl in pairs:
         if rec.mem is not None and rec.mem.space == "shared" and rec.mem.store:
-            writes = sorted(board.expected_writes(rtl, rec).elements())
+            writes = sorted(board.expected_writes(rtl, rec))
             if plant_bank is not None:  # the first store row lands one bank over
                 a, d = writes[0]
                 writes[0] = (a - a % CFG.num_banks + (a + 1) % CFG.num_banks, d)

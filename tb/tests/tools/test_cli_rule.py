@@ -63,6 +63,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.formal.holes": ("main", [UNKNOWN, ["--results", "missing.json"], ["--results", "spec/isa.py"]]),
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),
+    "tools.bench.check_replay": ("main", [UNKNOWN, ["--repeat", "0"], ["--case", "matrixmul"]]),
     "tools.bench.kernels_bench": ("main", [UNKNOWN]),
     "tools.bench.model_throughput": ("main", [UNKNOWN]),
     "tools.bench.raw_bench": ("main", [UNKNOWN]),

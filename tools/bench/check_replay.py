@@ -1,0 +1,179 @@
+"""Where a checked retire's Python time goes, without the simulator: a full run's trace replayed through
+the real trace monitor, launch checker, scoreboards and functional coverage (a benchmark script).
+
+    SIM=verilator python tools/bench/check_replay.py --case matrixmul:64 --lanes 8 [--trace FILE]
+        [--repeat 3] [--profile]
+
+Without ``--trace`` it first runs the case fully checked on the simulator and keeps the run's trace
+(build/reports/check_replay-<case>-l<lanes>.trace). Then, ``--repeat`` times, it builds the pyuvm
+components outside cocotb (their build phases read a ConfigDB filled here), begins the launch as the
+host driver would and hands the whole trace to :meth:`TraceMonitor.drain` in batches of 512 lines
+(as the wrapper flushes them). It prints CPU microseconds per retire of: the whole replay; the model
+stepping the same retires alone (``Model.step`` in the trace's order: also paid by the end-only run);
+and the difference, what checking adds in Python. ``--profile`` prints a cProfile of one replay.
+Not a timed test: the numbers are for comparing before and after on one machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from spec import cli  # noqa: E402
+
+REPORTS = ROOT / "build" / "reports"
+BATCH = 512  # lines per flush, the wrapper's default (+SIMT_TRACE_BATCH)
+
+
+def record_trace(case: str, lanes: int, sim: str) -> Path:
+    """Run ``case`` fully checked and keep its trace."""
+    from tools.bench.check_overhead import harness
+
+    out = REPORTS / f"check_replay-{case.replace(':', '-')}-l{lanes}.trace"
+    harness(case, lanes, "full", sim)
+    runs = sorted((ROOT / "build" / "sim").glob(f"simt_gpu_tb/verilator-bench-l{lanes}-*/runs/*/trace.txt"))
+    if sim != "verilator":
+        runs = sorted((ROOT / "build" / "sim").glob(f"simt_gpu_tb/{sim}-bench-l{lanes}-*/runs/*/trace.txt"))
+    newest = max(runs, key=lambda p: p.stat().st_mtime)
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(newest.read_bytes())
+    return out
+
+
+_SERIAL = itertools.count()
+_PARTS: tuple[tuple[Any, str], ...] = ()
+
+
+class _Port:
+    """Stands in for the DUT's trace_batch/trace_sync signals (never awaited in a replay)."""
+
+    value = 0
+
+
+def components(cfg: Any, trace: Path) -> tuple[Any, Any, Any]:
+    """The trace monitor, launch checker and coverage collector, connected as GpuEnv connects them."""
+    import numpy as np
+    import pyuvm
+
+    from tb.agents.trace_monitor import TraceMonitor
+    from tb.coverage.collector import CoverageCollector
+    from tb.env.checker import LaunchChecker
+
+    global _PARTS
+    _PARTS = ((TraceMonitor, "trace"), (LaunchChecker, "checker"), (CoverageCollector, "coverage"))
+    db = pyuvm.ConfigDB()
+    db.set(None, "*", "DUT", SimpleNamespace(trace_batch=_Port(), trace_sync=_Port()))
+    db.set(None, "*", "GPU_CFG", cfg)
+    db.set(None, "*", "GMEM", np.zeros(cfg.global_words, np.uint32))
+    db.set(None, "*", "CHECK_MODE", "full")
+    db.set(None, "*", "TRACE_PATH", trace)
+    n = next(_SERIAL)  # (pyuvm names the root's children uniquely)
+    mon, chk, cov = (cls(f"{name}{n}", None) for cls, name in _PARTS)
+    for c in (mon, chk, cov):
+        c.build_phase()
+    mon.dispatch_ap.connect(chk.dispatch_export)
+    mon.retire_ap.connect(chk.retire_export)
+    mon.shared_ap.connect(chk.shared_export)
+    mon.request_ap.connect(chk.request_export)
+    mon.response_ap.connect(chk.response_export)
+    chk.checked_ap.connect(cov.retire_export)
+    mon.dispatch_ap.connect(cov.dispatch_export)
+    mon.request_ap.connect(cov.request_export)
+    mon.response_ap.connect(cov.response_export)
+    return mon, chk, cov
+
+
+def replay(cfg: Any, image: Any, lines: list[str], trace: Path) -> tuple[float, int]:
+    """CPU seconds of one replay of ``lines`` and the retires it checked."""
+    mon, chk, _ = components(cfg, trace)
+    item = SimpleNamespace(image=image, words=None, start=True, expect_launch_error=None, seed=None)
+    chk.begin(item)
+    chunks = ["".join(lines[i : i + BATCH]) for i in range(0, len(lines), BATCH)]
+    feed = iter(chunks)
+    mon._file = SimpleNamespace(read=lambda: next(feed, ""))
+    t0 = time.process_time()
+    for _ in chunks:
+        mon.drain()
+    spent = time.process_time() - t0
+    if chk.fault is not None:
+        raise chk.fault
+    return spent, chk.retire.compared
+
+
+def model_alone(cfg: Any, image: Any, lines: list[str]) -> float:
+    """CPU seconds of the model stepping the trace's dispatches and retires in the trace's order."""
+    from spec.model import Model
+    from spec.retire_record import decode
+
+    steps: list[tuple[int, ...]] = []
+    for line in lines:
+        if line[:1] == "D":
+            t = line.split()
+            steps.append((0, int(t[2], 16), int(t[3])))
+        elif line[:1] == "R":
+            r = decode(line.split()[3:], cfg.warp_size)
+            steps.append((1, r.block, r.warp))
+    model = Model(cfg, image)
+    t0 = time.process_time()
+    for kind, a, b in steps:
+        if kind:
+            model.step(a, b)
+        else:
+            model.start_block(a, sm=b)
+    return time.process_time() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", default="matrixmul:64")
+    ap.add_argument("--lanes", type=cli.positive_int, default=8)
+    ap.add_argument("--trace", type=Path, help="a full run's trace.txt of this case (default: run one)")
+    ap.add_argument("--repeat", type=cli.positive_int, default=3)
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of one replay")
+    args = ap.parse_args(argv)
+    from kernels.suite import prepare
+    from spec.machines import bench as bench_config
+
+    name, _, size = args.case.partition(":")
+    if not size.isdigit():
+        raise cli.InputError(f"--case {args.case}: write <kernel>:<size>, e.g. matrixmul:64")
+    try:
+        cfg = bench_config(args.lanes)
+    except ValueError as err:
+        raise cli.InputError(f"--lanes {args.lanes}: {err}") from None
+    image = prepare(name, int(size), 1, cfg).image
+    trace = args.trace or record_trace(args.case, args.lanes, os.environ.get("SIM", "verilator"))
+    lines = trace.read_text().splitlines(keepends=True)
+    best = min(replay(cfg, image, lines, trace) for _ in range(args.repeat))
+    model = min(model_alone(cfg, image, lines) for _ in range(args.repeat))
+    spent, retires = best
+    us = 1e6 / retires
+    print(
+        f"{args.case} at {args.lanes} lanes: {retires:,} retires, {len(lines):,} trace lines, best of {args.repeat}"
+    )
+    print(f"  replay (monitor, checker, scoreboards, coverage, model): {spent * us:6.2f} us/retire")
+    print(f"  model step alone (in the end-only run too):              {model * us:6.2f} us/retire")
+    print(f"  checking without the model step:                         {(spent - model) * us:6.2f} us/retire")
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        replay(cfg, image, lines, trace)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    return 0
+
+
+if __name__ == "__main__":
+    cli.run(main)
