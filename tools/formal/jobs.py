@@ -108,6 +108,15 @@ def _unit(
 SM_DEPTH = 14
 
 
+# planted in both whole-SM jobs (sm_pipeline, sm_ahead): the flush on error is one property of both
+NO_HALT = Mutant(
+    "rtl/sm/simt_sm.v",
+    "wire halt = err_valid;",
+    "wire halt = 1'b0;",
+    "an error does not stop F and EX (the pipeline is not flushed: grants and writes go on)",
+)
+
+
 def all_jobs() -> list[Job]:
     jobs: list[Job] = []
     jobs += _unit(
@@ -512,12 +521,7 @@ def all_jobs() -> list[Job]:
         extra_sources=sm_sources,
         map_memories=True,
         faults=[
-            Mutant(
-                "rtl/sm/simt_sm.v",
-                "wire halt = err_valid;",
-                "wire halt = 1'b0;",
-                "an error does not stop F and EX (the pipeline is not flushed: grants and writes go on)",
-            ),
+            NO_HALT,
             Mutant(
                 "rtl/sm/simt_sm.v",
                 ".cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),",
@@ -576,12 +580,7 @@ def all_jobs() -> list[Job]:
         extra_sources=sm_sources,
         map_memories=True,
         faults=[
-            Mutant(
-                "rtl/sm/simt_sm.v",
-                "wire halt = err_valid;",
-                "wire halt = 1'b0;",
-                "an error does not stop F and EX (the pipeline is not flushed: grants and writes go on)",
-            ),
+            NO_HALT,
             Mutant(
                 "rtl/sm/simt_issue.v",
                 "assign rel = dec_valid && dec_first && dec_seq && !dec_flt && d_can_rel && !halt;",
