@@ -61,7 +61,8 @@ typedef struct {
     int64_t *hpos;
     int64_t last_cycle;
     int32_t last_sm, last_k;
-    int32_t plant;   /* test hook: 1 = ADD computes a + b + 1 (the differential test must catch it) */
+    int32_t plant;   /* planted faults the differential test must catch (0 in use): 1 = an ADD writes its
+                        result + 1 after comparing; 2 = lane 0's value is not compared */
 } St;
 
 static int hexval(int ch) {
@@ -89,11 +90,11 @@ static int hex_token(const char **pp, const char *end, uint64_t *out) {
     return 0;
 }
 
-static uint32_t alu(int op, uint32_t a, uint32_t b, uint32_t c, int plant) {
+static uint32_t alu(int op, uint32_t a, uint32_t b, uint32_t c) {
     switch (op) {
     case A_MAD: return a * b + c;
     case A_MUL: return a * b;
-    case A_ADD: return a + b + (uint32_t)(plant == 1);
+    case A_ADD: return a + b;
     case A_SUB: return a - b;
     case A_SLT: return (int32_t)a < (int32_t)b;
     case A_SGT: return (int32_t)a > (int32_t)b;
@@ -206,7 +207,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
                     uint32_t a = in->a == OPND_IMM ? in->imm : regs[in->a * W + l];
                     uint32_t b = in->b == OPND_IMM ? in->imm : in->b == OPND_NONE ? 0 : regs[in->b * W + l];
                     uint32_t c = in->c == OPND_NONE ? 0 : regs[in->c * W + l];
-                    res[l] = alu(in->op, a, b, c, s->plant);
+                    res[l] = alu(in->op, a, b, c);
                 }
             }
             break;
@@ -240,7 +241,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         if (wr) {
             if (f[6] != (uint64_t)in->rd) return pos;
             for (int l = 0; l < W; l++) {
-                if (!(mask >> l & 1)) continue;
+                if (!(mask >> l & 1) || (s->plant == 2 && l == 0)) continue;
                 const char *d = vals + 8 * (W - 1 - l);
                 uint32_t v = 0;
                 for (int j = 0; j < 8; j++) {
@@ -258,7 +259,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         if (wr) {
             uint32_t *row = s->regs[k] + in->rd * W;
             for (int l = 0; l < W; l++)
-                if (mask >> l & 1) row[l] = res[l];
+                if (mask >> l & 1) row[l] = res[l] + (uint32_t)(s->plant == 1 && in->op == A_ADD && in->kind == K_ALU);
         }
         s->pc[k] = npc;
         s->count[k] += 1;
