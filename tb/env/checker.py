@@ -196,7 +196,9 @@ class LaunchChecker(pyuvm.uvm_component):
             cov = owner.cov
         assert self.model is not None
         try:
-            return FastPath(self.model, self.retire, (self.divergence, self.shared, self.coalescing), self.wpb, cov)
+            return FastPath(
+                self.model, self.retire, (self.divergence, self.shared, self.coalescing), self.wpb, cov
+            )
         except ValueError:
             return None
 

@@ -102,7 +102,7 @@ def library() -> Any:
     if _LIB is not None:
         return _LIB
     src = SOURCE.read_bytes()
-    cc = os.environ.get("CC") or "gcc"
+    cc = "gcc"
     tag = hashlib.sha256(src + cc.encode()).hexdigest()[:16]
     out = build_dir() / f"fastcheck-{tag}.so"
     if not out.exists():
@@ -143,7 +143,11 @@ def code_table(model: Any) -> np.ndarray:
         e.a, e.b, e.c = _operand(ins.a), _operand(ins.b), _operand(ins.c)
         if ins.kind == "alu":
             name = ins.op.alu or "NOP"
-            if name not in ALU_OPS or (name != "NOP" and ins.rd is None) or (name != "NOP" and e.a == OPND_NONE):
+            if (
+                name not in ALU_OPS
+                or (name != "NOP" and ins.rd is None)
+                or (name != "NOP" and e.a == OPND_NONE)
+            ):
                 continue
             e.kind, e.op = K_ALU, ALU_OPS.index(name)
         elif ins.kind == "lds" and ins.rd is not None:
@@ -161,7 +165,9 @@ class FastPath:
     def __init__(
         self, model: Any, retire: Any, after: tuple[Any, Any, Any], wpb: int, coverage: Any = None
     ) -> None:
-        assert tuple(f.name for f in FIELDS) == LAYOUT, "spec/retire_record.py FIELDS changed: update fastcheck"
+        assert tuple(f.name for f in FIELDS) == LAYOUT, (
+            "spec/retire_record.py FIELDS changed: update fastcheck"
+        )
         cfg = model.cfg
         if cfg.warp_size > MAXW or model._races is not None:
             raise ValueError("no fast path for this model")

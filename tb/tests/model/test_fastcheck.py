@@ -20,7 +20,6 @@ import random
 from collections import Counter
 from typing import Any
 
-import numpy as np
 import pytest
 
 from spec.machines import RANDOM
@@ -37,7 +36,9 @@ from tb.scoreboards.retire import RetireScoreboard
 from tb.scoreboards.shared import SharedMemoryScoreboard
 from tb.sequences.random_kernel import generate
 
-CASES = [("sm1-l8", s) for s in range(4)] + [("sm2-l32", s) for s in range(3)] + [("w16-l4", s) for s in range(3)]
+CASES = (
+    [("sm1-l8", s) for s in range(4)] + [("sm2-l32", s) for s in range(3)] + [("w16-l4", s) for s in range(3)]
+)
 
 
 def _digits(f: Any, cfg: Any) -> int:
@@ -116,7 +117,11 @@ class Checker:
         self.coal = CoalescingScoreboard(cfg, image)
         self.cov = GpuCoverage(cfg)
         self.wpb = image.warps_per_block(cfg.warp_size)
-        self.fast = FastPath(self.model, self.retire, (self.div, self.shared, self.coal), self.wpb, self.cov) if fast else None
+        self.fast = (
+            FastPath(self.model, self.retire, (self.div, self.shared, self.coal), self.wpb, self.cov)
+            if fast
+            else None
+        )
         if self.fast is not None:
             self.fast.st.plant = plant
 
@@ -220,8 +225,11 @@ def _fast_line(cfg: Any, image: Any, lines: list[str], kind: str) -> int:
         t = line.split()
         rtl = decode(t[3:], cfg.warp_size)
         ins = m.code[rtl.pc]
-        if i > len(lines) // 4 and rtl.wr and rtl.mask & 1 and (ins.op.alu if kind == "add" else ins.kind) == (
-            "ADD" if kind == "add" else kind
+        if (
+            i > len(lines) // 4
+            and rtl.wr
+            and rtl.mask & 1
+            and (ins.op.alu if kind == "add" else ins.kind) == ("ADD" if kind == "add" else kind)
         ):
             return i
     raise AssertionError(f"no {kind} retire")
