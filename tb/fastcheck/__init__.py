@@ -213,7 +213,7 @@ class FastPath:
         s.shared, s.shared_len = self.shared_ptr.ctypes.data, self.shared_len.ctypes.data
         s.cov_cap = s.shl_cap = s.dirty_cap = LOG
         self.handled = 0  # retires the fast path checked (all flushed ones)
-        self.blocks_seen: set[int] = set()
+        self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
         self._run, self._ref = self.lib.fc_run, C.byref(s)
@@ -221,11 +221,12 @@ class FastPath:
 
     # ---- the model's warps ---------------------------------------------------------------------
     def register(self) -> None:
-        """Hold the warps of every block the model started since the last call."""
-        for bid, block in self.model.blocks.items():
-            if bid in self.blocks_seen:
-                continue
-            self.blocks_seen.add(bid)
+        """Hold the warps of every block the model started since the last call (dispatch order)."""
+        blocks = self.model.blocks
+        if len(blocks) == self.nblocks_seen:
+            return
+        for bid in list(blocks)[self.nblocks_seen :]:
+            block = blocks[bid]
             self._keep.append((block.regs, block.shared))
             for w in block.warps:
                 k = bid * self.wpb + w.wid
@@ -236,6 +237,7 @@ class FastPath:
                 self.valid[k] = w.valid
                 self._keep.append(w.sregs)
                 self.pull(k, w)
+        self.nblocks_seen = len(blocks)
 
     def pull(self, k: int, w: Any) -> None:
         """The model's warp -> the C state (after the Python model stepped it)."""
@@ -275,8 +277,7 @@ class FastPath:
                     cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
 
     def after_python(self, block: int, warp: int) -> None:
-        """The Python model stepped (block, warp) (or started blocks): take its state back."""
-        self.register()
+        """The Python model stepped (block, warp): take its state back."""
         b = self.model.blocks.get(block)
         if b is not None:
             if self._kind in ("bar", "exit"):  # a barrier release or a finished warp: the whole block
