@@ -140,6 +140,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.end_board = EndOfKernelChecker()
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.launches = self.kernels_checked = self.golden_words = 0
+        self.fast_retires = 0  # retires the compiled fast path checked (SIMT_FAST_CHECK=1)
         self.seeds: list[int] = []
         db.set(None, "*", "HANG_REPORT", self.hang_report)  # read by the host driver's watchdog
 
@@ -317,6 +318,8 @@ class LaunchChecker(pyuvm.uvm_component):
             self._raise(Mismatch, f"{item}: GPU error {err}, model (kind, pc, lane) {want}")
 
     def _bank(self) -> None:
+        if self.fast is not None:
+            self.fast_retires += self.fast.handled
         for board in self.boards:
             t = self.totals[board.name]
             for k in ("compared", *board.counts):
@@ -423,6 +426,8 @@ class LaunchChecker(pyuvm.uvm_component):
                 raise AssertionError(f"{name} scoreboard compared nothing in this test")
             lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in t.items() if v))
         lines.append(f"end of kernel: {self.end_board.summary()}")
+        if self.fast_retires:
+            lines.append(f"fast path (SIMT_FAST_CHECK=1): {self.fast_retires} retires checked in C")
         if self.golden_words:
             lines.append(f"C references: {self.golden_words} output words compared")
         return lines
