@@ -2,7 +2,7 @@
 
 ``fastcheck.c`` checks the trace's retire lines of the common instruction classes without the
 interpreter: it steps the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared and constant
-loads, BRA; a READY warp with an empty divergence stack), compares the record as
+loads, BRA, uniform BEQ/BNE; a READY warp with an empty divergence stack), compares the record as
 :func:`spec.retire_record.project` + ``==`` would, and counts what the divergence, shared-memory and
 coalescing boards' quiet path (:func:`tb.env.checker.count_quiet`) and functional coverage count. At
 the first line it does not take (another line kind or instruction class, X/Z, a busy warp slot, a
@@ -46,11 +46,11 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA = range(6)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE = range(8)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 21  # counters: retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes
+NCNT = 22  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE
 HIST = 64  # the retire board's LOOP_HISTORY
 LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
 MAXW = 32
@@ -156,6 +156,8 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_LDSH if ins.unit == "shared" else K_LDC
         elif ins.kind == "bra":
             e.kind = K_BRA
+        elif ins.kind in ("beq", "bne") and e.a >= 0:
+            e.kind = K_BEQ if ins.kind == "beq" else K_BNE
     return table
 
 
@@ -340,6 +342,8 @@ class FastPath:
             self.coal.compared += n
             self.coal.shared_accesses += cnt[3]
             self.handled += n
+            if cnt[21] and self.coverage is not None:
+                self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
         if s.ndirty:
             for k in self.dirty_list[: s.ndirty].tolist():
                 self.push(k)

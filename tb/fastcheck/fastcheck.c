@@ -1,7 +1,7 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
  * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of the common instruction classes in C:
- * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, BRA, on a
+ * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, BRA, uniform BEQ/BNE, on a
  * READY warp with an empty divergence stack), compares the record the way spec/retire_record.py's
  * project() + == would, and counts what the scoreboards' quiet path and functional coverage count.
  * It stops at the first line it does not take: another kind of line, another instruction class, a warp
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5 };
+enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7 };
 enum {
     A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
     A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
@@ -26,7 +26,7 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 21  /* counters[]: see the Python side's CNT_* (units <= 8) */
+#define NCNT 22  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
 
 typedef struct {
     int32_t kind, op, rd, a, b, c, unit, target;
@@ -233,6 +233,19 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         case K_BRA:
             npc = in->target;
             break;
+        case K_BEQ:
+        case K_BNE: { /* spec/warp.py _branch, empty stack: uniform, or left to the model */
+            uint32_t taken = 0;
+            for (int l = 0; l < W; l++) {
+                int nz = regs[in->a * W + l] != 0;
+                if ((mask >> l & 1) && (in->kind == K_BNE ? nz : !nz)) taken |= 1u << l;
+            }
+            const uint32_t not_taken = mask & ~taken;
+            if (in->target == pc + 1 || !not_taken) npc = in->target;
+            else if (!taken) npc = pc + 1;
+            else return pos; /* divergent */
+            break;
+        }
         default:
             return pos;
         }
@@ -268,6 +281,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         c[0] += 1;              /* retires (model.retires, warp_instrs, compared by every board) */
         c[1] += nth;            /* thread_instrs */
         if (wr) c[2] += nth;    /* retire board: lanes_compared */
+        if (in->kind == K_BEQ || in->kind == K_BNE) c[21] += 1; /* coverage: uniform_branch shape */
         c[5 + in->unit] += 1;   /* warp_by_class[unit] */
         c[13 + in->unit] += nth; /* thread_by_class[unit] */
         if (in->kind == K_LDSH) {
