@@ -218,6 +218,7 @@ class FastPath:
         self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
+        self._shl_keys: dict[bytes, tuple[Any, ...]] = {}  # a shared load's log entry -> its coverage key
         self._run, self._ref = self.lib.fc_run, C.byref(s)
         self.register()
 
@@ -376,11 +377,23 @@ class FastPath:
             size = 4 * (self.W + 1)
             data = self.shl[:nshl].tobytes()
             mem_raw = cov.mem_raw
+            keys = self._shl_keys
+            if len(keys) > 1 << 16:
+                keys.clear()
             for row, n in Counter(data[i : i + size] for i in range(0, len(data), size)).items():
-                entry = np.frombuffer(row, np.uint32)
-                mask, addrs = int(entry[0]), entry[1:]
-                passes = self.model._rows(addrs, mask)
-                mem_raw[("shared", False, mask, addrs.tobytes(), passes, 0)] += n
+                key = keys.get(row)
+                if key is None:
+                    entry = np.frombuffer(row, np.uint32)
+                    mask, addrs = int(entry[0]), entry[1:]
+                    key = keys[row] = (
+                        "shared",
+                        False,
+                        mask,
+                        addrs.tobytes(),
+                        self.model._rows(addrs, mask),
+                        0,
+                    )
+                mem_raw[key] += n
 
 
 def raw_counts(cov: Any) -> tuple[Counter, Counter]:
