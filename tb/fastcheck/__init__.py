@@ -17,8 +17,8 @@ coverage samples.
 
 The Python model stays the executable specification: ``tb/tests/model/test_fastcheck.py`` (``make
 model``) proves the fast path equal to it on random kernels, with a planted divergence it must catch.
-Built on first use with the system's ``gcc`` (a prerequisite) into ``build/fastcheck/``; nothing is
-downloaded.
+Built on first use with the system's ``gcc`` (a prerequisite) into ``build/sim/.fastcheck/`` (one
+library per source text); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ _LIB: Any = None
 
 
 def build_dir() -> Path:
-    return Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim").parent / "fastcheck"
+    """``<build root>/.fastcheck/`` (the simulator runs' build root, SIMT_BUILD_ROOT, default build/sim)."""
+    return Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim") / ".fastcheck"
 
 
 def library() -> Any:
