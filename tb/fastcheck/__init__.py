@@ -284,7 +284,9 @@ class FastPath:
         """The Python model stepped (block, warp): take its state back."""
         b = self.model.blocks.get(block)
         if b is not None:
-            if self._kind in ("bar", "exit"):  # a barrier release or a finished warp: the whole block
+            stepped = b.warps[warp] if 0 <= warp < len(b.warps) else None
+            released = self._kind == "bar" and stepped is not None and stepped.state is WarpState.READY
+            if released or self._kind == "exit":  # a barrier released, a warp finished: the whole block
                 for w in b.warps:
                     k = block * self.wpb + w.wid
                     self.push(k)
