@@ -39,11 +39,19 @@ def run_gpu(
     ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
     envvars.check(
         {**os.environ, **env},
-        ["KERNEL_SEEDS", "KERNEL_CASES", "GMEM_PROFILE", "GMEM_LATENCY", "CHECK_MODE", "SIMT_HOST_LOAD"],
+        [
+            "KERNEL_SEEDS",
+            "KERNEL_CASES",
+            "GMEM_PROFILE",
+            "GMEM_LATENCY",
+            "CHECK_MODE",
+            "SIMT_HOST_LOAD",
+            "SIMT_FAST_CHECK",
+        ],
     )
     cfg = cfg if cfg is not None else CONFIGS[tag]
     extra = {"GPU_TAG": tag, **env}
-    for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE"):
+    for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE", "SIMT_FAST_CHECK"):
         if os.environ.get(var):
             extra[var] = os.environ[var]
     plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []

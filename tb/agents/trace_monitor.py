@@ -116,13 +116,17 @@ class TraceMonitor(pyuvm.uvm_component):
         self.batches += 1
         cut = text.rfind("\n") + 1
         self._rest = text[cut:]
+        to = port_writers(self.retire_ap)
+        only = to[0] if len(to) == 1 else None  # (one subscriber, the launch checker: called directly)
+        checker = getattr(only, "__self__", None)
+        if getattr(checker, "fast", None) is not None:
+            self._drain_fast(text[:cut], only, checker)
+            return
         lines = text[:cut].splitlines()
         self.lines += len(lines)
         # Retire lines are most of the trace: decoded all at once (spec/retire_record.py decode_lines)
         # and handed straight to the subscribers' write functions (the port's connections, read once),
         # in trace order; a line the bulk decoder leaves (X/Z, an odd layout) is decoded on its own.
-        to = port_writers(self.retire_ap)
-        only = to[0] if len(to) == 1 else None  # (one subscriber, the launch checker: called directly)
         retires = iter(decode_lines(lines, self.cfg.warp_size))
         for line in lines:
             if line[:1] == "R":
@@ -139,6 +143,46 @@ class TraceMonitor(pyuvm.uvm_component):
                     write(event)
             else:
                 self._event(line)
+
+    def _drain_fast(self, text: str, write: Any, checker: Any) -> None:
+        """:meth:`drain` with the compiled fast path on (``SIMT_FAST_CHECK=1``, tb/fastcheck): it checks
+        the retire lines it takes, in trace order; every other line is published here as without it
+        (a retire it leaves goes to the launch checker, with the model's warp handed over and back)."""
+        buf = text.encode("latin-1", "replace")
+        self.lines += buf.count(b"\n")
+        pos, end = 0, len(buf)
+        fast = None
+        while pos < end:
+            f = checker.fast
+            if buf[pos] == 82 and f is not None and checker.fault is None:  # (an R line: the fast path's)
+                if f is not fast:
+                    if fast is not None:
+                        fast.flush()
+                    fast = f
+                new = f.run(buf, pos, end)
+                if new != pos:
+                    self.cycle = f.st.last_cycle
+                    pos = new
+                    if pos >= end:
+                        break
+            nl = buf.index(b"\n", pos)
+            line = buf[pos:nl].decode("latin-1")
+            pos = nl + 1
+            if line[:1] != "R":
+                self._event(line)
+                continue
+            t = line.split()
+            self.cycle = int(t[1], 16)
+            record, sm = decode_retire(t[3:], self.cfg.warp_size), int(t[2])
+            f = checker.fast
+            if f is None:
+                write((record, sm))
+                continue
+            f.before_python(record.block, record.warp)
+            write((record, sm))
+            f.after_python(record.block, record.warp)
+        if fast is not None:
+            fast.flush()
 
     def _event(self, line: str) -> None:
         t = line.split()

@@ -30,6 +30,8 @@ from tb.agents.sm_driver import SmLaunch
 from tb.agents.trace_monitor import port_writers
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
+from tb.fastcheck import FastPath
+from tb.fastcheck import enabled as fast_enabled
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
 from tb.scoreboards.divergence import DivergenceScoreboard
@@ -132,11 +134,13 @@ class LaunchChecker(pyuvm.uvm_component):
         # every retire after all scoreboards agreed: (model record, sm, the model's warp after it)
         self.checked_ap = pyuvm.uvm_analysis_port("checked_ap", self)
         self.item: LaunchItem | None = None
+        self.fast: FastPath | None = None  # the compiled fast path of this launch (SIMT_FAST_CHECK=1)
         self.model: Model | None = None
         self.boards: list[Scoreboard] = []
         self.end_board = EndOfKernelChecker()
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.launches = self.kernels_checked = self.golden_words = 0
+        self.fast_retires = 0  # retires the compiled fast path checked (SIMT_FAST_CHECK=1)
         self.seeds: list[int] = []
         db.set(None, "*", "HANG_REPORT", self.hang_report)  # read by the host driver's watchdog
 
@@ -155,6 +159,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.item = item
         self.model = None
         self.boards = []
+        self.fast = None
         self.launches += 1
         if (
             item.image is None
@@ -178,6 +183,30 @@ class LaunchChecker(pyuvm.uvm_component):
             self.boards = [self.retire, *self.after_retire]
             self.wpb = image.warps_per_block(cfg.warp_size)  # warp slot = block slot x wpb + warp
             self._checked = port_writers(self.checked_ap)  # (connected before any launch)
+            if fast_enabled():
+                self.fast = self._fast_path()
+
+    def _fast_path(self) -> FastPath | None:
+        """The compiled fast path (tb/fastcheck) when every subscriber of checked retires is one it
+        counts for (functional coverage, or none)."""
+        cov = None
+        if self._checked:
+            owner = getattr(self._checked[0], "__self__", None)
+            if len(self._checked) != 1 or not hasattr(owner, "cov") or not hasattr(owner.cov, "raw"):
+                return None
+            cov = owner.cov
+        assert self.model is not None
+        try:
+            return FastPath(
+                self.model, self.retire, (self.divergence, self.shared, self.coalescing), self.wpb, cov
+            )
+        except ValueError:
+            return None
+
+    def fast_flush(self) -> None:
+        """Everything the fast path checked, handed to the model, the boards and coverage."""
+        if self.fast is not None:
+            self.fast.flush()
 
     def hang_report(self, instrs: int, views: list[WarpView]) -> str:
         """The hung launch as the RTL's debug view shows it (``views``) next to the golden model's view
@@ -190,6 +219,7 @@ class LaunchChecker(pyuvm.uvm_component):
         lines += ["  " + line for line in rtl_lines(views, code)] or ["  none resident"]
         if item is None or item.image is None:
             return "\n".join([*lines, "no golden-model view: the launch has no complete image"])
+        self.fast_flush()
         budget = min(max(instrs, 1000), HANG_BUDGET)
         text, stop = golden_run(self.cfg, item.image, budget)
         compare = self.model is not None and self.mode == "full" and not self.failed
@@ -223,10 +253,12 @@ class LaunchChecker(pyuvm.uvm_component):
 
     def abandon(self) -> None:
         """The launch was reset or aborted on purpose: drop its state (what was checked stays counted)."""
+        self.fast_flush()
         self._bank()
-        self.model, self.item, self.boards = None, None, []
+        self.model, self.item, self.boards, self.fast = None, None, [], None
 
     def end(self, item: LaunchItem) -> None:
+        self.fast_flush()
         if self.model is None or self.failed:
             self.abandon()
             return
@@ -286,6 +318,8 @@ class LaunchChecker(pyuvm.uvm_component):
             self._raise(Mismatch, f"{item}: GPU error {err}, model (kind, pc, lane) {want}")
 
     def _bank(self) -> None:
+        if self.fast is not None:
+            self.fast_retires += self.fast.handled
         for board in self.boards:
             t = self.totals[board.name]
             for k in ("compared", *board.counts):
@@ -301,6 +335,8 @@ class LaunchChecker(pyuvm.uvm_component):
         if self.model is not None and not self.failed:
             bid, sm = event
             self.model.start_block(bid, sm=sm)
+            if self.fast is not None:
+                self.fast.register()
 
     def write_retire(self, event: tuple[Any, int]) -> None:
         """One RTL retire: the retire scoreboard steps the model and compares the whole record, then the
@@ -390,6 +426,8 @@ class LaunchChecker(pyuvm.uvm_component):
                 raise AssertionError(f"{name} scoreboard compared nothing in this test")
             lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in t.items() if v))
         lines.append(f"end of kernel: {self.end_board.summary()}")
+        if self.fast_retires:
+            lines.append(f"fast path (SIMT_FAST_CHECK=1): {self.fast_retires} retires checked in C")
         if self.golden_words:
             lines.append(f"C references: {self.golden_words} output words compared")
         return lines

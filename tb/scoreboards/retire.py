@@ -75,6 +75,10 @@ class RetireScoreboard(Scoreboard):
         self.compared += 1
         return exp
 
+    def remember(self, block: int, warp: int, entries: list[tuple[int, int, int]]) -> None:
+        """Retires of (block, warp) checked elsewhere (the compiled fast path, tb/fastcheck), in order."""
+        self._last[(block, warp)].extend(entries)
+
     def last_retires(self, block: int, warp: int) -> str:
         shown = list(self._last.get((block, warp), []))[-self.history :]
         lines = [f"pc {pc:4d}  {disassemble(word):28s} mask 0x{mask:08x}" for pc, word, mask in shown]

@@ -3,13 +3,14 @@ timed test): the raw Verilog-only bench (tools/bench/raw_bench.py, no Python), t
 end-of-kernel check, and the harness checking every retire in lock-step (every scoreboard on).
 
     SIM=verilator python tools/bench/check_overhead.py [--cases matrixmul:64,matrixmul:256]
-        [--lanes 8,32] [--repeat 2] [--load registers,hdl] [--docs]
+        [--lanes 8,32] [--repeat 2] [--load registers,hdl] [--fast] [--docs]
     python tools/bench/check_overhead.py --docs-only   # docs table from the committed results file
     SIM=verilator python tools/bench/check_overhead.py --profile [--cases ...] [--lanes ...]
         # where the harness's Python time goes: one end-only and one full run per case under cProfile
 
 Each case runs on the benchmark machine (spec/machines.py, one SM, 8 or 32 lanes) with a fixed 20-cycle
-memory; the three runs must report the same launch cycles. ``--load`` picks how the harness runs write
+memory; the three runs must report the same launch cycles (``--fast``: a fourth, the full run with the
+compiled fast path of tb/fastcheck, SIMT_FAST_CHECK=1, reported as a second row "<case> fast path"). ``--load`` picks how the harness runs write
 the launch image to IMAGE (SIMT_HOST_LOAD: ``hdl``, the HDL image driver tb/hdl/simt_tb_loader.v, the
 default; ``registers``, Python host-register writes); with both, each case gets a row per load, the
 raw bench's run (which loads in Verilog) shared by them. CPU seconds are those of the simulator
@@ -69,7 +70,8 @@ def harness(case: str, lanes: int, mode: str, sim: str, profile: bool = False, l
             ["KernelTest"],
             cfg=bench_config(lanes),
             sim=sim,
-            CHECK_MODE=mode,
+            CHECK_MODE="full" if mode == "fast" else mode,
+            SIMT_FAST_CHECK="1" if mode == "fast" else "0",
             GMEM_PROFILE="ideal",
             GMEM_LATENCY=str(LATENCY),
             KERNEL_CASES=f"{name}:{size}:{SEED}",
@@ -106,13 +108,14 @@ def raw(case: str, lanes: int, sim: str) -> dict:
 
 
 def measure(
-    case: str, lanes: int, sim: str, repeat: int, loads: tuple[str, ...] = ("hdl",)
+    case: str, lanes: int, sim: str, repeat: int, loads: tuple[str, ...] = ("hdl",), fast: bool = False
 ) -> list[dict[str, Any]]:
     """The best (least CPU) of ``repeat`` runs of each mode, the modes interleaved; one result per image
-    load of the harness runs (``loads``), the raw run shared."""
+    load of the harness runs (``loads``), the raw run shared; ``fast``: also the full run with the
+    compiled fast path (SIMT_FAST_CHECK=1), mode ``fast``."""
     best: dict[tuple[str, str], dict] = {}
     for _ in range(repeat):
-        for mode in MODES:
+        for mode in (*MODES, "fast") if fast else MODES:
             for load in ("raw",) if mode == "raw" else loads:
                 row = raw(case, lanes, sim) if mode == "raw" else harness(case, lanes, mode, sim, load=load)
                 if (mode, load) not in best or row["cpu_seconds"] < best[mode, load]["cpu_seconds"]:
@@ -128,6 +131,8 @@ def measure(
             {"case": case, "lanes": lanes, "load": load, "raw": best["raw", "raw"], "end": best["end", load],
              "full": best["full", load]}
         )  # fmt: skip
+        if fast:
+            out[-1]["fast"] = best["fast", load]
     return out
 
 
@@ -146,6 +151,16 @@ def derived(r: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each case's row, and after it, when it was measured, the same with the fast path's full run."""
+    out = []
+    for r in results["cases"]:
+        out.append(r)
+        if "fast" in r:
+            out.append({**r, "case": f"{r['case']} fast path", "full": r["fast"]})
+    return out
+
+
 def table(results: dict[str, Any]) -> list[str]:
     """The markdown table of a results file (the docs table and the printed report are this)."""
     lines = [
@@ -153,7 +168,7 @@ def table(results: dict[str, Any]) -> list[str]:
         "retires/s (full) | checking µs/retire | full/end | full/raw | full: CPU s / wall s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in results["cases"]:
+    for r in rows(results):
         d = derived(r)
         full = r["full"]
         lines.append(
@@ -218,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--docs", action="store_true", help="save the results and regenerate docs/benchmarks.md")
     ap.add_argument(
+        "--fast",
+        action="store_true",
+        help="also a full run with the compiled fast path (SIMT_FAST_CHECK=1): a second row per case",
+    )
+    ap.add_argument(
         "--docs-only", action="store_true", help="regenerate the docs table from the results file"
     )
     ap.add_argument(
@@ -247,10 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"sim": sim, "repeat": args.repeat, "cases": []}
     for case in args.cases.split(","):
         for lanes in (int(x) for x in args.lanes.split(",")):
-            results["cases"] += measure(case, lanes, sim, args.repeat, loads)
+            results["cases"] += measure(case, lanes, sim, args.repeat, loads, args.fast)
     text = "\n".join([f"# Checking overhead ({sim})", "", *table(results)])
     print(text)
-    for r in results["cases"]:
+    for r in rows(results):
         d = derived(r)
         print(
             f"- {r['case']} at {r['lanes']} lanes, {r.get('load', 'registers')} load: {d['us_per_retire']:.1f} us "

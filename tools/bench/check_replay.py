@@ -2,7 +2,7 @@
 the real trace monitor, launch checker, scoreboards and functional coverage (a benchmark script).
 
     SIM=verilator python tools/bench/check_replay.py --case matrixmul:64 --lanes 8 [--trace FILE]
-        [--repeat 3] [--profile]
+        [--repeat 3] [--profile] [--fast]
 
 Without ``--trace`` it first runs the case fully checked on the simulator and keeps the run's trace
 (build/reports/check_replay-<case>-l<lanes>.trace). Then, ``--repeat`` times, it builds the pyuvm
@@ -10,7 +10,9 @@ components outside cocotb (their build phases read a ConfigDB filled here), begi
 host driver would and hands the whole trace to :meth:`TraceMonitor.drain` in batches of 512 lines
 (as the wrapper flushes them). It prints CPU microseconds per retire of: the whole replay; the model
 stepping the same retires alone (``Model.step`` in the trace's order: also paid by the end-only run);
-and the difference, what checking adds in Python. ``--profile`` prints a cProfile of one replay.
+and the difference, what checking adds in Python. ``--fast`` also replays with the compiled fast path
+(tb/fastcheck, ``SIMT_FAST_CHECK=1``) and fails unless both replays end with the same model, board counts
+and coverage. ``--profile`` prints a cProfile of one replay (of the fast path's with ``--fast``).
 Not a timed test: the numbers are for comparing before and after on one machine.
 """
 
@@ -92,9 +94,47 @@ def components(cfg: Any, trace: Path) -> tuple[Any, Any, Any]:
     return mon, chk, cov
 
 
-def replay(cfg: Any, image: Any, lines: list[str], trace: Path) -> tuple[float, int]:
-    """CPU seconds of one replay of ``lines`` and the retires it checked."""
-    mon, chk, _ = components(cfg, trace)
+def replay(cfg: Any, image: Any, lines: list[str], trace: Path, fast: bool = False) -> tuple[float, int]:
+    """CPU seconds of one replay of ``lines`` and the retires it checked (``fast``: with the compiled
+    fast path, SIMT_FAST_CHECK=1, which must end with the same model, counts and coverage)."""
+    old = os.environ.get("SIMT_FAST_CHECK")
+    os.environ["SIMT_FAST_CHECK"] = "1" if fast else "0"
+    try:
+        spent, chk, cov = _replay(cfg, image, lines, trace)
+    finally:
+        if old is None:
+            del os.environ["SIMT_FAST_CHECK"]
+        else:
+            os.environ["SIMT_FAST_CHECK"] = old
+    outcome = outcome_of(chk, cov)
+    if fast:
+        global _FAST_TOOK
+        _FAST_TOOK = chk.fast.handled if chk.fast is not None else 0
+    _OUTCOMES.setdefault(fast, outcome)
+    if _OUTCOMES.get(not fast, outcome) != outcome:
+        raise AssertionError("the fast path's replay ended differently from the Python path's")
+    return spent, chk.retire.compared
+
+
+_OUTCOMES: dict[bool, Any] = {}
+_FAST_TOOK = 0
+
+
+def outcome_of(chk: Any, cov: Any) -> Any:
+    """What a replay leaves: the model's counters and pcs, every board's counts, coverage's counts."""
+    from collections import Counter
+
+    chk.fast_flush()
+    m = chk.model
+    cov.cov._classify()
+    warps = {(b, w.wid): (w.pc, w.count, w.mask) for b, blk in m.blocks.items() for w in blk.warps}
+    boards = [(b.name, b.compared, *(getattr(b, k) for k in b.counts)) for b in chk.boards]
+    tallies = {k: Counter(t.counts) for k, t in vars(cov.cov).items() if hasattr(t, "counts")}
+    return (m.counters.as_dict(), m.retires, warps, boards, cov.cov.samples, tallies, m.gmem.tobytes())
+
+
+def _replay(cfg: Any, image: Any, lines: list[str], trace: Path) -> tuple[float, Any, Any]:
+    mon, chk, cov = components(cfg, trace)
     item = SimpleNamespace(image=image, words=None, start=True, expect_launch_error=None, seed=None)
     chk.begin(item)
     chunks = ["".join(lines[i : i + BATCH]) for i in range(0, len(lines), BATCH)]
@@ -106,7 +146,7 @@ def replay(cfg: Any, image: Any, lines: list[str], trace: Path) -> tuple[float, 
     spent = time.process_time() - t0
     if chk.fault is not None:
         raise chk.fault
-    return spent, chk.retire.compared
+    return spent, chk, cov
 
 
 def model_alone(cfg: Any, image: Any, lines: list[str]) -> float:
@@ -139,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trace", type=Path, help="a full run's trace.txt of this case (default: run one)")
     ap.add_argument("--repeat", type=cli.positive_int, default=3)
     ap.add_argument("--profile", action="store_true", help="print a cProfile of one replay")
+    ap.add_argument(
+        "--fast",
+        action="store_true",
+        help="also replay with the compiled fast path (SIMT_FAST_CHECK=1), checked equal",
+    )
     args = ap.parse_args(argv)
     from kernels.suite import prepare
     from spec.machines import bench as bench_config
@@ -163,13 +208,22 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  replay (monitor, checker, scoreboards, coverage, model): {spent * us:6.2f} us/retire")
     print(f"  model step alone (in the end-only run too):              {model * us:6.2f} us/retire")
     print(f"  checking without the model step:                         {(spent - model) * us:6.2f} us/retire")
+    if args.fast:
+        fast = min(replay(cfg, image, lines, trace, fast=True) for _ in range(args.repeat))[0]
+        print(f"  replay with the fast path (SIMT_FAST_CHECK=1):          {fast * us:6.2f} us/retire")
+        print(
+            f"  the same less the model step alone (what checking adds):  {(fast - model) * us:6.2f} us/retire"
+        )
+        print(
+            f"    (the same model, counts and coverage; {_FAST_TOOK:,} of {retires:,} retires checked in C)"
+        )
     if args.profile:
         import cProfile
         import pstats
 
         prof = cProfile.Profile()
         prof.enable()
-        replay(cfg, image, lines, trace)
+        replay(cfg, image, lines, trace, fast=args.fast)
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     return 0

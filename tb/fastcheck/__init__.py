@@ -1,0 +1,404 @@
+"""The launch checker's compiled fast path (issue 29), behind the switch ``SIMT_FAST_CHECK=1``.
+
+``fastcheck.c`` checks the trace's retire lines of the common instruction classes without the
+interpreter: it steps the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared and constant
+loads, BRA, uniform BEQ/BNE; a READY warp with an empty divergence stack), compares the record as
+:func:`spec.retire_record.project` + ``==`` would, and counts what the divergence, shared-memory and
+coalescing boards' quiet path (:func:`tb.env.checker.count_quiet`) and functional coverage count. At
+the first line it does not take (another line kind or instruction class, X/Z, a busy warp slot, a
+warp it does not hold, *any* difference) it stops, and the Python path handles that line exactly as
+without the fast path: a mismatch is found and reported by the Python model, with the same report.
+
+The C state shares the model's numpy arrays (registers, special registers, shared memory, constants);
+the per-warp pc and instruction count it advances are copied back to the model's ``Warp`` before the
+Python model steps that warp and at every :meth:`FastPath.flush` (end of each trace batch, hang report,
+end of launch), with the model's counters, the boards' counts, the retire board's history and the
+coverage samples.
+
+The Python model stays the executable specification: ``tb/tests/model/test_fastcheck.py`` (``make
+model``) proves the fast path equal to it on random kernels, with a planted divergence it must catch.
+Built on first use with the system's ``gcc`` (a prerequisite) into ``build/sim/.fastcheck/`` (one
+library per source text); nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import ctypes as C
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from spec import isa
+from spec.records import CLASSES, WarpState
+from spec.retire_record import FIELDS
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = Path(__file__).with_name("fastcheck.c")
+ENV = "SIMT_FAST_CHECK"
+# the record layout fastcheck.c parses (NF, F_VALUES and the field indices it compares)
+LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
+          "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
+          "top_kind")  # fmt: skip
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE = range(8)
+ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
+           "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
+OPND_IMM, OPND_NONE = -1, -2
+NCNT = 22  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE
+HIST = 64  # the retire board's LOOP_HISTORY
+LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
+MAXW = 32
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+class Ins(C.Structure):
+    _fields_ = [(n, C.c_int32) for n in ("kind", "op", "rd", "a", "b", "c", "unit", "target")] + [
+        ("imm", C.c_uint32),
+        ("word", C.c_uint32),
+    ]
+
+
+_P = C.POINTER
+_ptr = C.c_void_p
+
+
+class St(C.Structure):
+    _fields_ = [
+        *[(n, C.c_int32) for n in ("W", "wpb", "nwarps", "ncode", "num_lanes", "num_banks", "nsms",
+                                     "busy_stride", "nparams_limit", "hist_len")],
+        ("budget", C.c_int64), ("nconsts", C.c_int64),
+        ("code", _ptr), ("consts", _ptr),
+        ("ready", _ptr), ("dirty", _ptr), ("pc", _ptr), ("count", _ptr), ("mask", _ptr), ("valid", _ptr),
+        ("regs", _ptr), ("sregs", _ptr), ("shared", _ptr), ("shared_len", _ptr),
+        ("busy", _ptr), ("last_b", _ptr), ("last_w", _ptr),
+        ("counters", _ptr), ("dirty_list", _ptr), ("ndirty", C.c_int64), ("dirty_cap", C.c_int64),
+        ("cov", _ptr), ("ncov", C.c_int64), ("cov_cap", C.c_int64),
+        ("shl", _ptr), ("nshl", C.c_int64), ("shl_cap", C.c_int64),
+        ("hist", _ptr), ("hpos", _ptr),
+        ("last_cycle", C.c_int64), ("last_sm", C.c_int32), ("last_k", C.c_int32),
+        ("plant", C.c_int32),
+    ]  # fmt: skip
+
+
+_LIB: Any = None
+
+
+def build_dir() -> Path:
+    """``<build root>/.fastcheck/`` (the simulator runs' build root, SIMT_BUILD_ROOT, default build/sim)."""
+    return Path(os.environ.get("SIMT_BUILD_ROOT") or ROOT / "build" / "sim") / ".fastcheck"
+
+
+def library() -> Any:
+    """fastcheck.c compiled (once per source text) and loaded."""
+    global _LIB
+    if _LIB is not None:
+        return _LIB
+    src = SOURCE.read_bytes()
+    cc = "gcc"
+    tag = hashlib.sha256(src + cc.encode()).hexdigest()[:16]
+    out = build_dir() / f"fastcheck-{tag}.so"
+    if not out.exists():
+        if shutil.which(cc) is None:
+            raise RuntimeError(f"{ENV}=1 needs a C compiler ({cc}, a prerequisite: README); unset {ENV}")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=out.parent)
+        os.close(fd)
+        cmd = [cc, "-O2", "-shared", "-fPIC", "-std=c99", "-o", tmp, str(SOURCE)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            os.unlink(tmp)
+            raise RuntimeError(f"building the fast checker failed: {' '.join(cmd)}\n{proc.stderr}")
+        os.replace(tmp, out)
+    lib = C.CDLL(str(out))
+    lib.fc_run.argtypes = [C.POINTER(St), C.c_char_p, C.c_int64, C.c_int64]
+    lib.fc_run.restype = C.c_int64
+    _LIB = lib
+    return lib
+
+
+def _operand(x: Any) -> int:
+    return OPND_IMM if x == "imm" else OPND_NONE if x is None else int(x)
+
+
+def code_table(model: Any) -> np.ndarray:
+    """The fast path's view of the model's predecoded program (``Model.code``); K_NONE: Python's."""
+    table = (Ins * max(1, len(model.code)))()
+    for pc, ins in enumerate(model.code):
+        e = table[pc]
+        e.kind, e.word = K_NONE, ins.word
+        if ins.error is not None or ins.op is None:
+            continue
+        e.unit = CLASSES.index(ins.unit)
+        e.imm = int(ins.immv[0]) if ins.immv is not None else 0
+        e.target = ins.target
+        e.rd = -1 if ins.rd is None else ins.rd
+        e.a, e.b, e.c = _operand(ins.a), _operand(ins.b), _operand(ins.c)
+        if ins.kind == "alu":
+            name = ins.op.alu or "NOP"
+            if (
+                name not in ALU_OPS
+                or (name != "NOP" and ins.rd is None)
+                or (name != "NOP" and e.a == OPND_NONE)
+            ):
+                continue
+            e.kind, e.op = K_ALU, ALU_OPS.index(name)
+        elif ins.kind == "lds" and ins.rd is not None:
+            e.kind = K_LDS
+        elif ins.kind == "load" and ins.rd is not None and ins.unit in ("shared", "const") and e.a >= 0:
+            e.kind = K_LDSH if ins.unit == "shared" else K_LDC
+        elif ins.kind == "bra":
+            e.kind = K_BRA
+        elif ins.kind in ("beq", "bne") and e.a >= 0:
+            e.kind = K_BEQ if ins.kind == "beq" else K_BNE
+    return table
+
+
+class FastPath:
+    """The fast path of one launch: the C state over ``model`` and the boards' and coverage's counts."""
+
+    def __init__(
+        self, model: Any, retire: Any, after: tuple[Any, Any, Any], wpb: int, coverage: Any = None
+    ) -> None:
+        assert tuple(f.name for f in FIELDS) == LAYOUT, (
+            "spec/retire_record.py FIELDS changed: update fastcheck"
+        )
+        cfg = model.cfg
+        if cfg.warp_size > MAXW or model._races is not None:
+            raise ValueError("no fast path for this model")
+        self.lib = library()
+        self.model, self.retire, self.coverage = model, retire, coverage
+        self.div, self.shared, self.coal = after
+        self.wpb, self.W = wpb, cfg.warp_size
+        nwarps = model.image.num_blocks * wpb
+        self.code = code_table(model)
+        self.consts = np.ascontiguousarray(model.consts, dtype=np.uint32)
+        self.ready = np.zeros(nwarps, np.uint8)
+        self.dirty = np.zeros(nwarps, np.uint8)
+        self.pc = np.zeros(nwarps, np.int32)
+        self.count = np.zeros(nwarps, np.int64)
+        self.mask = np.zeros(nwarps, np.uint32)
+        self.valid = np.zeros(nwarps, np.uint32)
+        self.regs = np.zeros(nwarps, np.uintp)
+        self.sregs = np.zeros(nwarps, np.uintp)
+        self.shared_ptr = np.zeros(nwarps, np.uintp)
+        self.shared_len = np.zeros(nwarps, np.int64)
+        self.busy_stride = cfg.num_blocks * wpb + 1
+        self.busy = np.zeros(cfg.num_sms * self.busy_stride, np.uint8)
+        self.last_b = np.full(cfg.num_sms, -1, np.int32)
+        self.last_w = np.full(cfg.num_sms, -1, np.int32)
+        self.counters = np.zeros(NCNT, np.int64)
+        self.dirty_list = np.zeros(LOG, np.int32)
+        self.cov = np.zeros((LOG, 4), np.uint32)
+        self.shl = np.zeros((LOG, self.W + 1), np.uint32)
+        self.hist = np.zeros((nwarps, HIST, 2), np.uint32)
+        self.hpos = np.zeros(nwarps, np.int64)
+        self.hdone = np.zeros(nwarps, np.int64)  # history entries already handed to the retire board
+        self._keep: list[Any] = []  # arrays the pointers point into
+        s = self.st = St()
+        s.W, s.wpb, s.nwarps, s.ncode = self.W, wpb, nwarps, len(model.code)
+        s.num_lanes, s.num_banks, s.nsms = cfg.num_lanes, cfg.num_banks, cfg.num_sms
+        s.busy_stride, s.hist_len = self.busy_stride, HIST
+        s.nparams_limit = isa.SREG_PARAM_BASE + len(model.params)
+        s.budget, s.nconsts = model.budget, len(self.consts)
+        s.code = C.addressof(self.code)
+        for name in ("consts", "ready", "dirty", "pc", "count", "mask", "valid", "regs", "sregs",
+                     "busy", "last_b", "last_w", "counters", "dirty_list", "cov", "shl", "hist", "hpos"):  # fmt: skip
+            setattr(s, name, getattr(self, name).ctypes.data)
+        s.shared, s.shared_len = self.shared_ptr.ctypes.data, self.shared_len.ctypes.data
+        s.cov_cap = s.shl_cap = s.dirty_cap = LOG
+        self.handled = 0  # retires the fast path checked (all flushed ones)
+        self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
+        self._kind: str | None = None  # the instruction the Python model is about to step
+        self._busy = False  # some busy flag is set
+        self._shl_keys: dict[bytes, tuple[Any, ...]] = {}  # a shared load's log entry -> its coverage key
+        self._run, self._ref = self.lib.fc_run, C.byref(s)
+        self.register()
+
+    # ---- the model's warps ---------------------------------------------------------------------
+    def register(self) -> None:
+        """Hold the warps of every block the model started since the last call (dispatch order)."""
+        blocks = self.model.blocks
+        if len(blocks) == self.nblocks_seen:
+            return
+        for bid in list(blocks)[self.nblocks_seen :]:
+            block = blocks[bid]
+            self._keep.append((block.regs, block.shared))
+            for w in block.warps:
+                k = bid * self.wpb + w.wid
+                self.regs[k] = w.regs.ctypes.data
+                self.sregs[k] = w.sregs.ctypes.data
+                self.shared_ptr[k] = block.shared.ctypes.data
+                self.shared_len[k] = len(block.shared)
+                self.valid[k] = w.valid
+                self._keep.append(w.sregs)
+                self.pull(k, w)
+        self.nblocks_seen = len(blocks)
+
+    def pull(self, k: int, w: Any) -> None:
+        """The model's warp -> the C state (after the Python model stepped it)."""
+        self.pc[k], self.count[k], self.mask[k] = w.pc, w.count, w.mask
+        self.ready[k] = w.state is WarpState.READY and not w.stack and w.regs.flags.c_contiguous
+
+    def push(self, k: int) -> None:
+        """The C state -> the model's warp and the retire board's history (before Python steps it;
+        the fast path marks it again when it steps it again)."""
+        if not self.dirty[k]:
+            return
+        w = self.model.blocks[k // self.wpb].warps[k % self.wpb]
+        w.pc, w.count = int(self.pc[k]), int(self.count[k])
+        new = int(self.hpos[k] - self.hdone[k])
+        if new:
+            n = min(new, HIST)
+            end = int(self.hpos[k])
+            idx = [(end - n + i) % HIST for i in range(n)]
+            rows = self.hist[k, idx].tolist()
+            words = self.model.code
+            self.retire.remember(k // self.wpb, k % self.wpb, [(pc, words[pc].word, m) for pc, m in rows])
+            self.hdone[k] = end
+        self.dirty[k] = 0
+
+    def before_python(self, block: int, warp: int) -> None:
+        """The Python model is about to step (block, warp): give it the warp as the fast path left it, and
+        coverage the last retire of each SM."""
+        k = block * self.wpb + warp
+        if 0 <= warp < self.wpb and 0 <= k < len(self.pc):
+            self.push(k)
+            pc = int(self.pc[k])
+            self._kind = self.model.code[pc].kind if pc < len(self.model.code) else None
+        cov = self.coverage
+        if cov is not None:
+            for sm in range(len(self.last_b)):
+                if self.last_b[sm] >= 0:
+                    cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
+
+    def after_python(self, block: int, warp: int) -> None:
+        """The Python model stepped (block, warp): take its state back."""
+        b = self.model.blocks.get(block)
+        if b is not None:
+            stepped = b.warps[warp] if 0 <= warp < len(b.warps) else None
+            released = self._kind == "bar" and stepped is not None and stepped.state is WarpState.READY
+            if released or self._kind == "exit":  # a barrier released, a warp finished: the whole block
+                for w in b.warps:
+                    k = block * self.wpb + w.wid
+                    self.push(k)
+                    self.pull(k, w)
+            elif 0 <= warp < len(b.warps):
+                self.pull(block * self.wpb + warp, b.warps[warp])
+        self._kind = None
+        cov = self.coverage
+        if cov is not None:
+            for sm, (bid, wid) in cov.last_retire.items():
+                if sm < len(self.last_b):
+                    self.last_b[sm], self.last_w[sm] = bid, wid
+
+    # ---- checking ------------------------------------------------------------------------------
+    def run(self, buf: bytes, pos: int, end: int) -> int:
+        """Check retire lines of ``buf[pos:end]`` until one the fast path does not take; its offset."""
+        if self.coal.errors:
+            return pos
+        shared, coal = self.shared.pending, self.coal.pending
+        if shared or coal or self._busy:
+            busy = self.busy
+            busy[:] = 0
+            for sm, ws in (*shared, *coal):
+                if 0 <= ws < self.busy_stride and 0 <= sm < len(self.last_b):
+                    busy[sm * self.busy_stride + ws] = 1
+            self._busy = bool(shared or coal)
+        while True:
+            new = self._run(self._ref, buf, pos, end)
+            st = self.st
+            if new == end or (st.ncov < LOG and st.nshl < LOG and st.ndirty < LOG):
+                return new
+            self.flush()  # (the logs are full: empty them and go on)
+            pos = new
+
+    def flush(self) -> None:
+        """Hand what the fast path checked since the last flush to the model, the boards and coverage."""
+        s = self.st
+        c = self.counters
+        n = int(c[0])
+        if n:
+            cnt = c.tolist()
+            c[:] = 0
+            m, mc = self.model, self.model.counters
+            m.retires += n
+            mc.warp_instrs += n
+            mc.thread_instrs += cnt[1]
+            for i, cls in enumerate(CLASSES):
+                mc.warp_by_class[cls] += cnt[5 + i]
+                mc.thread_by_class[cls] += cnt[13 + i]
+            mc.shared_accesses += cnt[3]
+            mc.shared_passes += cnt[4]
+            r = self.retire
+            r.compared += n
+            r.lanes_compared += cnt[2]
+            self.div.compared += n
+            self.shared.compared += n
+            self.coal.compared += n
+            self.coal.shared_accesses += cnt[3]
+            self.handled += n
+            if cnt[21] and self.coverage is not None:
+                self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
+        if s.ndirty:
+            for k in self.dirty_list[: s.ndirty].tolist():
+                self.push(k)
+            s.ndirty = 0
+        if s.ncov:
+            self._coverage(int(s.ncov), int(s.nshl))
+            s.ncov = s.nshl = 0
+
+    def _coverage(self, ncov: int, nshl: int) -> None:
+        cov = self.coverage
+        if cov is None:
+            return
+        log = self.cov[:ncov]
+        mv = (log[:, 1].astype(np.uint64) << np.uint64(32)) | log[:, 2]  # (mask, valid)
+        ps = log[:, 0] * np.uint32(4) + log[:, 3]  # (pc, switch)
+        code, raw = self.model.code, cov.raw
+        groups = np.unique(mv)
+        for g in groups.tolist():
+            sel = ps if len(groups) == 1 else ps[mv == g]
+            counts = np.bincount(sel)
+            mask, valid = g >> 32, g & 0xFFFF_FFFF
+            for key in np.flatnonzero(counts).tolist():
+                sw = key & 3
+                raw[(code[key >> 2].word, mask, valid, 0, None if sw == 3 else sw)] += int(counts[key])
+        cov.samples += ncov
+        for sm in range(len(self.last_b)):
+            if self.last_b[sm] >= 0:
+                cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
+        if nshl:
+            size = 4 * (self.W + 1)
+            data = self.shl[:nshl].tobytes()
+            mem_raw = cov.mem_raw
+            keys = self._shl_keys
+            if len(keys) > 1 << 16:
+                keys.clear()
+            for row, n in Counter(data[i : i + size] for i in range(0, len(data), size)).items():
+                key = keys.get(row)
+                if key is None:
+                    entry = np.frombuffer(row, np.uint32)
+                    mask, addrs = int(entry[0]), entry[1:]
+                    key = keys[row] = (
+                        "shared",
+                        False,
+                        mask,
+                        addrs.tobytes(),
+                        self.model._rows(addrs, mask),
+                        0,
+                    )
+                mem_raw[key] += n
+
+
+def raw_counts(cov: Any) -> tuple[Counter, Counter]:
+    """Coverage's raw counts (for the differential test)."""
+    return Counter(cov.raw), Counter(cov.mem_raw)

@@ -1,0 +1,316 @@
+/* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
+ *
+ * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of the common instruction classes in C:
+ * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, BRA, uniform BEQ/BNE, on a
+ * READY warp with an empty divergence stack), compares the record the way spec/retire_record.py's
+ * project() + == would, and counts what the scoreboards' quiet path and functional coverage count.
+ * It stops at the first line it does not take: another kind of line, another instruction class, a warp
+ * it does not hold, an X/Z, a busy warp slot, or ANY difference from the model. The Python path then
+ * handles that line exactly as without the fast path (so a mismatch is reported by the Python model
+ * with the same report), and the fast path carries on after it.
+ *
+ * Nothing is written before the record compared equal. The Python model (spec/) stays the
+ * executable specification: tb/tests/model/test_fastcheck.py proves this file equal to it on random
+ * kernels (make model). Built by tb/fastcheck/__init__.py with the system's gcc; no dependency.
+ */
+#include <stdint.h>
+#include <string.h>
+
+enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7 };
+enum {
+    A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
+    A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
+};
+#define OPND_IMM (-1)
+#define OPND_NONE (-2)
+#define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
+#define F_VALUES 7
+#define MAXW 32
+#define NCNT 22  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+
+typedef struct {
+    int32_t kind, op, rd, a, b, c, unit, target;
+    uint32_t imm, word;
+} Ins;
+
+typedef struct {
+    /* configuration */
+    int32_t W, wpb, nwarps, ncode, num_lanes, num_banks, nsms, busy_stride, nparams_limit, hist_len;
+    int64_t budget, nconsts;
+    const Ins *code;
+    const uint32_t *consts;
+    /* per warp k = block * wpb + warp */
+    uint8_t *ready;  /* 1: the fast path may step it (started, READY, empty stack) */
+    uint8_t *dirty;  /* stepped here since the last flush */
+    int32_t *pc;
+    int64_t *count;
+    uint32_t *mask, *valid;
+    uint32_t **regs, **sregs, **shared;
+    int64_t *shared_len;
+    uint8_t *busy;   /* [sm * busy_stride + warp slot]: a memory board holds traffic of it */
+    int32_t *last_b, *last_w; /* per SM: the last retire coverage saw (-1: none) */
+    /* outputs */
+    int64_t *counters;
+    int32_t *dirty_list;
+    int64_t ndirty, dirty_cap;
+    uint32_t *cov;   /* (pc, mask, valid, switch) per checked retire; switch 3: none */
+    int64_t ncov, cov_cap;
+    uint32_t *shl;   /* (mask, W addresses) per shared load */
+    int64_t nshl, shl_cap;
+    uint32_t *hist;  /* [k][hist_len] (pc, mask) ring */
+    int64_t *hpos;
+    int64_t last_cycle;
+    int32_t last_sm, last_k;
+    int32_t plant;   /* planted faults the differential test must catch (0 in use): 1 = an ADD writes its
+                        result + 1 after comparing; 2 = lane 0's value is not compared */
+} St;
+
+static int hexval(int ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* one hex token of at most 16 digits ending at a space or newline; -1 on anything else */
+static int hex_token(const char **pp, const char *end, uint64_t *out) {
+    const char *p = *pp;
+    uint64_t v = 0;
+    int n = 0;
+    while (p < end && *p != ' ' && *p != '\n') {
+        int d = hexval((unsigned char)*p);
+        if (d < 0 || n >= 16) return -1;
+        v = (v << 4) | (uint64_t)d;
+        p++;
+        n++;
+    }
+    if (n == 0) return -1;
+    *out = v;
+    *pp = p;
+    return 0;
+}
+
+static uint32_t alu(int op, uint32_t a, uint32_t b, uint32_t c) {
+    switch (op) {
+    case A_MAD: return a * b + c;
+    case A_MUL: return a * b;
+    case A_ADD: return a + b;
+    case A_SUB: return a - b;
+    case A_SLT: return (int32_t)a < (int32_t)b;
+    case A_SGT: return (int32_t)a > (int32_t)b;
+    case A_SHR: return b < 32 ? a >> (b & 31) : 0;
+    case A_SHL: return b < 32 ? a << (b & 31) : 0;
+    case A_NOT: return ~a;
+    case A_AND: return a & b;
+    case A_OR: return a | b;
+    case A_XOR: return a ^ b;
+    case A_SLTU: return a < b;
+    case A_SGTU: return a > b;
+    case A_SEQ: return a == b;
+    case A_SNE: return a != b;
+    case A_MIN: return (int32_t)a < (int32_t)b ? a : b;
+    case A_MAX: return (int32_t)a > (int32_t)b ? a : b;
+    case A_MINU: return a < b ? a : b;
+    case A_MAXU: return a > b ? a : b;
+    case A_SRA: return (uint32_t)((int32_t)a >> (b < 31 ? b : 31));
+    case A_MULHU: return (uint32_t)(((uint64_t)a * (uint64_t)b) >> 32);
+    case A_MV: return a;
+    }
+    return 0;
+}
+
+/* spec/model.py row_passes, summed: per row of num_lanes lanes, the most distinct active addresses
+   that fall into one bank */
+static int passes_of(const St *s, const uint32_t *addrs, uint32_t mask) {
+    int total = 0;
+    for (int lo = 0; lo < s->W; lo += s->num_lanes) {
+        uint32_t distinct[MAXW];
+        int nd = 0, worst = 0;
+        for (int i = 0; i < s->num_lanes && lo + i < s->W; i++) {
+            if (!(mask >> (lo + i) & 1)) continue;
+            uint32_t a = addrs[lo + i];
+            int seen = 0;
+            for (int j = 0; j < nd; j++)
+                if (distinct[j] == a) { seen = 1; break; }
+            if (!seen) distinct[nd++] = a;
+        }
+        if (!nd) continue;
+        for (int j = 0; j < nd; j++) {
+            int n = 0;
+            uint32_t bank = distinct[j] % (uint32_t)s->num_banks;
+            for (int m = 0; m < nd; m++) n += distinct[m] % (uint32_t)s->num_banks == bank;
+            if (n > worst) worst = n;
+        }
+        total += worst;
+    }
+    return total;
+}
+
+/* Check retire lines of buf[pos:end) (whole lines) until the first one this does not take; return its
+   offset (end: all taken). */
+int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
+    const int W = s->W;
+    const char *stop = buf + end;
+    while (pos < end) {
+        const char *p = buf + pos;
+        if (p[0] != 'R' || p[1] != ' ') return pos;
+        if (s->ncov >= s->cov_cap || s->nshl >= s->shl_cap || s->ndirty >= s->dirty_cap) return pos;
+        p += 2;
+        uint64_t cycle, smv = 0, f[NF];
+        const char *vals = 0;
+        if (hex_token(&p, stop, &cycle) || *p != ' ') return pos;
+        p++;
+        {   /* the SM number is decimal */
+            int n = 0;
+            while (p < stop && *p >= '0' && *p <= '9' && n < 9) smv = smv * 10 + (uint64_t)(*p++ - '0'), n++;
+            if (!n || *p != ' ') return pos;
+        }
+        for (int i = 0; i < NF; i++) {
+            if (*p != ' ') return pos;
+            p++;
+            if (i == F_VALUES) {
+                vals = p;
+                while (p < stop && *p != ' ' && *p != '\n') p++;
+                if (p - vals != 8 * W) return pos;
+                f[i] = 0;
+                continue;
+            }
+            if (hex_token(&p, stop, &f[i])) return pos;
+        }
+        if (p >= stop || *p != '\n') return pos;
+        const int64_t next = (p - buf) + 1;
+        /* the warp and its instruction */
+        const int sm = (int)smv;
+        if (sm >= s->nsms) return pos;
+        const uint64_t block = f[0], warp = f[1];
+        if (warp >= (uint64_t)s->wpb || block >= (uint64_t)(s->nwarps / s->wpb)) return pos;
+        const int k = (int)(block * (uint64_t)s->wpb + warp);
+        if (!s->ready[k]) return pos;
+        const int32_t pc = s->pc[k];
+        if (pc < 0 || pc >= s->ncode) return pos;
+        const Ins *in = &s->code[pc];
+        if (in->kind == K_NONE) return pos;
+        if (s->count[k] + 1 > s->budget) return pos;
+        const uint64_t ws = f[18] * (uint64_t)s->wpb + warp; /* warp slot = block slot x wpb + warp */
+        if (ws >= (uint64_t)s->busy_stride || s->busy[sm * s->busy_stride + ws]) return pos;
+        const uint32_t mask = s->mask[k];
+        const uint32_t *regs = s->regs[k];
+        uint32_t res[MAXW], addrs[MAXW];
+        int wr = 0, passes = -1;
+        int32_t npc = pc + 1;
+        switch (in->kind) {
+        case K_ALU:
+            if (in->op != A_NOP) {
+                wr = 1;
+                for (int l = 0; l < W; l++) {
+                    if (!(mask >> l & 1)) continue;
+                    uint32_t a = in->a == OPND_IMM ? in->imm : regs[in->a * W + l];
+                    uint32_t b = in->b == OPND_IMM ? in->imm : in->b == OPND_NONE ? 0 : regs[in->b * W + l];
+                    uint32_t c = in->c == OPND_NONE ? 0 : regs[in->c * W + l];
+                    res[l] = alu(in->op, a, b, c);
+                }
+            }
+            break;
+        case K_LDS:
+            if (in->a >= s->nparams_limit) return pos; /* BAD_PARAM: the model reports it */
+            wr = 1;
+            for (int l = 0; l < W; l++) res[l] = s->sregs[k][in->a * W + l];
+            break;
+        case K_LDSH:
+        case K_LDC: {
+            const uint32_t *mem = in->kind == K_LDSH ? s->shared[k] : s->consts;
+            const int64_t size = in->kind == K_LDSH ? s->shared_len[k] : s->nconsts;
+            for (int l = 0; l < W; l++) {
+                addrs[l] = regs[in->a * W + l] + in->imm;
+                if ((mask >> l & 1) && (int64_t)addrs[l] >= size) return pos; /* out of range */
+            }
+            wr = 1;
+            for (int l = 0; l < W; l++)
+                if (mask >> l & 1) res[l] = mem[addrs[l]];
+            if (in->kind == K_LDSH) passes = passes_of(s, addrs, mask);
+            break;
+        }
+        case K_BRA:
+            npc = in->target;
+            break;
+        case K_BEQ:
+        case K_BNE: { /* spec/warp.py _branch, empty stack: uniform, or left to the model */
+            uint32_t taken = 0;
+            for (int l = 0; l < W; l++) {
+                int nz = regs[in->a * W + l] != 0;
+                if ((mask >> l & 1) && (in->kind == K_BNE ? nz : !nz)) taken |= 1u << l;
+            }
+            const uint32_t not_taken = mask & ~taken;
+            if (in->target == pc + 1 || !not_taken) npc = in->target;
+            else if (!taken) npc = pc + 1;
+            else return pos; /* divergent */
+            break;
+        }
+        default:
+            return pos;
+        }
+        /* the record: project(model) == RTL, field by field (docs/isa.md section 10) */
+        if (f[2] != (uint64_t)pc || f[3] != in->word || f[4] != mask || f[5] != (uint64_t)wr) return pos;
+        if (wr) {
+            if (f[6] != (uint64_t)in->rd) return pos;
+            for (int l = 0; l < W; l++) {
+                if (!(mask >> l & 1) || (s->plant == 2 && l == 0)) continue;
+                const char *d = vals + 8 * (W - 1 - l);
+                uint32_t v = 0;
+                for (int j = 0; j < 8; j++) {
+                    int h = hexval((unsigned char)d[j]);
+                    if (h < 0) return pos;
+                    v = (v << 4) | (uint32_t)h;
+                }
+                if (v != res[l]) return pos;
+            }
+        }
+        if (f[8] != (uint64_t)npc || f[9] != mask || f[10] || f[11] || f[12] || f[13]) return pos;
+        if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
+        if (f[16] || f[17]) return pos;
+        /* equal: commit what Model.step, the boards and coverage do */
+        if (wr) {
+            uint32_t *row = s->regs[k] + in->rd * W;
+            for (int l = 0; l < W; l++)
+                if (mask >> l & 1) row[l] = res[l] + (uint32_t)(s->plant == 1 && in->op == A_ADD && in->kind == K_ALU);
+        }
+        s->pc[k] = npc;
+        s->count[k] += 1;
+        const int64_t nth = __builtin_popcount(mask);
+        int64_t *c = s->counters; /* layout: tb/fastcheck/__init__.py CNT_* */
+        c[0] += 1;              /* retires (model.retires, warp_instrs, compared by every board) */
+        c[1] += nth;            /* thread_instrs */
+        if (wr) c[2] += nth;    /* retire board: lanes_compared */
+        if (in->kind == K_BEQ || in->kind == K_BNE) c[21] += 1; /* coverage: uniform_branch shape */
+        c[5 + in->unit] += 1;   /* warp_by_class[unit] */
+        c[13 + in->unit] += nth; /* thread_by_class[unit] */
+        if (in->kind == K_LDSH) {
+            c[3] += 1;          /* shared_accesses (model counters; coalescing board) */
+            c[4] += passes;     /* shared_passes */
+            uint32_t *e = s->shl + s->nshl * (W + 1);
+            e[0] = mask;
+            memcpy(e + 1, addrs, sizeof(uint32_t) * (size_t)W);
+            s->nshl++;
+        }
+        /* coverage: (pc, mask, valid, switch) */
+        uint32_t sw = 3;
+        if (s->last_b[sm] >= 0)
+            sw = (s->last_b[sm] == (int32_t)block && s->last_w[sm] == (int32_t)warp) ? 0
+                 : s->last_b[sm] == (int32_t)block ? 1 : 2;
+        s->last_b[sm] = (int32_t)block;
+        s->last_w[sm] = (int32_t)warp;
+        uint32_t *e = s->cov + s->ncov * 4;
+        e[0] = (uint32_t)pc, e[1] = mask, e[2] = s->valid[k], e[3] = sw;
+        s->ncov++;
+        /* the retire board's history of this warp */
+        uint32_t *h = s->hist + ((int64_t)k * s->hist_len + s->hpos[k] % s->hist_len) * 2;
+        h[0] = (uint32_t)pc, h[1] = mask;
+        s->hpos[k]++;
+        if (!s->dirty[k]) s->dirty[k] = 1, s->dirty_list[s->ndirty++] = k;
+        s->last_cycle = (int64_t)cycle;
+        s->last_sm = sm;
+        s->last_k = k;
+        pos = next;
+    }
+    return pos;
+}
