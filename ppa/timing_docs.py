@@ -180,8 +180,20 @@ def collect_power(kp_dir: Path) -> dict[str, dict]:
                     "clock_share": round(x["energy_pj"]["clock"] / sum(x["energy_pj"].values()), 3),
                 }
                 for x in r["rows"]
+                if x["kind"] != "micro"  # the refit's own launches: summarised by the refit below
             ],
         }
+        fit = r.get("refit")
+        if fit and "error" not in fit:
+            out[r["sm"]]["refit"] = {
+                "pj_per_event": {k: round(v, 3) for k, v in fit["pj_per_event"].items()},
+                "same": fit["same"],
+                "errors": {k: round(v, 4) for k, v in fit["errors"].items()},
+                "geomean_abs": round(fit["geomean_abs"], 4),
+                "mape": round(fit["mape"], 4),
+                "worst": fit["worst"],
+                "fitted_on": len(fit["fitted_on"]),
+            }
     return out
 
 
@@ -316,6 +328,22 @@ def render(res: dict) -> dict[str, str]:
                 f"{x['power_mw']:.2f} | {x['pj_per_thread_instr']:.1f} | {x['clock_share']:.0%} |"
             )
         out[f"power-{name}"] = "\n".join(L)
+        fit = p.get("refit")
+        if fit:
+            L = [
+                f"Per-event energies of ppa/power.py refitted on {name}'s gate-level energy (relative NNLS on "
+                f"{fit['fitted_on']} micro-kernel and empty launches; the benchmark kernels held out):",
+                "",
+                "| event | pJ per event |",
+                "|---|---:|",
+            ]
+            L += [f"| {e} | {v:.2f} |" for e, v in fit["pj_per_event"].items()]
+            L += ["", "| held-out kernel | model − gate-level |", "|---|---:|"]
+            L += [f"| {k} | {v:+.1%} |" for k, v in fit["errors"].items()]
+            L.append(
+                f"| **geomean \\|error\\|** | **{fit['geomean_abs']:.1%}** (MAPE {fit['mape']:.1%}, worst {fit['worst']}) |"
+            )
+            out[f"refit-{name}"] = "\n".join(L)
     t = res.get("table52")
     if t:
         sd, sc = t["seed"], t["seed_scaled"]

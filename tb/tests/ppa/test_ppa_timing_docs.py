@@ -135,3 +135,31 @@ def test_coldrun_table_and_bad_part() -> None:
     assert "**180** (3.0 min)" in t
     with pytest.raises(SystemExit):
         coldrun.main(["--parts", "synth,nonsense"])
+
+
+def test_refit_is_collected_rendered_and_checked(tmp_path, monkeypatch) -> None:
+    """The per-event refit (kernelpower's ``refit``) becomes its own table; micro rows stay out of the power
+    table; a changed held-out error is caught as that table only."""
+    build = _build(tmp_path, monkeypatch)
+    kp = build / "kernelpower" / "L8" / "kernelpower.json"
+    r = json.loads(kp.read_text())
+    r["rows"].append({**r["rows"][0], "name": "alu@4", "kind": "micro"})
+    r["refit"] = {"pj_per_event": {"cycles": 553.2791, "alu_thread": 65.85}, "same": {},
+                  "errors": {"vecadd/256": -0.25, "matrixmul/32": 0.05}, "geomean_abs": 0.1118,
+                  "mape": 0.15, "worst": "vecadd/256", "fitted_on": ["alu@4"]}  # fmt: skip
+    kp.write_text(json.dumps(r))
+    res = timing_docs.collect(build)
+    fit = res["power"]["L8-W16-R512-B8"]["refit"]
+    assert fit["fitted_on"] == 1 and fit["pj_per_event"]["cycles"] == 553.279
+    tables = timing_docs.render(res)
+    assert "alu@4" not in tables["power-L8-W16-R512-B8"]  # the fit's launches are summarised, not listed
+    t = tables["refit-L8-W16-R512-B8"]
+    assert "| cycles | 553.28 |" in t and "| vecadd/256 | -25.0% |" in t and "**11.2%**" in t
+    done = timing_docs.write(f"# d\n\n{timing_docs.ANCHOR}\n", res)
+    # planted fault: a held-out error edited by hand
+    bad = done.replace("| -25.0% |", "| -2.5% |", 1)
+    assert bad != done and timing_docs.mismatches(bad, res) == ["refit-L8-W16-R512-B8"]
+    # a failed fit (too few launches) is left out, not rendered as zeros
+    r["refit"] = {"error": "too few launches"}
+    kp.write_text(json.dumps(r))
+    assert "refit-L8-W16-R512-B8" not in timing_docs.render(timing_docs.collect(build))
