@@ -20,6 +20,7 @@ from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 from spec.model import PERF_COUNTERS
 from tb.agents.host_bfm import (
     NO_LANE,
+    REG_MEM_OUTSTANDING,
     REG_UNLISTED,
     ST_BUSY,
     ST_DONE,
@@ -270,6 +271,12 @@ class HostDriver(pyuvm.uvm_driver):
         await bfm.abort()
         st = await bfm.wait_idle()
         assert not st & ST_BUSY, f"after ABORT STATUS must not be busy, got 0x{st:x}"
+        # the drain took every owed response (docs/gpu.md: ABORT ... then it is idle), so no request of
+        # the external port is left unanswered
+        left = await bfm.read(REG_MEM_OUTSTANDING)
+        assert left == 0, (
+            f"after ABORT's drain MEM_OUTSTANDING reads {left}: no request can be left unanswered"
+        )
 
 
 class HostAgent(pyuvm.uvm_agent):
