@@ -166,9 +166,10 @@ def fill(name: str, rng: random.Random) -> dict:
 SCENARIOS: dict[str, str] = {p.stem: p.read_text() for p in sorted((HERE / "scenarios").glob("*.s"))}
 
 
-def scenario_image(name: str) -> LaunchImage:
-    """The launch image of scenario ``name`` (``scenarios/<name>.s``, no input data)."""
-    return launch.build(SCENARIOS[name], name)
+def scenario_image(name: str, **over: object) -> LaunchImage:
+    """The launch image of scenario ``name`` (``scenarios/<name>.s``; no input data unless ``over``, the
+    kernels/launch.py ``build`` keywords, gives some)."""
+    return launch.build(SCENARIOS[name], name, **over)  # type: ignore[arg-type]
 
 
 def image_of(name: str, rng: random.Random) -> LaunchImage:

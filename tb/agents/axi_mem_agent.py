@@ -15,7 +15,11 @@ Planted faults (``AXI_FAULT``, meta-tests of tb/tests/system/test_axi.py): ``cor
 bit 0 of every word of the first read burst (a corrupted R response: the retire scoreboard must
 catch the wrong load value), ``drop_write`` loses the first word written after the first read (a
 store the slave never performed: the end-of-kernel check must catch it), ``slverr_read`` answers the
-first read beat SLVERR (the bridge's ``axi_error`` bit 0 must rise).
+first read beat SLVERR (the bridge's ``axi_error`` bit 0 must rise). The broken slaves of the
+bridge's other ``axi_error`` checks (docs/gpu.md "AXI option"): ``decerr_write`` answers the first
+write burst DECERR, its data written (bit 0 must rise: an error response on B), ``bad_rlast`` drops
+RLAST on the last beat of the first read burst and ``extra_b`` sends the first B response twice, the
+second with an ID no longer in flight (each a slave protocol violation: bit 1 must rise).
 
 A launch with ``slave_error`` set (the fault soak's "slave-error" kind) gets one read beat of its
 first burst answered SLVERR with the RAM's own data (tb/agents/axi_reorder.py): the launch must end
@@ -32,11 +36,12 @@ import pyuvm
 from cocotb.triggers import FallingEdge
 from cocotbext.axi import AxiBus
 from cocotbext.axi.axi_ram import AxiRamWrite
+from cocotbext.axi.constants import AxiResp
 
 from tb.agents.axi_reorder import ReorderingAxiRamRead
 from tb.agents.observers import reset_applied
 
-FAULTS = ("corrupt_read", "drop_write", "slverr_read")
+FAULTS = ("corrupt_read", "drop_write", "slverr_read", "decerr_write", "bad_rlast", "extra_b")
 
 
 def pct(prob: float) -> int:
@@ -139,3 +144,22 @@ class AxiMemAgent(pyuvm.uvm_component):
             await write(address, data)
 
         r._read, w._write = bad_read, bad_write
+        if fault == "bad_rlast":
+            r.bad_rlast = True  # tb/agents/axi_reorder.py: the first burst's last beat without RLAST
+            self.planted += 1
+        if fault in ("decerr_write", "extra_b"):
+            send = w.b_channel.send
+
+            async def bad_send(b: Any) -> None:
+                first = not state["b_sent"]
+                state["b_sent"] = True
+                if first and fault == "decerr_write":
+                    b.bresp = AxiResp.DECERR
+                    self.planted += 1
+                await send(b)
+                if first and fault == "extra_b":  # the same ID again: its transaction is answered already
+                    self.planted += 1
+                    await send(b)
+
+            state["b_sent"] = False
+            w.b_channel.send = bad_send

@@ -27,6 +27,9 @@ class ReorderingAxiRamRead(AxiRamRead):
         self.overtaken = 0  # bursts answered while an older AR of another ID waited
         self.error_in: int | None = None  # beats until the armed SLVERR beat (None: none armed)
         self.slave_errors = 0  # SLVERR beats given with the RAM's data
+        self.bad_rlast = (
+            False  # planted broken slave (AXI_FAULT=bad_rlast): the next burst ends without RLAST
+        )
 
     def arm_slave_error(self, beat: int = 0) -> None:
         self.error_in = beat
@@ -54,6 +57,8 @@ class ReorderingAxiRamRead(AxiRamRead):
         for n in range(length):  # INCR bursts only: the bridge issues nothing else
             r = self.r_channel._transaction_obj()
             r.rid, r.rlast, r.rresp = arid, n == length - 1, AxiResp.OKAY
+            if self.bad_rlast and r.rlast:  # a protocol violation: the burst's last beat without RLAST
+                r.rlast, self.bad_rlast = False, False
             try:
                 data = await self._read((cur // self.byte_lanes) * self.byte_lanes, self.byte_lanes)
             except Exception:  # noqa: BLE001 - as cocotbext-axi: a failed read answers SLVERR

@@ -19,6 +19,8 @@ from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
 from spec.model import PERF_COUNTERS
 from tb.agents.host_bfm import (
+    NO_LANE,
+    REG_MEM_OUTSTANDING,
     REG_UNLISTED,
     ST_BUSY,
     ST_DONE,
@@ -139,6 +141,11 @@ class HostDriver(pyuvm.uvm_driver):
             err = await bfm.error()
             assert item.status & ST_ERROR and err.kind == item.expect_launch_error, (
                 f"{item}: expected launch error 0x{item.expect_launch_error:x}, got STATUS 0x{item.status:x}, {err}"
+            )
+            # a launch error names no lane (docs/gpu.md: ERR_LANE "63 when no lane is responsible"), also
+            # after a kernel error that did name one
+            assert err.lane == NO_LANE, (
+                f"{item}: ERR_LANE reads {err.lane} after a launch error; docs/gpu.md: {NO_LANE}"
             )
             if item.expect_rule is not None:
                 assert (err.rule, err.word) == item.expect_rule, (
@@ -264,6 +271,12 @@ class HostDriver(pyuvm.uvm_driver):
         await bfm.abort()
         st = await bfm.wait_idle()
         assert not st & ST_BUSY, f"after ABORT STATUS must not be busy, got 0x{st:x}"
+        # the drain took every owed response (docs/gpu.md: ABORT ... then it is idle), so no request of
+        # the external port is left unanswered
+        left = await bfm.read(REG_MEM_OUTSTANDING)
+        assert left == 0, (
+            f"after ABORT's drain MEM_OUTSTANDING reads {left}: no request can be left unanswered"
+        )
 
 
 class HostAgent(pyuvm.uvm_agent):

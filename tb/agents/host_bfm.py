@@ -27,6 +27,7 @@ from tb.agents.observers import reset_applied
 
 REG_ID, REG_CONFIG, REG_CTRL, REG_STATUS, REG_IMAGE = 0x00, 0x01, 0x02, 0x03, 0x04
 REG_ERR_KIND, REG_ERR_SM, REG_ERR_BLOCK, REG_ERR_WARP, REG_ERR_PC, REG_ERR_LANE = range(0x08, 0x0E)
+NO_LANE = 63  # ERR_LANE when no lane is responsible (docs/gpu.md register map): every launch error
 REG_ERR_RULE, REG_IMG_WORDS = 0x0E, 0x0F
 REG_PERF_SEL, REG_PERF_LO, REG_PERF_HI, REG_BLOCKS_DONE, REG_BLOCKS_DISPATCHED = 0x10, 0x11, 0x12, 0x13, 0x14
 # the debug view (docs/gpu.md "Debug view") and the watchdog's memory-progress registers
@@ -77,7 +78,7 @@ class GpuError:
                 return f"GpuError({self.kind_name})"
             rule = Rule(self.rule).name if self.rule in iter(Rule) else str(self.rule)
             return f"GpuError({self.kind_name}: rule {rule} at image word {self.word})"
-        lane = "no lane" if self.lane == 63 else f"lane {self.lane}"
+        lane = "no lane" if self.lane == NO_LANE else f"lane {self.lane}"
         return (
             f"GpuError({self.kind_name} at SM {self.sm} block {self.block} warp {self.warp} pc {self.pc}, "
             f"{lane})"

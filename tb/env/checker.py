@@ -26,6 +26,7 @@ from cocotb.triggers import Event
 
 from spec.hang import ST_DONE, WarpView, compare_hang, golden_run, rtl_lines, warp_report
 from spec.model import ERROR_CODES, KernelError, Model
+from tb.agents.host_bfm import NO_LANE
 from tb.agents.sm_driver import SmLaunch
 from tb.agents.trace_monitor import port_writers
 from tb.benchutil import rerun_seed
@@ -303,7 +304,7 @@ class LaunchChecker(pyuvm.uvm_component):
             else:
                 Model(self.cfg, item.image).run()  # end-only mode: the model's own interleaving
         except KernelError as exc:
-            want = (ERROR_CODES[exc.kind], exc.pc, 63 if exc.lane is None else exc.lane)
+            want = (ERROR_CODES[exc.kind], exc.pc, NO_LANE if exc.lane is None else exc.lane)
             if exc.kind.name != item.expect_error:
                 self._raise(
                     Mismatch, f"{item}: the model raised {exc.kind.name}, expected {item.expect_error}"

@@ -46,7 +46,17 @@ def kernel_errors(rng: random.Random, cfg: GpuConfig | None = None) -> list[Laun
     if cfg is not None and cfg.num_sms > 1:
         image = scenario_image("other_sm_error")
         items.append(LaunchItem("ILLEGAL_INSTRUCTION on SM 1+", image, expect_error="ILLEGAL_INSTRUCTION"))
+    if cfg is not None:
+        items.append(global_boundary(cfg, rng))
     return [*items, LaunchItem("vecadd after errors", image_of("vecadd", rng))]
+
+
+def global_boundary(cfg: GpuConfig, rng: random.Random) -> LaunchItem:
+    """GLOBAL_OUT_OF_RANGE at the boundary (scenarios/global_boundary.s): a load of the last word of
+    global memory (random data there) is no error, the next word is; the error names lane 1."""
+    last = cfg.global_words - 1
+    image = scenario_image("global_boundary", params=[cfg.global_words], data=[(last, [rng.getrandbits(32)])])
+    return LaunchItem("GLOBAL_OUT_OF_RANGE at the boundary", image, expect_error="GLOBAL_OUT_OF_RANGE")
 
 
 def _rule(words: list[int], cfg: GpuConfig, rule: Rule) -> tuple[int, int]:

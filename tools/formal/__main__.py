@@ -4,6 +4,11 @@
     python -m tools.formal --only NAME...  some jobs (names from --list)
     python -m tools.formal --list          the jobs, their properties and parameters
     python -m tools.formal --docs          also rewrite the table in docs/verification.md ("Formal")
+    python -m tools.formal --mutant sm/simt_alu.v --rtl DIR [--work DIR]
+                                           judge a `make mutants` mutant: the property jobs over that file,
+                                           read from the copy DIR of rtl/ (the mutant applied), each as a BMC
+                                           without the induction invariants (tools/formal/jobs.py
+                                           mutant_jobs); exit 1 = a counterexample (killed), 0 = none
 
 Exit status 0 when every proof passed and every planted fault produced its counterexample.
 The table is also written to build/reports/formal.md, each job's verdict to build/reports/formal.json
@@ -13,16 +18,18 @@ printed after the table (tools/formal/holes.py).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from spec import cli
 from tools.formal import holes, report
-from tools.formal.jobs import Job, all_jobs
-from tools.formal.sby import FormalToolError, Result, check_tools, prepare, run
+from tools.formal.jobs import Job, all_jobs, mutant_jobs
+from tools.formal.sby import ROOT, FormalToolError, Result, check_tools, prepare, run
 
 
 def _solvers(jobs: Sequence[Job]) -> set[str]:
@@ -45,7 +52,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--timeout", type=cli.positive_int, default=900, help="seconds per job before it counts as failed"
     )
     p.add_argument("--docs", action="store_true", help="rewrite the table in docs/verification.md")
+    p.add_argument(
+        "--mutant",
+        metavar="FILE",
+        help="judge a mutant of this rtl/-relative file (e.g. sm/simt_alu.v): make mutants' formal stage",
+    )
+    p.add_argument("--rtl", metavar="DIR", help="with --mutant: the copy of rtl/ holding the mutant")
+    p.add_argument(
+        "--work", metavar="DIR", help="with --mutant: build folder of the jobs (default build/formal-mutant)"
+    )
     args = p.parse_args(argv)
+    if args.mutant is not None:
+        return judge_mutant(args)
+    if args.rtl is not None or args.work is not None:
+        p.error("--rtl and --work go with --mutant")
 
     jobs = all_jobs()
     if args.list:
@@ -109,6 +129,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.docs:
         report.write_docs(table, summary + "\n\n" + hole_text)
     return 1 if bad else 0
+
+
+def judge_mutant(args: argparse.Namespace) -> int:
+    """``--mutant``: run the property jobs over one mutated file as BMCs, one at a time (make mutants
+    runs two mutants at once). Exit 1 at the first counterexample (the mutant is killed; the job and
+    the failed assertion are printed), 0 when every job passed or timed out (not killed), 2 when a tool
+    is missing or a job could not run."""
+    if args.rtl is None:
+        print("error: --mutant needs --rtl DIR (the copy of rtl/ holding the mutant)", file=sys.stderr)
+        return 2
+    rtl = Path(args.rtl).resolve()
+    if not (rtl / args.mutant).is_file():
+        print(f"error: {rtl / args.mutant} does not exist", file=sys.stderr)
+        return 2
+    jobs = mutant_jobs(args.mutant)
+    if not jobs:
+        print(f"formal: no property job reads rtl/{args.mutant}: nothing to judge (not killed)")
+        return 0
+    work = Path(args.work).resolve() if args.work else ROOT / "build" / "formal-mutant"
+    try:
+        env = check_tools(_solvers(jobs))
+        prepare(env)
+    except FormalToolError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for job in jobs:
+        res = run(job, env, args.timeout, rtl=rtl, build=work)
+        print(
+            f"formal: {job.name:<16} {res.verdict:<26} {res.seconds:6.1f}s wall {res.cpu:6.1f}s CPU",
+            flush=True,
+        )
+        if res.status == "FAIL":
+            print(f"formal: killed by {job.name}: {res.failed or 'a failed assertion'}", flush=True)
+            return 1
+        if res.status not in ("PASS", "TIMEOUT"):
+            print(f"error: {job.name} ended {res.status}; log: {work / job.name / 'run' / 'logfile.txt'}")
+            print(res.log[-2000:])
+            return 2
+    return 0
 
 
 if __name__ == "__main__":

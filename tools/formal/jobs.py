@@ -611,3 +611,41 @@ def all_jobs() -> list[Job]:
 
 def by_name() -> dict[str, Job]:
     return {j.name: j for j in all_jobs()}
+
+
+# the whole-SM job that judges a mutant of an SM file without a unit proof of its own
+MUTANT_WHOLE_SM = ("sm_ahead",)
+
+
+def mutant_jobs(rel: str) -> list[Job]:
+    """The checks that judge a `make mutants` mutant of ``rel`` (rtl-relative, e.g. ``sm/simt_alu.v``):
+    the property jobs (not the planted faults, not the cover jobs) of that file's unit, or the whole-SM
+    job for an SM file with no unit proof, run as its planted faults are, a BMC from reset without the INVARIANTS (so a counterexample breaks a
+    property of the unit's ports, not an invariant on its internal registers, which an equivalent
+    mutant may change) to the same depth (at least 8, as a planted fault; a combinational unit's one step
+    covers every input). A mutant is killed by a counterexample."""
+    out = []
+    reading = [
+        j for j in all_jobs() if j.expect == "pass" and j.mode != "cover" and f"rtl/{rel}" in j.sources
+    ]
+    # The file's own unit proof when it has one (seconds); else the whole SM in its default configuration
+    # (sm_ahead, ISSUE_AHEAD = 2: minutes; sm_pipeline, ISSUE_AHEAD = 0, is left out for its cost).
+    own = [j for j in reading if j.sources[0] == f"rtl/{rel}" and j.unit != "simt_sm"]
+    for j in own or [j for j in reading if j.name in MUTANT_WHOLE_SM]:
+        out.append(
+            Job(
+                j.name,
+                j.unit,
+                j.props,
+                j.top,
+                j.sources,
+                j.what,
+                mode="bmc",
+                # a combinational unit's proof is one step (every input); others as their planted faults
+                depth=j.depth if j.mode == "bmc" or j.depth == 1 else max(j.depth, 8),
+                engine=j.engine,
+                params=j.params,
+                map_memories=j.map_memories,
+            )
+        )
+    return out

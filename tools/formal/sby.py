@@ -166,11 +166,12 @@ def peeks_of(props: Path, proof: bool = False) -> list[tuple[str, str]]:
     return [(local, path) for tag, local, path in _PEEK.findall(props.read_text()) if bool(tag) == proof]
 
 
-def job_files(job: Job, work: Path) -> list[Path]:
-    """Include files, the unit's RTL (or its mutated copy) and the property wrapper."""
-    files = sorted(INCLUDE.glob("*.vh"))
+def job_files(job: Job, work: Path, rtl: Path | None = None) -> list[Path]:
+    """Include files, the unit's RTL (or its mutated copy) and the property wrapper. ``rtl``: read the
+    RTL from this copy of rtl/ instead (a `make mutants` mutant, ``--mutant``)."""
+    files = sorted(((rtl / "include") if rtl is not None else INCLUDE).glob("*.vh"))
     for rel in job.sources:
-        path = ROOT / rel
+        path = ROOT / rel if rtl is None else rtl / Path(rel).relative_to("rtl")
         if job.mutant is not None and rel == job.mutant.file:
             path = _mutated_copy(job, work / "mutant")
         files.append(path)
@@ -203,12 +204,15 @@ def parse_log(text: str) -> tuple[str, int | None, str | None]:
     return status, step, trace
 
 
-def run(job: Job, env: dict[str, str], timeout: float) -> Result:
-    """Generate the job's .sby and run it; the counterexample of a planted fault is copied to formal/cex/."""
-    work = BUILD / job.name
+def run(
+    job: Job, env: dict[str, str], timeout: float, rtl: Path | None = None, build: Path | None = None
+) -> Result:
+    """Generate the job's .sby and run it; the counterexample of a planted fault is copied to formal/cex/.
+    ``rtl``/``build``: the RTL copy and build folder of a `make mutants` mutant (``--mutant``)."""
+    work = (build or BUILD) / job.name
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    files = job_files(job, work)
+    files = job_files(job, work, rtl)
     sby = work / f"{job.name}.sby"
     sby.write_text(sby_text(job, files))
     cmd = [

@@ -25,7 +25,7 @@ from spec import cli
 from tools import simenv
 from tools.mutants import report
 from tools.mutants.generate import OPERATORS, RTL, Mutant, all_mutants
-from tools.mutants.runner import COMMON, Result, Runner, stages_for, unit_stage
+from tools.mutants.runner import AXI, COMMON, FORMAL, Result, Runner, stages_for, unit_stage
 
 # The default sample: fits ``make mutants`` in about 20 minutes on a 2-core machine (docs/verification.md).
 DEFAULT_COUNT = 240
@@ -83,16 +83,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     runner = Runner(args.sim, keep=args.keep, log=_say)
     results: dict[str, Result] = {}
     try:
-        files = sorted({m.file for m in sample} | {SELF_CHECK[0]})
+        files = sorted({m.file for m in sample})
+        check = self_check_mutant(mutants)
+        unit = unit_stage(check.file)
         _say("baseline: the unmutated RTL through every stage the sample needs")
-        if not runner.baseline(files, args.jobs):
+        if not runner.baseline(files, args.jobs, also=[unit] if unit else []):
             _say(
                 "error: the unmutated RTL fails the fast regression (above); fix that first: a mutant can only be "
                 "judged against a passing baseline"
             )
             return 2
-        check = self_check_mutant(mutants)
-        unit = unit_stage(check.file)
         res = runner.run_one(check, stages=[unit] if unit else None, name="self-check")
         _say(f"self-check: {check.id} -> {res.status} ({res.seconds:.1f} s)")
         if res.status not in report.KILLED:
@@ -139,7 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "generated": len(mutants),
         "wall_seconds": round(wall, 1),
         "mean_seconds": round(sum(timed) / len(timed), 1) if timed else 0.0,
-        "stages": {s.name: list(s.nodes) for s in COMMON},
+        "stages": {s.name: list(s.nodes) for s in (*COMMON, AXI, FORMAL)},
         "baseline_seconds": runner.baseline_seconds,
     }
     report.write_jsonl([report.result_row(r) for r in ran], JSONL)

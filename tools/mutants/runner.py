@@ -16,6 +16,14 @@ verdict is the first stage that fails:
 4. ``random``  two constrained-random kernels on sm2-l8
 5. ``pipeline`` the SM pipeline bench's cadence checks on w32l8 (ALU cadence, shared stream, issue
                ahead): a mutant that only makes issue slower passes every lock-step stage
+6. ``formal``  last, only for a mutant every simulation stage passed: the property jobs of make formal
+               that read the mutated file (``python -m tools.formal --mutant``), each a BMC from reset;
+               a counterexample kills the mutant (files no proof reads pass it at once)
+
+The AXI top's own files (``AXI_FILES``: the AXI4 bridge, the AXI4-Lite host, the AXI top) are read by
+none of the stages above; their mutants run ``axi`` (tb/tests/system/test_axi.py: kernels through AXI,
+the AXI-Lite register map, and the planted broken slaves that must raise ``axi_error``) and then
+``formal``.
 
 Verdicts: ``killed`` (a stage failed), ``timeout`` (a stage overran its wall-clock limit: a hang,
 counted as killed), ``survived`` (every stage passed), ``did-not-compile`` (Icarus rejected the mutant:
@@ -59,6 +67,14 @@ PIPELINE_NODES = (
     "test_issue_ahead[l8-ahead]",
 )
 RANDOM_SEEDS = "20,21"
+# The AXI top (docs/gpu.md "AXI option"): its files are read only by the AXI benches.
+AXI_FILES = ("top/simt_axi_mem_bridge.v", "top/simt_axil_host.v", "top/simt_gpu_axi.v")
+AXI_TESTS = "tb/tests/system/test_axi.py"
+# the broken AXI slaves (tb/agents/axi_mem_agent.py FAULTS) whose axi_error bits the bridge must raise
+AXI_SLAVE_FAULTS = ("slverr_read", "decerr_write", "bad_rlast", "extra_b")
+# the formal stage's bound per job (tools/formal: a timeout is "not killed", never a kill)
+FORMAL_TIMEOUT = 600
+FORMAL_BASELINE = "top/simt_axil_host.v"  # the formal stage's baseline: its one job takes seconds
 # Benches use random stimulus (memory latencies, operands): one fixed cocotb seed keeps every verdict
 # reproducible. It is the SEED of tb/rtlsim.py, not the sample's seed.
 BENCH_SEED = "1"
@@ -83,6 +99,8 @@ class Stage:
     name: str
     nodes: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
+    # formal: not pytest but ``python -m tools.formal --mutant <file>`` (nodes names it in the report)
+    formal: bool = False
 
 
 # Modules split out of a unit-tested module (issue 27) keep being mutated against that module's bench.
@@ -107,9 +125,22 @@ COMMON: tuple[Stage, ...] = (
 )
 
 
+AXI = Stage(
+    "axi",
+    (
+        f"{AXI_TESTS}::test_axi_kernels",
+        *(f"{AXI_TESTS}::test_axi_fault_is_caught[{f}]" for f in AXI_SLAVE_FAULTS),
+    ),
+)
+FORMAL = Stage("formal", ("python -m tools.formal --mutant",), formal=True)
+
+
 def stages_for(rel: str) -> list[Stage]:
+    """The stages a mutant of ``rel`` runs, in order (cheapest and most specific first, formal last)."""
+    if rel in AXI_FILES:
+        return [AXI, FORMAL]
     unit = unit_stage(rel)
-    return ([unit] if unit else []) + list(COMMON)
+    return ([unit] if unit else []) + list(COMMON) + [FORMAL]
 
 
 @dataclass
@@ -156,7 +187,7 @@ class Runner:
         return env
 
     def _pytest(
-        self, stage: Stage, rtl: Path, build: Path, log: Path, limit: float | None
+        self, stage: Stage, rtl: Path, build: Path, log: Path, limit: float | None, file: str = ""
     ) -> tuple[str, float]:
         """Run one stage; returns ("pass" | "fail" | "timeout", seconds).
 
@@ -165,6 +196,9 @@ class Runner:
         holds five pyuvm tests, and a hung launch waits for the host watchdog in each)."""
         cmd = [sys.executable, "-m", "pytest", *stage.nodes, "-x", "-v", "-s", "-n0", "-p", "no:cacheprovider",
                "--no-header", "-rf"]  # fmt: skip
+        if stage.formal:  # exit 1: a counterexample; 0: none (or no proof reads the file); 2: tool error
+            cmd = [sys.executable, "-m", "tools.formal", "--mutant", file, "--rtl", str(rtl),
+                   "--work", str(build / "formal"), "--timeout", str(FORMAL_TIMEOUT)]  # fmt: skip
         start = time.monotonic()
         env = self._env(rtl, build, stage) | {"PYTHONUNBUFFERED": "1"}
         with open(log, "w") as out, open(log, errors="replace") as watch:
@@ -196,6 +230,8 @@ class Runner:
                     self._procs.discard(proc)
         if self._stop.is_set():
             raise KeyboardInterrupt
+        if stage.formal and rc not in (0, 1):
+            return "error", time.monotonic() - start
         return ("pass" if rc == 0 else "fail"), time.monotonic() - start
 
     def _precheck(self, rtl: Path) -> str | None:
@@ -235,14 +271,20 @@ class Runner:
                 return result
             for stage in stages if stages is not None else stages_for(mutant.file):
                 log = rtl.parent / f"{stage.name}.log"
-                limit = self.limits.get((stage.name, stage.nodes[0]))
-                verdict, seconds = self._pytest(stage, rtl, build, log, limit)
+                limit = None if stage.formal else self.limits.get((stage.name, stage.nodes[0]))
+                verdict, seconds = self._pytest(stage, rtl, build, log, limit, mutant.file)
                 result.stage_seconds[stage.name] = round(seconds, 1)
                 if verdict == "pass":
                     continue
-                result.stage = stage.name
                 text = log.read_text(errors="replace")
-                if verdict == "timeout":
+                if verdict == "error":  # the formal tools failed: not a verdict, the simulation's stands
+                    self.log(f"  {mutant.id}: the formal stage failed to run:\n{_tail(log, 12)}")
+                    result.test = "formal stage did not run (see its log)"
+                    continue
+                result.stage = stage.name
+                if stage.formal:
+                    result.status, result.test = "killed", _formal_kill(text)
+                elif verdict == "timeout":
                     result.status, result.test = "timeout", f"over {limit:.0f} s"
                 elif _compile_failed(text):
                     result.status = "did-not-compile"
@@ -257,16 +299,21 @@ class Runner:
                 shutil.rmtree(rtl.parent, ignore_errors=True)
 
     # ------------------------------------------------------------------ baseline
-    def baseline(self, files: Sequence[str], jobs: int = 2) -> bool:
-        """Run every stage the mutants of ``files`` need on the unmutated RTL (``jobs`` at a time) and
-        record each stage's time limit. False (with the failing log's tail printed) unless all passed."""
+    def baseline(self, files: Sequence[str], jobs: int = 2, also: Sequence[Stage] = ()) -> bool:
+        """Run every stage the mutants of ``files`` need, and the stages ``also``, on the unmutated RTL
+        (``jobs`` at a time) and record each stage's time limit. False (with the failing log's tail
+        printed) unless all passed."""
         rtl, build = self.prepare("baseline", None)
-        units = sorted({u for f in files if (u := unit_stage(f)) is not None}, key=lambda s: s.nodes)
-        stages = list(COMMON) + units  # the slow ones first, so two workers finish together
+        needed = {s for f in files for s in stages_for(f)} | set(also)
+        units = sorted({s for s in needed if s.name == "unit"}, key=lambda s: s.nodes)
+        # the slow ones first, so two workers finish together; the formal stage's baseline is one cheap
+        # job on the unmutated copy (the tools run, and read the copy): make formal checks the rest
+        stages = [s for s in (AXI, *COMMON) if s in needed] + units + ([FORMAL] if FORMAL in needed else [])
 
         def one(n: int) -> tuple[Stage, str, float, Path]:
             log = rtl.parent / f"{stages[n].name}-{n}.log"
-            verdict, seconds = self._pytest(stages[n], rtl, build, log, None)
+            file = FORMAL_BASELINE if stages[n].formal else ""
+            verdict, seconds = self._pytest(stages[n], rtl, build, log, None, file)
             self.log(
                 f"  baseline {stages[n].name:<7} {verdict:<5} {seconds:6.1f} s  {' '.join(stages[n].nodes)[:90]}"
             )
@@ -342,6 +389,12 @@ def _failed_node(text: str) -> str:
         return f"{where} ({failed.group(1).rsplit('.', 1)[-1]})"
     m = re.search(r"^ERROR (\S+)", text, re.M)
     return m.group(1) if m else "pytest failed (see the stage log)"
+
+
+def _formal_kill(text: str) -> str:
+    """The formal job and the assertion that killed a mutant (tools/formal --mutant's last lines)."""
+    m = re.search(r"^formal: killed by (.*)$", text, re.M)
+    return m.group(1).strip()[:200] if m else "formal counterexample (see the stage log)"
 
 
 def _tail(log: Path, lines: int = 40) -> str:

@@ -29,6 +29,9 @@ AXI_FAULTS = {
     "corrupt_read": "RetireMismatch",
     "drop_write": "EndOfKernelMismatch",
     "slverr_read": "AxiError",
+    "decerr_write": "AxiError",
+    "bad_rlast": "AxiProtocolError",
+    "extra_b": "AxiProtocolError",
 }
 
 
@@ -61,8 +64,10 @@ def test_axi_kernels() -> None:
 
 @pytest.mark.parametrize("fault", list(AXI_FAULTS))
 def test_axi_fault_is_caught(fault: str) -> None:
-    """Meta-test: a corrupted AXI read response, a lost AXI write and a SLVERR response are each caught
-    by their check (retire scoreboard, end-of-kernel check, the bridge's axi_error)."""
+    """Meta-test: a corrupted AXI read response, a lost AXI write, a SLVERR read and a DECERR write
+    response, a read burst without RLAST and a B response for an ID not in flight are each caught by
+    their check (retire scoreboard, end-of-kernel check, the bridge's axi_error bit 0 for an error
+    response, bit 1 for a slave protocol violation: docs/gpu.md "AXI option")."""
     run_axi(["AxiFaultTest"], AXI_FAULT=fault, SIMT_FAULT_EXPECT=AXI_FAULTS[fault])
 
 

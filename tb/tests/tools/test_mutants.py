@@ -10,17 +10,21 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import subprocess
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
+from tools.formal.jobs import MUTANT_WHOLE_SM, mutant_jobs
 from tools.mutants.__main__ import SELF_CHECK, select, self_check_mutant
 from tools.mutants.generate import OPERATORS, RTL, all_mutants, mutants_of, rtl_files
 from tools.mutants.lexer import Source, tokenize
 from tools.mutants.report import load_equivalents
-from tools.mutants.runner import _descendants, _kill_group
+from tools.mutants.runner import AXI_FILES, AXI_SLAVE_FAULTS, _descendants, _kill_group, stages_for
 
 SNIPPET = """\
 `include "simt_check.vh"
@@ -122,7 +126,55 @@ def test_ids_are_stable_and_unique() -> None:
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1][:5]
     assert ids == [m.id for m in all_mutants()]
     files = {m.file for m in everything}
-    assert files == set(rtl_files()), "every rtl/sm and rtl/top file has mutants"
+    assert files == set(rtl_files()) - NO_LOGIC, "every rtl/sm and rtl/top file with logic has mutants"
+
+
+# files of instances and wires only: nothing a mutation operator changes
+NO_LOGIC = {"top/simt_gpu_axi.v"}
+
+
+def test_axi_files_have_their_stage_and_formal_comes_last() -> None:
+    """The AXI top's files are mutated and run the AXI stage (the native stages do not read them); every
+    file's stages end with the formal stage, and a file's formal jobs read that file."""
+    assert set(AXI_FILES) <= set(rtl_files())
+    assert any(m.file == "top/simt_axi_mem_bridge.v" for m in all_mutants())
+    for f in rtl_files():
+        names = [s.name for s in stages_for(f)]
+        assert names[-1] == "formal" and names.count("formal") == 1, (f, names)
+        assert ("axi" in names) == (f in AXI_FILES), (f, names)
+        for job in mutant_jobs(f):
+            assert f"rtl/{f}" in job.sources and job.mode == "bmc" and job.mutant is None, (f, job.name)
+            assert "INVARIANTS" not in job.defines, (f, job.name)
+    assert [j.name for j in mutant_jobs("sm/simt_alu.v")] == ["alu"]
+    assert [j.name for j in mutant_jobs("sm/simt_commit.v")] == list(MUTANT_WHOLE_SM)
+
+
+def test_axi_stage_runs_every_broken_slave() -> None:
+    """The AXI stage runs each planted broken slave whose axi_error bit the bridge must raise."""
+    from tb.agents.axi_mem_agent import FAULTS
+    from tb.tests.system.test_axi import AXI_FAULTS
+
+    assert set(AXI_SLAVE_FAULTS) <= set(FAULTS)
+    assert {f for f, check in AXI_FAULTS.items() if check.startswith("Axi")} == set(AXI_SLAVE_FAULTS)
+
+
+@pytest.mark.skipif(
+    shutil.which("yowasp-sby", path=str(Path(sys.executable).parent)) is None,
+    reason="formal tools not installed (make formal installs requirements-formal.txt)",
+)
+def test_formal_stage_kills_a_planted_mutant(tmp_path: Path) -> None:
+    """The formal stage's command: the unmutated ALU passes, the self-check mutant (ADD made SUB) is
+    killed by a counterexample (exit 1)."""
+    m = self_check_mutant(all_mutants())
+    for name, mutant, want in (("clean", None, 0), ("mutant", m, 1)):
+        rtl = tmp_path / name / "rtl"
+        shutil.copytree(RTL, rtl)
+        if mutant is not None:
+            (rtl / m.file).write_text(m.apply((rtl / m.file).read_text()))
+        cmd = [sys.executable, "-m", "tools.formal", "--mutant", m.file, "--rtl", str(rtl),
+               "--work", str(tmp_path / name / "build")]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
+        assert proc.returncode == want, (name, proc.stdout, proc.stderr)
 
 
 def test_real_rtl_mutants_change_exactly_one_token() -> None:
