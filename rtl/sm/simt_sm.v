@@ -34,6 +34,10 @@ module simt_sm #(
     // issue ahead: instructions a warp may have in flight past its committed pc, 0..7 (0: a warp is
     // BUSY from its grant until it leaves CM; docs/sm.md "Issue ahead")
     parameter integer ISSUE_AHEAD  = 2,
+    // idle-warp rule: a READY warp with IDLE_MIN or more instructions ahead is not granted while a
+    // READY warp has nothing in flight; 0 off, 1..7 (docs/sm.md "Issue ahead"). Default 1 at ROWS = 1,
+    // else 2.
+    parameter integer IDLE_MIN     = (WARP_SIZE / NUM_LANES == 1) ? 1 : 2,
     // derived widths; not meant to be overridden
     parameter integer PC_W   = $clog2(IMEM_WORDS),   // instruction memory address
     // A pc can hold any 16-bit branch target and target + 1, so a jump or fall-through past the
@@ -149,6 +153,9 @@ module simt_sm #(
         if (ISSUE_AHEAD < 0 || ISSUE_AHEAD > 7) begin : g_bad_ahead
             `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter ISSUE_AHEAD=%0d (legal: 0..7 instructions ahead per warp)", ISSUE_AHEAD);
         end
+        if (IDLE_MIN < 0 || IDLE_MIN > 7) begin : g_bad_idle
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter IDLE_MIN=%0d (legal: 0 off, 1..7 instructions ahead)", IDLE_MIN);
+        end
     endgenerate
 
 
@@ -253,7 +260,7 @@ module simt_sm #(
     wire [WARP_SIZE*32-1:0] cpl_rdata;
 
     simt_warp_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS), .PCX_W(PCX_W),
-                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
+                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .IDLE_MIN(IDLE_MIN), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
         .clk(clk), .rst(rst), .cfg_threads(cfg_threads), .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots),
         .dispatch(blk_valid && blk_ready), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
