@@ -29,7 +29,8 @@ module simt_execute #(
     parameter integer WID_W        = 4,       // warp slot index width
     parameter integer BID_W        = 2,       // block slot index width
     parameter integer ROW_W        = (WARP_SIZE / NUM_LANES > 1) ? $clog2(WARP_SIZE / NUM_LANES) : 1,
-    parameter integer PCX_W        = 17       // pc width
+    parameter integer PCX_W        = 17,      // pc width
+    parameter integer SWB_EX_FIRST = 1        // write port: EX's row before a landed shared row (simt_shared_wb)
 ) (
     input  wire                       clk,
     input  wire                       rst,
@@ -281,7 +282,8 @@ module simt_execute #(
     wire [31:0]        swb_instr;
     wire [6:0]         swb_passes;
     wire [WARP_SIZE*32-1:0] swb_vals;
-    simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W)) u_swb (
+    simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W),
+                     .EX_FIRST(SWB_EX_FIRST)) u_swb (
         .clk(clk), .rst(rst_sh), .halt(halt), .cfg_regs(cfg_regs), .can_alloc(swb_can_alloc),
         .alloc(swb_alloc), .alloc_warp(ex_warp), .alloc_instr(ex_instr),
         .alloc_rd(`SIMT_DEC_RD(xd)), .alloc_load(`SIMT_DEC_IS_LOAD(xd)), .alloc_mask(ex_mask),

@@ -26,6 +26,7 @@ module simt_shared_wb #(
     parameter integer NUM_LANES = `SIMT_DEFAULT_NUM_LANES,   // machine parameter (checked in simt_sm)
     parameter integer RF_AW     = 10,                        // register row address width
     parameter integer WID_W     = 4,                         // warp slot index width
+    parameter integer EX_FIRST  = 1,                         // write port: 1 EX's row first, 0 this unit's
     parameter integer PW        = $clog2(NUM_LANES + 1)      // LSU passes width; derived
 ) (
     input  wire                      clk,
@@ -103,7 +104,8 @@ module simt_shared_wb #(
     // After an error nothing more is written (docs/isa.md 7: the faulting instruction's own earlier
     // rows may, or may not, have written theirs).
     wire land_ld  = rsp_valid && e_load[land] && !halt;   // a load row lands
-    assign hold_swb = pend && land_ld && !halt;           // two rows to place: the pending one writes
+    // EX_FIRST = 0: the landing row always takes the port (EX's row waits), nothing is ever pending.
+    assign hold_swb = EX_FIRST != 0 ? pend && land_ld : land_ld;  // two rows to place: the pending one writes
 `ifdef SIMT_FAULTS
     // Fault 22: the port priority broken -- a landed row is written in a cycle EX's row has the port
     // (in the SM EX's row wins the port and the row is lost; the unit bench sees the collision).
