@@ -387,9 +387,11 @@ def test_issue_ahead(machine: str, fault: int) -> None:
 
 @pytest.mark.parametrize(
     "machine,fault",
-    [("l8", 0), ("l32", 0), ("l8", 23), ("l32", 23)],
-    ids=["l8-idle-first", "l32-idle-first", "l8-planted-no-idle-first", "l32-planted-no-idle-first"],
+    [("l8", 0), ("l8", 23)],
+    ids=["l8-idle-first", "l8-planted-no-idle-first"],
 )
+# Only on 8 lanes: the 32-lane bench's 4 warps seldom meet the rule's choice in this traffic (6-7 grants
+# of 848 had an idle warp and one running ahead both READY).
 def test_idle_first(machine: str, fault: int) -> None:
     """With issue ahead the scheduler grants a warp with nothing in flight before one far ahead."""
     _run("sm_idle_first", machine, fault)
