@@ -14,6 +14,8 @@
 // takes the port and EX's row waits that cycle (the landing row becomes the pending one). An entry
 // moves to CM only when every row has landed and none is left unwritten, so a younger instruction of
 // its warp (simt_scoreboard holds it until then) reads every landed row from the register file.
+// With EX_FIRST = 0 (simt_sm's SWB_EX_FIRST) the landing row always has the port instead (hold_swb
+// whenever a load row lands) and nothing is ever pending: the write port of issue 32's second round.
 // When every row has landed and been written, the oldest entry moves to CM
 // (to_cm, when CM is free: cm_ok) and stays allocated while CM holds it (in_cm): CM reads its values
 // from `vals` until it completes. Shared instructions reach CM in issue order among themselves.

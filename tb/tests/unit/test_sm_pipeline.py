@@ -393,7 +393,7 @@ def test_issue_ahead(machine: str, fault: int) -> None:
 # Only on 8 lanes: the 32-lane bench's 4 warps seldom meet the rule's choice in this traffic (6-7 grants
 # of 848 had an idle warp and one running ahead both READY).
 def test_idle_first(machine: str, fault: int) -> None:
-    """With issue ahead the scheduler grants a warp with nothing in flight before one far ahead."""
+    """With issue ahead the scheduler grants a warp with nothing in flight before one running ahead."""
     _run("sm_idle_first", machine, fault)
 
 
