@@ -22,7 +22,7 @@
 `define SIMT_FAULT_SERIAL_ISSUE 5 // simt_issue: F grants only when DEC, EX and CM are empty (no overlap)
 `define SIMT_FAULT_STALE_TOKEN 6  // simt_issue: a reset after the first retire keeps DEC's instruction
 `define SIMT_FAULT_DEBUG_PC    7  // simt_sm: the debug view (hang report) shows each warp's pc + 1
-`define SIMT_FAULT_PORT_PRIORITY 8 // simt_execute: EX's row takes the write port from a landing shared row
+`define SIMT_FAULT_PORT_PRIORITY 8 // simt_execute: EX's row takes the write port when the SWB must write (hold_swb)
 `define SIMT_FAULT_STALE_SWB   9  // simt_execute: after the first shared row, reset misses the LSU and writeback
 `define SIMT_FAULT_NO_IGNORED 10  // simt_ignore_flag: STATUS.IGNORED never rises (the writes are still ignored)
 `define SIMT_FAULT_NO_HOLD     12 // simt_scoreboard: DEC's token enters EX while its warp has a shared access in the SWB
@@ -36,5 +36,7 @@
 `define SIMT_FAULT_TID_ENTRY   18 // simt_tid_table: entry 1 of every row is written with entry 0's tid
 `define SIMT_FAULT_PACE_NEVER_STALLS 19 // simt_tb_axi_pace (test bench): the AXI pacing never holds a channel off
 `define SIMT_FAULT_LOAD_SHOWS_B 21 // simt_gpu_axi_tb (test bench): the image driver's AXI-Lite write handshakes reach the host ports
+`define SIMT_FAULT_SWB_PORT    22 // simt_shared_wb: a landed row is written in a cycle EX's row has the write port
+`define SIMT_FAULT_NO_IDLE_FIRST 23 // simt_warp_table: the idle-warp rule is off (a warp far ahead is granted before an idle one)
 
 `endif

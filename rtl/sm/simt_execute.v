@@ -29,7 +29,8 @@ module simt_execute #(
     parameter integer WID_W        = 4,       // warp slot index width
     parameter integer BID_W        = 2,       // block slot index width
     parameter integer ROW_W        = (WARP_SIZE / NUM_LANES > 1) ? $clog2(WARP_SIZE / NUM_LANES) : 1,
-    parameter integer PCX_W        = 17       // pc width
+    parameter integer PCX_W        = 17,      // pc width
+    parameter integer SWB_EX_FIRST = 1        // write port: EX's row before a landed shared row (simt_shared_wb)
 ) (
     input  wire                       clk,
     input  wire                       rst,
@@ -208,18 +209,19 @@ module simt_execute #(
     // ---- when the token acts, and when the instruction moves on ----------------------------------------
     // Precise errors: a faulting token reports only when every older instruction has left for CM
     // (no shared instruction older than it still landing; its own entry, for a shared row > 0, is younger).
-    wire swb_wait, swb_wait2, swb_to_cm, swb_in_cm, swb_can_alloc, swb_we_any;
+    wire swb_wait, swb_wait2, swb_to_cm, swb_in_cm, swb_can_alloc, swb_we_any, hold_swb;
     wire ex_own_swb  = ex_sh && ex_row != {ROW_W{1'b0}};
     wire swb_older   = ex_own_swb ? swb_wait2 : swb_wait;
     wire ex_bad      = ex_flt || row_bad != {NUM_LANES{1'b0}};
     wire ex_act      = ex_valid && !halt && cm_ok && !(ex_bad && swb_older);
     assign ex_raise  = ex_act && ex_bad;
-    // A token that writes a row waits while the shared writeback takes the port.
+    // A token that writes a row has the write port first; it waits only when the shared writeback must
+    // write its pending row (hold_swb: a second load row lands while one waits, simt_shared_wb).
     wire ex_wr_row   = ex_memwb ? `SIMT_DEC_IS_LOAD(xd)
                                 : (`SIMT_DEC_WR(xd) && (ex_alu || (ex_op && `SIMT_DEC_IS_LDS(xd)) || ex_const));
 `ifdef SIMT_FAULTS
-    // Fault 8: EX's row does not wait for a landing shared row; it takes the port and the landing row
-    // is never written (its values still reach the retire record through the value buffer).
+    // Fault 8: EX's row does not wait when the shared writeback must write (hold_swb); it takes the
+    // port and that row is never written (its values still reach the retire record from the buffer).
     wire f_port      = simt_fault == `SIMT_FAULT_PORT_PRIORITY;
     // Fault 9: after the first shared row of the run, a reset no longer reaches the LSU and the shared
     // writeback, so rows in flight land and retire after it.
@@ -237,7 +239,8 @@ module simt_execute #(
     wire f_port      = 1'b0;
     wire rst_sh      = rst;
 `endif
-    wire ex_go       = ex_act && !ex_raise && (f_port || !(swb_we_any && ex_wr_row));
+    wire ex_want     = ex_act && !ex_raise && ex_wr_row;  // EX's row would write (the SWB yields)
+    wire ex_go       = ex_act && !ex_raise && (f_port || !(hold_swb && ex_wr_row));
     // An instruction reaches CM ahead of older shared instructions still landing only if CM cannot
     // raise an error for it (BAR, SSY, BEQ/BNE can: they wait), and never in the cycle one moves.
     wire ex_cm_safe  = ex_flt || ex_memwb || !(`SIMT_DEC_IS_BAR(xd) || `SIMT_DEC_IS_SSY(xd) ||
@@ -274,16 +277,19 @@ module simt_execute #(
     );
     wire [RF_AW-1:0]   swb_waddr;
     wire [NUM_LANES-1:0] swb_we;
+    wire [NUM_LANES*32-1:0] swb_wdata;
     wire [WID_W-1:0]   swb_warp;
     wire [31:0]        swb_instr;
     wire [6:0]         swb_passes;
     wire [WARP_SIZE*32-1:0] swb_vals;
-    simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W)) u_swb (
+    simt_shared_wb #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .RF_AW(RF_AW), .WID_W(WID_W),
+                     .EX_FIRST(SWB_EX_FIRST)) u_swb (
         .clk(clk), .rst(rst_sh), .halt(halt), .cfg_regs(cfg_regs), .can_alloc(swb_can_alloc),
         .alloc(swb_alloc), .alloc_warp(ex_warp), .alloc_instr(ex_instr),
         .alloc_rd(`SIMT_DEC_RD(xd)), .alloc_load(`SIMT_DEC_IS_LOAD(xd)), .alloc_mask(ex_mask),
         .rsp_valid(sh_rsp_valid), .rsp_data(sh_rdata), .rsp_passes(sh_passes),
-        .rf_we_any(swb_we_any), .rf_we(swb_we), .rf_waddr(swb_waddr),
+        .ex_want(ex_want), .hold_swb(hold_swb), .rf_we_any(swb_we_any), .rf_we(swb_we),
+        .rf_waddr(swb_waddr), .rf_wdata(swb_wdata),
         .waiting(swb_wait), .waiting2(swb_wait2), .cm_ok(cm_ok), .to_cm(swb_to_cm), .to_cm_warp(swb_warp),
         .to_cm_instr(swb_instr), .to_cm_passes(swb_passes), .in_cm(swb_in_cm), .vals(swb_vals)
     );
@@ -298,8 +304,9 @@ module simt_execute #(
     assign vals         = swb_in_cm ? swb_vals : ex_vals;
 
     // ---- register writeback --------------------------------------------------------------------------
-    // One write port. Priority: a shared load's landing row (simt_shared_wb) first, then EX's row (which
-    // waits a cycle when both want it: ex_go), then block initialisation in the cycles nobody writes.
+    // One write port. Priority: EX's row first; a shared load's landed row (simt_shared_wb) in the
+    // cycles EX does not write -- except hold_swb, when the SWB's pending row goes first and EX's row
+    // waits (ex_go); block initialisation in the cycles nobody writes.
     wire [NUM_LANES*32-1:0] mw_row = mw_data[ex_row * NUM_LANES * 32 +: NUM_LANES * 32];
     wire [RF_AW-1:0] ex_waddr = ex_wbase + `SIMT_DEC_RD(xd) * ROWS + ex_row;
     wire ex_writes = ex_fire && ex_wr_row;
@@ -307,11 +314,7 @@ module simt_execute #(
         rf_we    = {NUM_LANES{1'b0}};
         rf_waddr = ex_waddr;
         rf_wdata = alu_y;
-        if (swb_we_any && !(f_port && ex_writes)) begin
-            rf_we    = swb_we;
-            rf_waddr = swb_waddr;
-            rf_wdata = sh_rdata;
-        end else if (ex_writes) begin
+        if (ex_writes) begin
             rf_we    = row_mask;
             rf_wdata = ex_memwb ? mw_row : `SIMT_DEC_IS_LDS(xd) ? sreg_v : ex_const ? const_data : alu_y;
 `ifdef SIMT_FAULTS
@@ -320,6 +323,11 @@ module simt_execute #(
             if (simt_fault == `SIMT_FAULT_LANE_VALUE && ex_alu && ex_row == {ROW_W{1'b0}})
                 rf_wdata[32] = ~rf_wdata[32];
 `endif
+        end else if (swb_we_any) begin
+            // (never with ex_writes but under faults 8 and 22, where EX's row wins and this one is lost)
+            rf_we    = swb_we;
+            rf_waddr = swb_waddr;
+            rf_wdata = swb_wdata;
         end
     end
 

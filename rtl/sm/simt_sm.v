@@ -34,6 +34,13 @@ module simt_sm #(
     // issue ahead: instructions a warp may have in flight past its committed pc, 0..7 (0: a warp is
     // BUSY from its grant until it leaves CM; docs/sm.md "Issue ahead")
     parameter integer ISSUE_AHEAD  = 2,
+    // idle-warp rule: while IDLE_MIN or more READY warps have nothing in flight, a warp with
+    // instructions ahead is not granted; 0 off, 1..32 (docs/sm.md "Issue ahead")
+    parameter integer IDLE_MIN     = 1,
+    // register-file write port: 1 EX's row first, a landed shared row waits in the SWB's value buffer;
+    // 0 the landed row first, EX's row waits (docs/sm.md "Pipeline"). Default 1 at ROWS = 1 (32 lanes),
+    // else 0 (measured, docs/benchmarks.md "Issue 32, third round")
+    parameter integer SWB_EX_FIRST = (WARP_SIZE / NUM_LANES == 1) ? 1 : 0,
     // derived widths; not meant to be overridden
     parameter integer PC_W   = $clog2(IMEM_WORDS),   // instruction memory address
     // A pc can hold any 16-bit branch target and target + 1, so a jump or fall-through past the
@@ -149,6 +156,12 @@ module simt_sm #(
         if (ISSUE_AHEAD < 0 || ISSUE_AHEAD > 7) begin : g_bad_ahead
             `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter ISSUE_AHEAD=%0d (legal: 0..7 instructions ahead per warp)", ISSUE_AHEAD);
         end
+        if (SWB_EX_FIRST < 0 || SWB_EX_FIRST > 1) begin : g_bad_exfirst
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter SWB_EX_FIRST=%0d (legal: 0, 1)", SWB_EX_FIRST);
+        end
+        if (IDLE_MIN < 0 || IDLE_MIN > 32) begin : g_bad_idle
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter IDLE_MIN=%0d (legal: 0 off, 1..32 idle warps)", IDLE_MIN);
+        end
     endgenerate
 
 
@@ -253,7 +266,7 @@ module simt_sm #(
     wire [WARP_SIZE*32-1:0] cpl_rdata;
 
     simt_warp_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS), .PCX_W(PCX_W),
-                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
+                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .IDLE_MIN(IDLE_MIN), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
         .clk(clk), .rst(rst), .cfg_threads(cfg_threads), .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots),
         .dispatch(blk_valid && blk_ready), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
@@ -298,7 +311,7 @@ module simt_sm #(
     simt_execute #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .SHARED_WORDS(SHARED_WORDS),
                    .NUM_BANKS(NUM_BANKS), .GLOBAL_WORDS(GLOBAL_WORDS), .C_AW(C_AW), .SH_AW(SH_AW), .SHL_W(SHL_W),
                    .RF_AW(RF_AW), .TH_W(TH_W), .WID_W(WID_W), .BID_W(BID_W), .ROW_W(ROW_W),
-                   .PCX_W(PCX_W)) u_ex (
+                   .PCX_W(PCX_W), .SWB_EX_FIRST(SWB_EX_FIRST)) u_ex (
         .clk(clk), .rst(rst), .halt(halt), .sm_id(sm_id), .cfg_grid(cfg_grid), .cfg_block(cfg_block),
         .cfg_regs(cfg_regs), .cfg_shared(cfg_shared), .cfg_sh_stride(cfg_sh_stride), .cfg_nconst(cfg_nconst),
         .cfg_params(cfg_params), .ex_take(ex_take), .dec_warp(dec_warp), .dec_memwb(dec_memwb),

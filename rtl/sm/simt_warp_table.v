@@ -1,4 +1,5 @@
 `include "simt_params.vh"  // machine parameter defaults (docs/isa.md 9)
+`include "simt_fault.vh"
 // Warp table and block slots of one SM (docs/sm.md "Pipeline"): the only writer of warp state.
 //
 // Per warp slot: state, pc, active mask, valid and exited threads, stack depth, block slot, index in
@@ -14,6 +15,7 @@ module simt_warp_table #(
     parameter integer DEPTH_W    = 5,   // $clog2(STACK_DEPTH + 1)
     parameter integer AHEAD      = 0,   // issue ahead: instructions a warp may have in flight past its
                                         // committed pc (0: none, the warp is BUSY until CM; 1..7)
+    parameter integer IDLE_MIN   = 0,   // idle-warp rule (below): 0 off; 1..32 idle warps
     parameter integer WID_W      = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,   // derived; not meant to be overridden
     parameter integer BID_W      = (NUM_BLOCKS > 1) ? $clog2(NUM_BLOCKS) : 1,   // derived; not meant to be overridden
     parameter integer WCNT_W     = $clog2(NUM_WARPS + 1),   // derived; not meant to be overridden
@@ -55,7 +57,7 @@ module simt_warp_table #(
     input  wire                  nx_done,       // the warp finished
     input  wire                  nx_bar,        // the warp arrived at a barrier
     // status
-    output wire [NUM_WARPS-1:0]  ready,         // READY warps, for the scheduler
+    output wire [NUM_WARPS-1:0]  ready,         // READY warps the scheduler may grant (idle-warp rule)
     output reg  [5:0]            n_bar_waiting, // warps waiting at a barrier
     // read port F (fetch)
     input  wire [WID_W-1:0]      f_warp,
@@ -212,12 +214,38 @@ module simt_warp_table #(
     end
 
     // ---- status ------------------------------------------------------------------------------------
+    // Idle-warp rule (docs/sm.md "Issue ahead"): while IDLE_MIN or more READY warps have nothing in
+    // flight (idle: w_ahead = 0; a READY warp is not BUSY, so nothing else of it is in the pipeline), a
+    // READY warp with released instructions in flight (ahead) is not offered to the scheduler. Issuing
+    // ahead fills the pipeline when few warps are ready; when enough others are ready it only reorders
+    // the warps, and a warp running ahead of the others delays them (their global loads start later and
+    // their latency is hidden less) for no gain, so the idle ones go first. simt_sm's default IDLE_MIN
+    // = 1 (one idle warp ready holds back every warp running ahead); 0: no rule (every READY warp is
+    // offered, the second round of issue 32).
+    // Test-only fault 23 (SIMT_FAULTS builds): the rule is off.
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    wire f_no_idle = simt_fault == `SIMT_FAULT_NO_IDLE_FIRST;
+`else
+    wire f_no_idle = 1'b0;
+`endif
+    wire [NUM_WARPS-1:0] rdy_all, w_idle, w_run;  // READY; READY with nothing in flight; instructions ahead
     genvar gw;
     generate
         for (gw = 0; gw < NUM_WARPS; gw = gw + 1) begin : rdy
-            assign ready[gw] = w_state[gw] == WS_READY;
+            assign rdy_all[gw] = w_state[gw] == WS_READY;
+            assign w_idle[gw]  = rdy_all[gw] && w_ahead[gw] == 3'd0;
+            assign w_run[gw]   = w_ahead[gw] != 3'd0;
         end
     endgenerate
+    reg [WCNT_W-1:0] n_idle;  // READY warps with nothing in flight
+    integer q;
+    always @(*) begin
+        n_idle = {WCNT_W{1'b0}};
+        for (q = 0; q < NUM_WARPS; q = q + 1) n_idle = n_idle + {{(WCNT_W-1){1'b0}}, w_idle[q]};
+    end
+    wire idle_first = IDLE_MIN > 0 && n_idle >= IDLE_MIN && !f_no_idle;
+    assign ready = rdy_all & ~(w_run & {NUM_WARPS{idle_first}});
     integer k;
     always @(*) begin
         n_bar_waiting = 6'd0;

@@ -531,10 +531,10 @@ def all_jobs() -> list[Job]:
             ),
             Mutant(
                 "rtl/sm/simt_execute.v",
-                "if (swb_we_any && !(f_port && ex_writes)) begin",
-                "if (swb_we_any && !ex_valid) begin",
+                "end else if (swb_we_any) begin",
+                "end else if (swb_we_any && !ex_valid) begin",
                 "the shared writeback loses the register-file write port whenever EX holds an instruction "
-                "(priority inverted: the landing row is not written)",
+                "(a landed row it writes is not written)",
             ),
             Mutant(
                 "rtl/sm/simt_shared_wb.v",
