@@ -36,5 +36,6 @@
 `define SIMT_FAULT_TID_ENTRY   18 // simt_tid_table: entry 1 of every row is written with entry 0's tid
 `define SIMT_FAULT_PACE_NEVER_STALLS 19 // simt_tb_axi_pace (test bench): the AXI pacing never holds a channel off
 `define SIMT_FAULT_LOAD_SHOWS_B 21 // simt_gpu_axi_tb (test bench): the image driver's AXI-Lite write handshakes reach the host ports
+`define SIMT_FAULT_SCHED_HISTORY 24 // simt_issue: the warp scheduler's pointer survives from the previous launch
 
 `endif
