@@ -26,6 +26,7 @@ module simt_issue #(
     input  wire                    clk,
     input  wire                    rst,
     input  wire                    halt,          // an error stops every stage until reset
+    input  wire                    launch_load,   // the next launch's image is being loaded (imem written)
     input  wire [5:0]              cfg_regs,
     input  wire [4:0]              cfg_nparams,
     input  wire [PC_W:0]           cfg_ninstr,
@@ -141,8 +142,17 @@ module simt_issue #(
     assign imem_raddr = f_pc[PC_W-1:0];
     assign imem_re    = grant;
     assign f_idle     = !dec_valid && !grant;
+    // The scheduler's pointer starts every launch at warp 0, as after reset: loading a launch's image
+    // clears it, so a launch's cycles do not depend on the launches before it (docs/sm.md).
+    wire sched_clear;
+`ifdef SIMT_FAULTS
+    // Fault 24: the pointer survives from the previous launch.
+    assign sched_clear = launch_load && simt_fault != `SIMT_FAULT_SCHED_HISTORY;
+`else
+    assign sched_clear = launch_load;
+`endif
     simt_warp_sched #(.NUM_WARPS(NUM_WARPS)) u_sched (
-        .clk(clk), .rst(rst), .ready(ready), .take(take_sched), .grant_valid(sched_valid),
+        .clk(clk), .rst(rst || sched_clear), .ready(ready), .take(take_sched), .grant_valid(sched_valid),
         .grant(sched_grant)
     );
 

@@ -295,7 +295,7 @@ module simt_sm #(
 
     simt_issue #(.WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS), .PC_W(PC_W),
                  .PCX_W(PCX_W), .RF_AW(RF_AW), .WID_W(WID_W), .ROW_W(ROW_W)) u_issue (
-        .clk(clk), .rst(rst), .halt(halt), .cfg_regs(cfg_regs), .cfg_nparams(cfg_nparams),
+        .clk(clk), .rst(rst), .halt(halt), .launch_load(imem_we), .cfg_regs(cfg_regs), .cfg_nparams(cfg_nparams),
         .cfg_ninstr(cfg_ninstr), .ready(ready_vec), .grant(grant), .f_warp(f_warp), .f_pc(f_pc),
         .dec_pc(dec_pc), .d_can_rel(d_can_rel), .rel(rel), .sb_hold(sb_hold), .dec_sh_store(dec_sh_store), .imem_re(imem_re), .imem_raddr(imem_raddr), .dec_instr(dec_instr),
         .cpl_valid(cpl_valid),

@@ -369,6 +369,47 @@ class BackToBackTest(GpuTest):
         return items
 
 
+@pyuvm.test()
+class HistoryTest(GpuTest):
+    """A launch's cycles do not depend on the launches before it (docs/sm.md "Warp scheduler"): a benchmark
+    kernel after reset, another launch, then the first again with the same image, without reset, on the
+    fixed-latency memory. Both runs must take the same cycles on every SM."""
+
+    gmem_profile = "ideal"
+
+    def items(self) -> list[LaunchItem]:
+        from kernels.suite import prepare
+
+        launches = []
+        for name, size in HISTORY_CASES:
+            case = prepare(name, size, 1, self.cfg)
+            launches.append(LaunchItem(f"{case.label}", case.image, golden=case))
+        first = launches[0]
+        again = LaunchItem(f"{first.get_name()} again", first.image, golden=first.golden)
+        self.pairs = [(first, again)]
+        return [*launches, again]
+
+    def report_phase(self) -> None:
+        super().report_phase()
+        differ = [
+            f"{a.get_name()}: {a.cycles_per_sm} then {b.cycles_per_sm}"
+            for a, b in self.pairs
+            if a.cycles_per_sm != b.cycles_per_sm
+        ]
+        for a, b in self.pairs:
+            self.logger.info(
+                f"{a.get_name()}: {a.cycles_per_sm} cycles per SM first, {b.cycles_per_sm} again"
+            )
+        assert all(a.cycles_per_sm for a, _ in self.pairs), "launch history: a launch reported no cycles"
+        assert not differ, (
+            "launch history: the same launch took different cycles per SM the second time; some state "
+            "survives between launches: " + "; ".join(differ)
+        )
+
+
+# HistoryTest's launches: the first runs again at the end (after the others moved the scheduler's pointer)
+HISTORY_CASES = [("matrixmul.cu", 32), ("matrixmul.cu", 5), ("matrixmul.cu", 16)]
+
 BENCH_KERNELS = ["matmul", "shared_barrier", "divergence", "vecadd", "alu", "big_grid"]
 
 

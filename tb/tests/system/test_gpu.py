@@ -12,6 +12,7 @@ import os
 
 import pytest
 
+from spec import machines
 from spec.config import ConfigError
 from spec.machines import SYSTEM as CONFIGS
 from tb import rtlsim
@@ -104,6 +105,23 @@ def test_ignored_fault_is_caught() -> None:
     want = "lacks IGNORED right after 8 IMAGE words during the launch"
     assert any(want in m for m in failed.value.messages), (
         f"ResetMidKernelTest failed, but not with {want!r}: {failed.value.messages}"
+    )
+
+
+@pytest.mark.parametrize("fault", [None, 24], ids=["clean", "planted-sched-history"])
+def test_launch_history(fault: int | None) -> None:
+    """A launch's cycles do not depend on the launches before it (HistoryTest). Meta-test: with fault 24
+    (the warp scheduler's pointer survives from the previous launch) the same test must fail, in its
+    cycle comparison."""
+    # the benchmark machine (16 warps: two matrixmul blocks share the SM, so the pointer matters)
+    cfg = machines.bench(8)
+    if fault is None:
+        run_gpu("bench-l8", ["HistoryTest"], cfg=cfg)
+        return
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_gpu("bench-l8", ["HistoryTest"], cfg=cfg, SIMT_FAULT=str(fault))
+    assert any("launch history:" in m for m in failed.value.messages), (
+        f"HistoryTest failed, but not in its cycle comparison: {failed.value.messages}"
     )
 
 
