@@ -206,7 +206,7 @@ class LaunchChecker(pyuvm.uvm_component):
     def fast_flush(self) -> None:
         """Everything the fast path checked, handed to the model, the boards and coverage."""
         if self.fast is not None:
-            self.fast.flush()
+            self.fast.settle()
 
     def hang_report(self, instrs: int, views: list[WarpView]) -> str:
         """The hung launch as the RTL's debug view shows it (``views``) next to the golden model's view

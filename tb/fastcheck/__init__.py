@@ -46,14 +46,16 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE = range(8)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH = range(9)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 22  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE
+NCNT = 25  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+# the shared board's stores, writes and clears
 HIST = 64  # the retire board's LOOP_HISTORY
 LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
 MAXW = 32
+PEND = 64  # bank writes of one warp slot the fast path holds at most (fastcheck.c SMAX)
 
 
 def enabled() -> bool:
@@ -85,6 +87,8 @@ class St(C.Structure):
         ("shl", _ptr), ("nshl", C.c_int64), ("shl_cap", C.c_int64),
         ("hist", _ptr), ("hpos", _ptr),
         ("last_cycle", C.c_int64), ("last_sm", C.c_int32), ("last_k", C.c_int32),
+        ("mirror", _ptr), ("mirror_len", C.c_int64), ("sh_stride", C.c_int64), ("pend_cap", C.c_int64),
+        ("pend", _ptr), ("npend", _ptr), ("npend_total", C.c_int64),
         ("plant", C.c_int32),
     ]  # fmt: skip
 
@@ -155,6 +159,8 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_LDS
         elif ins.kind == "load" and ins.rd is not None and ins.unit in ("shared", "const") and e.a >= 0:
             e.kind = K_LDSH if ins.unit == "shared" else K_LDC
+        elif ins.kind == "store" and ins.unit == "shared" and e.a >= 0 and e.c >= 0:
+            e.kind = K_STSH
         elif ins.kind == "bra":
             e.kind = K_BRA
         elif ins.kind in ("beq", "bne") and e.a >= 0:
@@ -198,7 +204,7 @@ class FastPath:
         self.counters = np.zeros(NCNT, np.int64)
         self.dirty_list = np.zeros(LOG, np.int32)
         self.cov = np.zeros((LOG, 4), np.uint32)
-        self.shl = np.zeros((LOG, self.W + 1), np.uint32)
+        self.shl = np.zeros((LOG, self.W + 2), np.uint32)  # (store, mask, addresses) per shared access
         self.hist = np.zeros((nwarps, HIST, 2), np.uint32)
         self.hpos = np.zeros(nwarps, np.int64)
         self.hdone = np.zeros(nwarps, np.int64)  # history entries already handed to the retire board
@@ -215,7 +221,16 @@ class FastPath:
             setattr(s, name, getattr(self, name).ctypes.data)
         s.shared, s.shared_len = self.shared_ptr.ctypes.data, self.shared_len.ctypes.data
         s.cov_cap = s.shl_cap = s.dirty_cap = LOG
+        # the shared board's mirror and the bank writes (S lines) of each warp slot taken here
+        self.mirror = np.array([m.ctypes.data for m in self.shared.mirror], np.uintp)
+        self._keep.append(self.shared.mirror)
+        self.pend = np.zeros((cfg.num_sms * self.busy_stride, PEND, 2), np.uint32)
+        self.npend = np.zeros(cfg.num_sms * self.busy_stride, np.int32)
+        s.mirror, s.mirror_len = self.mirror.ctypes.data, len(self.shared.mirror[0])
+        s.sh_stride, s.pend_cap = self.shared.stride, PEND
+        s.pend, s.npend = self.pend.ctypes.data, self.npend.ctypes.data
         self.handled = 0  # retires the fast path checked (all flushed ones)
+        self.stores = 0  # of them shared stores (with their bank writes)
         self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
@@ -266,9 +281,31 @@ class FastPath:
             self.hdone[k] = end
         self.dirty[k] = 0
 
-    def before_python(self, block: int, warp: int) -> None:
-        """The Python model is about to step (block, warp): give it the warp as the fast path left it, and
-        coverage the last retire of each SM."""
+    def spill(self, key: int | None = None) -> None:
+        """The bank writes the fast path holds (of warp slot ``key`` = sm x stride + warp slot, or all) ->
+        the shared-memory board's pending writes, in trace order (before the Python path looks at them)."""
+        s = self.st
+        if not s.npend_total:
+            return
+        keys = np.flatnonzero(self.npend).tolist() if key is None else [key]
+        for key in keys:
+            n = int(self.npend[key])
+            if not n or key < 0 or key >= len(self.npend):
+                continue
+            sm, ws = divmod(key, self.busy_stride)
+            self.shared.pending[(sm, ws)].extend(map(tuple, self.pend[key, :n].tolist()))
+            self.npend[key] = 0
+            s.npend_total -= n
+
+    def before_python(self, block: int, warp: int, sm: int | None = None, slot: int | None = None) -> None:
+        """The Python model is about to step (block, warp) on ``sm`` in block slot ``slot``: give it the warp
+        as the fast path left it, the shared board that warp slot's bank writes, and coverage the last
+        retire of each SM."""
+        if self.st.npend_total:
+            if sm is None or slot is None or not 0 <= sm < len(self.last_b):
+                self.spill()
+            elif 0 <= slot * self.wpb + warp < self.busy_stride:
+                self.spill(sm * self.busy_stride + slot * self.wpb + warp)
         k = block * self.wpb + warp
         if 0 <= warp < self.wpb and 0 <= k < len(self.pc):
             self.push(k)
@@ -309,9 +346,10 @@ class FastPath:
         if shared or coal or self._busy:
             busy = self.busy
             busy[:] = 0
-            for sm, ws in (*shared, *coal):
-                if 0 <= ws < self.busy_stride and 0 <= sm < len(self.last_b):
-                    busy[sm * self.busy_stride + ws] = 1
+            for bit, held in ((1, shared), (2, coal)):
+                for sm, ws in held:
+                    if 0 <= ws < self.busy_stride and 0 <= sm < len(self.last_b):
+                        busy[sm * self.busy_stride + ws] |= bit
             self._busy = bool(shared or coal)
         while True:
             new = self._run(self._ref, buf, pos, end)
@@ -325,6 +363,9 @@ class FastPath:
         """Hand what the fast path checked since the last flush to the model, the boards and coverage."""
         s = self.st
         c = self.counters
+        if c[24]:  # (S lines only: counted without a retire)
+            self.shared.clears += int(c[24])
+            c[24] = 0
         n = int(c[0])
         if n:
             cnt = c.tolist()
@@ -345,7 +386,10 @@ class FastPath:
             self.shared.compared += n
             self.coal.compared += n
             self.coal.shared_accesses += cnt[3]
+            self.shared.stores += cnt[22]
+            self.shared.writes += cnt[23]
             self.handled += n
+            self.stores += cnt[22]
             if cnt[21] and self.coverage is not None:
                 self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
         if s.ndirty:
@@ -355,6 +399,12 @@ class FastPath:
         if s.ncov:
             self._coverage(int(s.ncov), int(s.nshl))
             s.ncov = s.nshl = 0
+
+    def settle(self) -> None:
+        """:meth:`flush`, and the bank writes the fast path holds handed to the shared board (the end of a
+        launch, a hang report: the board's leftovers are complete)."""
+        self.flush()
+        self.spill()
 
     def _coverage(self, ncov: int, nshl: int) -> None:
         cov = self.coverage
@@ -377,7 +427,7 @@ class FastPath:
             if self.last_b[sm] >= 0:
                 cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
         if nshl:
-            size = 4 * (self.W + 1)
+            size = 4 * (self.W + 2)
             data = self.shl[:nshl].tobytes()
             mem_raw = cov.mem_raw
             keys = self._shl_keys
@@ -387,10 +437,10 @@ class FastPath:
                 key = keys.get(row)
                 if key is None:
                     entry = np.frombuffer(row, np.uint32)
-                    mask, addrs = int(entry[0]), entry[1:]
+                    store, mask, addrs = bool(entry[0]), int(entry[1]), entry[2:]
                     key = keys[row] = (
                         "shared",
-                        False,
+                        store,
                         mask,
                         addrs.tobytes(),
                         self.model._rows(addrs, mask),
