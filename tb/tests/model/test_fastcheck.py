@@ -48,8 +48,9 @@ def _digits(f: Any, cfg: Any) -> int:
     return (f.bits(cfg.warp_size, depth_w) + 3) // 4
 
 
-def s_lines(cfg: Any, sm: int, clear: bool, ws: int, writes: list[tuple[int, int]], cycle: int,
-            rng: random.Random) -> list[str]:
+def s_lines(
+    cfg: Any, sm: int, clear: bool, ws: int, writes: list[tuple[int, int]], cycle: int, rng: random.Random
+) -> list[str]:
     """``writes`` as the wrapper's shared-memory lines: shuffled, at most NUM_BANKS a line."""
     writes = list(writes)
     rng.shuffle(writes)
@@ -67,7 +68,9 @@ def trace_of(cfg: Any, image: Any, seed: int) -> list[str]:
     m = Model(cfg, image)
     wpb = image.warps_per_block(cfg.warp_size)
     stride = SmLaunch.of(cfg, image).sh_stride
-    per_sm = min(cfg.num_blocks, cfg.num_warps // wpb, cfg.shared_words // stride if stride else cfg.num_blocks)
+    per_sm = min(
+        cfg.num_blocks, cfg.num_warps // wpb, cfg.shared_words // stride if stride else cfg.num_blocks
+    )
     capacity = max(1, cfg.num_sms * per_sm)
     pending, resident, lines, cycle = list(range(image.num_blocks)), [], [], 0
     slots: dict[int, int] = {}
@@ -159,7 +162,9 @@ class Checker:
             f.before_python(rtl.block, rtl.warp, sm, rtl.slot)
         exp = self.retire.check(rtl, sm)
         if not count_quiet(self.div, self.shared, self.coal, self.wpb, rtl, exp, sm):
-            glob = exp.mem is not None and exp.mem.space == "global"  # (no memory port traffic in these traces)
+            glob = (
+                exp.mem is not None and exp.mem.space == "global"
+            )  # (no memory port traffic in these traces)
             for board in (self.div, self.shared) if glob else (self.div, self.shared, self.coal):
                 diffs = board.check(rtl, exp, sm)
                 if diffs:
