@@ -38,6 +38,7 @@ import numpy as np
 from spec import isa
 from spec.records import CLASSES, WarpState
 from spec.retire_record import FIELDS
+from tb.coverage.functional import arrival_class
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = Path(__file__).with_name("fastcheck.c")
@@ -46,12 +47,13 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH = range(9)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR = range(10)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 25  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
-# the shared board's stores, writes and clears
+NCNT = 27  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+# the shared board's stores, writes and clears, barrier arrivals and releases
+STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other)
 HIST = 64  # the retire board's LOOP_HISTORY
 LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
 MAXW = 32
@@ -89,6 +91,8 @@ class St(C.Structure):
         ("last_cycle", C.c_int64), ("last_sm", C.c_int32), ("last_k", C.c_int32),
         ("mirror", _ptr), ("mirror_len", C.c_int64), ("sh_stride", C.c_int64), ("pend_cap", C.c_int64),
         ("pend", _ptr), ("npend", _ptr), ("npend_total", C.c_int64),
+        ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr), ("epoch_inc", _ptr),
+        ("arr", _ptr), ("narr", C.c_int64), ("arr_cap", C.c_int64),
         ("plant", C.c_int32),
     ]  # fmt: skip
 
@@ -163,6 +167,8 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_STSH
         elif ins.kind == "bra":
             e.kind = K_BRA
+        elif ins.kind == "bar":
+            e.kind = K_BAR
         elif ins.kind in ("beq", "bne") and e.a >= 0:
             e.kind = K_BEQ if ins.kind == "beq" else K_BNE
     return table
@@ -229,8 +235,18 @@ class FastPath:
         s.mirror, s.mirror_len = self.mirror.ctypes.data, len(self.shared.mirror[0])
         s.sh_stride, s.pend_cap = self.shared.stride, PEND
         s.pend, s.npend = self.pend.ctypes.data, self.npend.ctypes.data
+        # barriers
+        self.wstate = np.full(nwarps, 2, np.uint8)
+        self.live = np.zeros(nwarps, np.uint32)
+        self.nostack = np.zeros(nwarps, np.uint8)
+        self.epoch_inc = np.zeros(model.image.num_blocks, np.int64)
+        self.arr = np.zeros((LOG, 3), np.uint32)
+        for name in ("wstate", "live", "nostack", "epoch_inc", "arr"):
+            setattr(s, name, getattr(self, name).ctypes.data)
+        s.arr_cap = LOG
         self.handled = 0  # retires the fast path checked (all flushed ones)
         self.stores = 0  # of them shared stores (with their bank writes)
+        self.barriers = 0  # ... and BARs
         self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
@@ -261,7 +277,9 @@ class FastPath:
     def pull(self, k: int, w: Any) -> None:
         """The model's warp -> the C state (after the Python model stepped it)."""
         self.pc[k], self.count[k], self.mask[k] = w.pc, w.count, w.mask
-        self.ready[k] = w.state is WarpState.READY and not w.stack and w.regs.flags.c_contiguous
+        held = not w.stack and w.regs.flags.c_contiguous
+        self.ready[k] = w.state is WarpState.READY and held
+        self.wstate[k], self.live[k], self.nostack[k] = STATES.get(w.state, 2), w.live, held
 
     def push(self, k: int) -> None:
         """The C state -> the model's warp and the retire board's history (before Python steps it;
@@ -270,6 +288,9 @@ class FastPath:
             return
         w = self.model.blocks[k // self.wpb].warps[k % self.wpb]
         w.pc, w.count = int(self.pc[k]), int(self.count[k])
+        state = int(self.wstate[k])
+        if state < 2:  # (the fast path moves a warp between READY and WAITING only)
+            w.state = WarpState.READY if state == 0 else WarpState.WAITING
         new = int(self.hpos[k] - self.hdone[k])
         if new:
             n = min(new, HIST)
@@ -311,6 +332,10 @@ class FastPath:
             self.push(k)
             pc = int(self.pc[k])
             self._kind = self.model.code[pc].kind if pc < len(self.model.code) else None
+            if self._kind in ("bar", "exit"):  # (the model looks at every warp of the block, and coverage
+                for j in range(block * self.wpb, block * self.wpb + self.wpb):  # at its arrivals)
+                    self.push(j)
+                self._arrivals()
         cov = self.coverage
         if cov is not None:
             for sm in range(len(self.last_b)):
@@ -354,7 +379,9 @@ class FastPath:
         while True:
             new = self._run(self._ref, buf, pos, end)
             st = self.st
-            if new == end or (st.ncov < LOG and st.nshl < LOG and st.ndirty < LOG):
+            if new == end or (
+                st.ncov < LOG and st.nshl < LOG and st.ndirty + self.wpb + 1 <= LOG and st.narr < LOG
+            ):
                 return new
             self.flush()  # (the logs are full: empty them and go on)
             pos = new
@@ -390,8 +417,16 @@ class FastPath:
             self.shared.writes += cnt[23]
             self.handled += n
             self.stores += cnt[22]
+            self.barriers += cnt[25]
+            mc.barrier_arrivals += cnt[25]
+            mc.barrier_releases += cnt[26]
+            if cnt[26]:
+                for bid in np.flatnonzero(self.epoch_inc).tolist():
+                    self.model.blocks[bid].epoch += int(self.epoch_inc[bid])
+                self.epoch_inc[:] = 0
             if cnt[21] and self.coverage is not None:
                 self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
+        self._arrivals()
         if s.ndirty:
             for k in self.dirty_list[: s.ndirty].tolist():
                 self.push(k)
@@ -399,6 +434,19 @@ class FastPath:
         if s.ncov:
             self._coverage(int(s.ncov), int(s.nshl))
             s.ncov = s.nshl = 0
+
+    def _arrivals(self) -> None:
+        """The barrier arrivals the fast path checked -> coverage (as GpuCoverage.retire counts them)."""
+        s = self.st
+        if not s.narr:
+            return
+        cov = self.coverage
+        if cov is not None:
+            for bid, wid, released in self.arr[: s.narr].tolist():
+                cov.arrivals.setdefault(bid, []).append(wid)
+                if released:
+                    cov.arrival(arrival_class(cov.arrivals.pop(bid, [wid])))
+        s.narr = 0
 
     def settle(self) -> None:
         """:meth:`flush`, and the bank writes the fast path holds handed to the shared board (the end of a

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8 };
+enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8, K_BAR = 9 };
 enum {
     A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
     A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
@@ -27,7 +27,7 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 25  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define NCNT 27  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
 #define SMAX 64  /* bank writes of one S line taken here at most */
 
 typedef struct {
@@ -71,9 +71,18 @@ typedef struct {
     uint32_t *pend;      /* [sm * busy_stride + warp slot][pend_cap][2]: (physical address, data) */
     int32_t *npend;
     int64_t npend_total;
+    /* barriers: every warp's state as the model has it (0 READY, 1 WAITING, 2 other), live threads, empty
+       stack; the blocks' epochs advanced; arrivals (block, warp, released) for coverage */
+    uint8_t *wstate;
+    uint32_t *live;
+    uint8_t *nostack;
+    int64_t *epoch_inc;
+    uint32_t *arr;
+    int64_t narr, arr_cap;
     int32_t plant;   /* planted faults the differential test must catch (0 in use): 1 = an ADD writes its
                         result + 1 after comparing; 2 = lane 0's value is not compared;
-                        3 = a shared store's bank writes are compared by count only */
+                        3 = a shared store's bank writes are compared by count only;
+                        4 = a BAR releases its block's barrier whatever the other warps do */
 } St;
 
 static int hexval(int ch) {
@@ -240,7 +249,9 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             continue;
         }
         if (p[0] != 'R' || p[1] != ' ') return pos;
-        if (s->ncov >= s->cov_cap || s->nshl >= s->shl_cap || s->ndirty >= s->dirty_cap) return pos;
+        if (s->ncov >= s->cov_cap || s->nshl >= s->shl_cap || s->ndirty + s->wpb + 1 > s->dirty_cap ||
+            s->narr >= s->arr_cap)
+            return pos;
         p += 2;
         uint64_t cycle, smv = 0, f[NF];
         const char *vals = 0;
@@ -355,6 +366,9 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             }
             break;
         }
+        case K_BAR: /* spec/model.py step, "bar": every live thread active, else BARRIER_DIVERGENCE */
+            if (mask != s->live[k]) return pos;
+            break;
         case K_BRA:
             npc = in->target;
             break;
@@ -392,7 +406,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         }
         if (f[8] != (uint64_t)npc || f[9] != mask || f[10] || f[11] || f[12] || f[13]) return pos;
         if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
-        if (f[16] || f[17]) return pos;
+        if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17]) return pos;
         /* equal: commit what Model.step, the boards and coverage do */
         if (wr) {
             uint32_t *row = s->regs[k] + in->rd * W;
@@ -407,6 +421,31 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             s->counters[23] += s->npend[key]; /* ... and bank writes */
             s->npend_total -= s->npend[key];
             s->npend[key] = 0;
+        }
+        if (in->kind == K_BAR) { /* the warp waits; spec/model.py _barrier_check */
+            s->wstate[k] = 1;
+            s->ready[k] = 0;
+            s->counters[25] += 1; /* barrier_arrivals */
+            const int b0 = (int)block * s->wpb;
+            int waiting = 0, none_ready = 1;
+            for (int j = b0; j < b0 + s->wpb; j++) {
+                waiting |= s->wstate[j] == 1;
+                none_ready &= s->wstate[j] != 0;
+            }
+            const int released = (waiting && none_ready) || s->plant == 4;
+            if (released) {
+                for (int j = b0; j < b0 + s->wpb; j++) {
+                    if (s->wstate[j] != 1) continue;
+                    s->wstate[j] = 0;
+                    s->ready[j] = s->nostack[j];
+                    if (!s->dirty[j]) s->dirty[j] = 1, s->dirty_list[s->ndirty++] = j;
+                }
+                s->epoch_inc[block] += 1;
+                s->counters[26] += 1; /* barrier_releases */
+            }
+            uint32_t *e = s->arr + s->narr * 3;
+            e[0] = (uint32_t)block, e[1] = (uint32_t)warp, e[2] = (uint32_t)released;
+            s->narr++;
         }
         s->pc[k] = npc;
         s->count[k] += 1;

@@ -220,6 +220,8 @@ class Checker:
                       for b, bl in m.blocks.items() for w in bl.warps},  # fmt: skip
             "regs": {b: bl.regs.tobytes() for b, bl in m.blocks.items()},
             "shared": {b: bl.shared.tobytes() for b, bl in m.blocks.items()},
+            "epochs": {b: bl.epoch for b, bl in m.blocks.items()},
+            "arrivals": {b: list(a) for b, a in self.cov.arrivals.items()},
             "mirror": [x.tobytes() for x in self.shared.mirror],
             "pending": {k: list(v) for k, v in self.shared.pending.items()},
             "boards": [(b.compared, *(getattr(b, k) for k in b.counts)) for b in (self.retire, self.div, self.shared, self.coal)],
@@ -332,19 +334,21 @@ def test_a_corrupted_bank_write_is_reported_the_same_by_both() -> None:
     assert "missing bank write" in reports[0] and "unexpected bank write" in reports[0]
 
 
-def test_the_fast_path_takes_shared_stores_and_bank_writes() -> None:
+def test_the_fast_path_takes_shared_stores_bank_writes_and_barriers() -> None:
     cfg, image, lines = launch("sm1-l8", 1)
     chk = Checker(cfg, image, True)
     chk.feed(lines)
     assert chk.fast.stores > 0 and chk.shared.clears > 0
+    assert chk.fast.barriers > 0 and chk.model.counters.barrier_releases > 0
 
 
-@pytest.mark.parametrize("plant", [1, 2, 3])
+@pytest.mark.parametrize("plant", [1, 2, 3, 4])
 def test_planted_fast_path_faults_are_caught(plant: int) -> None:
     """plant 1: an ADD's register write is off by one after the compare (the model's state diverges);
     plant 2: lane 0 is not compared (a corrupted lane 0 goes through); plant 3: a shared store's bank
-    writes are compared by count only (a wrong data word goes through)."""
-    cfg, image, lines = launch("sm1-l8", 1 if plant == 3 else 0)
+    writes are compared by count only (a wrong data word goes through); plant 4: a BAR releases its
+    block's barrier whatever the other warps do (the model's warp states diverge)."""
+    cfg, image, lines = launch("sm1-l8", 1 if plant >= 3 else 0)
     if plant == 2:
         lines = _corrupt(lines, _fast_line(cfg, image, lines, "add"))
     if plant == 3:
