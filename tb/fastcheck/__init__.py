@@ -2,7 +2,10 @@
 
 ``fastcheck.c`` checks the trace's retire lines of the common instruction classes without the
 interpreter: it steps the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared and constant
-loads, BRA, uniform BEQ/BNE; a READY warp with an empty divergence stack), compares the record as
+loads, shared stores, BRA, uniform BEQ/BNE, BAR; a READY warp with an empty divergence stack), takes the
+shared-memory bank-write (S) lines into the shared board's mirror and its own per-warp-slot pending
+writes (handed to the board, :meth:`FastPath.spill`, before the Python path looks at that warp slot, and
+at the end of a launch), compares a shared store's writes as the board's ``check`` does, and the record as
 :func:`spec.retire_record.project` + ``==`` would, and counts what the divergence, shared-memory and
 coalescing boards' quiet path (:func:`tb.env.checker.count_quiet`) and functional coverage count. At
 the first line it does not take (another line kind or instruction class, X/Z, a busy warp slot, a

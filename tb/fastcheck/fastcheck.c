@@ -1,9 +1,12 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
  * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of the common instruction classes in C:
- * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, BRA, uniform BEQ/BNE, on a
- * READY warp with an empty divergence stack), compares the record the way spec/retire_record.py's
- * project() + == would, and counts what the scoreboards' quiet path and functional coverage count.
+ * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, shared
+ * stores, BRA, uniform BEQ/BNE, BAR, on a READY warp with an empty divergence stack), compares the record
+ * the way spec/retire_record.py's project() + == would, and counts what the scoreboards' quiet path and
+ * functional coverage count. It also takes the shared-memory bank-write lines ("S ...": the shared board's
+ * mirror and each warp slot's pending writes, tb/scoreboards/shared.py observe) and compares a shared
+ * store's writes with the expected ones as SharedMemoryScoreboard.check does.
  * It stops at the first line it does not take: another kind of line, another instruction class, a warp
  * it does not hold, an X/Z, a busy warp slot, or ANY difference from the model. The Python path then
  * handles that line exactly as without the fast path (so a mismatch is reported by the Python model
