@@ -313,8 +313,8 @@ class FastPath:
             return
         keys = np.flatnonzero(self.npend).tolist() if key is None else [key]
         for key in keys:
-            n = int(self.npend[key])
-            if not n or key < 0 or key >= len(self.npend):
+            n = int(self.npend[key]) if 0 <= key < len(self.npend) else 0
+            if not n:
                 continue
             sm, ws = divmod(key, self.busy_stride)
             self.shared.pending[(sm, ws)].extend(map(tuple, self.pend[key, :n].tolist()))
