@@ -154,7 +154,7 @@ class TraceMonitor(pyuvm.uvm_component):
         fast = None
         while pos < end:
             f = checker.fast
-            if buf[pos] == 82 and f is not None and checker.fault is None:  # (an R line: the fast path's)
+            if buf[pos] in (82, 83) and f is not None and checker.fault is None:  # (R, S: the fast path's)
                 if f is not fast:
                     if fast is not None:
                         fast.flush()
@@ -169,6 +169,8 @@ class TraceMonitor(pyuvm.uvm_component):
             line = buf[pos:nl].decode("latin-1")
             pos = nl + 1
             if line[:1] != "R":
+                if line[:1] == "S" and fast is not None:
+                    fast.spill()  # (the shared board is about to see bank writes: those held first)
                 self._event(line)
                 continue
             t = line.split()
@@ -178,7 +180,7 @@ class TraceMonitor(pyuvm.uvm_component):
             if f is None:
                 write((record, sm))
                 continue
-            f.before_python(record.block, record.warp)
+            f.before_python(record.block, record.warp, sm, record.slot)
             write((record, sm))
             f.after_python(record.block, record.warp)
         if fast is not None:

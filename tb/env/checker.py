@@ -142,6 +142,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.launches = self.kernels_checked = self.golden_words = 0
         self.fast_retires = 0  # retires the compiled fast path checked (SIMT_FAST_CHECK=1)
+        self.fast_stores = 0  # of them shared stores (with their bank writes)
         self.seeds: list[int] = []
         db.set(None, "*", "HANG_REPORT", self.hang_report)  # read by the host driver's watchdog
 
@@ -207,7 +208,7 @@ class LaunchChecker(pyuvm.uvm_component):
     def fast_flush(self) -> None:
         """Everything the fast path checked, handed to the model, the boards and coverage."""
         if self.fast is not None:
-            self.fast.flush()
+            self.fast.settle()
 
     def hang_report(self, instrs: int, views: list[WarpView]) -> str:
         """The hung launch as the RTL's debug view shows it (``views``) next to the golden model's view
@@ -321,6 +322,7 @@ class LaunchChecker(pyuvm.uvm_component):
     def _bank(self) -> None:
         if self.fast is not None:
             self.fast_retires += self.fast.handled
+            self.fast_stores += self.fast.stores
         for board in self.boards:
             t = self.totals[board.name]
             for k in ("compared", *board.counts):
@@ -428,7 +430,10 @@ class LaunchChecker(pyuvm.uvm_component):
             lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in t.items() if v))
         lines.append(f"end of kernel: {self.end_board.summary()}")
         if self.fast_retires:
-            lines.append(f"fast path (SIMT_FAST_CHECK=1): {self.fast_retires} retires checked in C")
+            lines.append(
+                f"fast path (SIMT_FAST_CHECK=1): {self.fast_retires} retires checked in C "
+                f"({self.fast_stores} shared stores with their bank writes)"
+            )
         if self.golden_words:
             lines.append(f"C references: {self.golden_words} output words compared")
         return lines

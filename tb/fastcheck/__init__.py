@@ -2,7 +2,10 @@
 
 ``fastcheck.c`` checks the trace's retire lines of the common instruction classes without the
 interpreter: it steps the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared and constant
-loads, BRA, uniform BEQ/BNE; a READY warp with an empty divergence stack), compares the record as
+loads, shared stores, BRA, uniform BEQ/BNE, BAR; a READY warp with an empty divergence stack), takes the
+shared-memory bank-write (S) lines into the shared board's mirror and its own per-warp-slot pending
+writes (handed to the board, :meth:`FastPath.spill`, before the Python path looks at that warp slot, and
+at the end of a launch), compares a shared store's writes as the board's ``check`` does, and the record as
 :func:`spec.retire_record.project` + ``==`` would, and counts what the divergence, shared-memory and
 coalescing boards' quiet path (:func:`tb.env.checker.count_quiet`) and functional coverage count. At
 the first line it does not take (another line kind or instruction class, X/Z, a busy warp slot, a
@@ -38,6 +41,7 @@ import numpy as np
 from spec import isa
 from spec.records import CLASSES, WarpState
 from spec.retire_record import FIELDS
+from tb.coverage.functional import arrival_class
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = Path(__file__).with_name("fastcheck.c")
@@ -46,14 +50,17 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE = range(8)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR = range(10)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 22  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE
+NCNT = 27  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+# the shared board's stores, writes and clears, barrier arrivals and releases
+STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other)
 HIST = 64  # the retire board's LOOP_HISTORY
 LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
 MAXW = 32
+PEND = 64  # bank writes of one warp slot the fast path holds at most (fastcheck.c SMAX)
 
 
 def enabled() -> bool:
@@ -85,6 +92,10 @@ class St(C.Structure):
         ("shl", _ptr), ("nshl", C.c_int64), ("shl_cap", C.c_int64),
         ("hist", _ptr), ("hpos", _ptr),
         ("last_cycle", C.c_int64), ("last_sm", C.c_int32), ("last_k", C.c_int32),
+        ("mirror", _ptr), ("mirror_len", C.c_int64), ("sh_stride", C.c_int64), ("pend_cap", C.c_int64),
+        ("pend", _ptr), ("npend", _ptr), ("npend_total", C.c_int64),
+        ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr), ("epoch_inc", _ptr),
+        ("arr", _ptr), ("narr", C.c_int64), ("arr_cap", C.c_int64),
         ("plant", C.c_int32),
     ]  # fmt: skip
 
@@ -155,8 +166,12 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_LDS
         elif ins.kind == "load" and ins.rd is not None and ins.unit in ("shared", "const") and e.a >= 0:
             e.kind = K_LDSH if ins.unit == "shared" else K_LDC
+        elif ins.kind == "store" and ins.unit == "shared" and e.a >= 0 and e.c >= 0:
+            e.kind = K_STSH
         elif ins.kind == "bra":
             e.kind = K_BRA
+        elif ins.kind == "bar":
+            e.kind = K_BAR
         elif ins.kind in ("beq", "bne") and e.a >= 0:
             e.kind = K_BEQ if ins.kind == "beq" else K_BNE
     return table
@@ -198,7 +213,7 @@ class FastPath:
         self.counters = np.zeros(NCNT, np.int64)
         self.dirty_list = np.zeros(LOG, np.int32)
         self.cov = np.zeros((LOG, 4), np.uint32)
-        self.shl = np.zeros((LOG, self.W + 1), np.uint32)
+        self.shl = np.zeros((LOG, self.W + 2), np.uint32)  # (store, mask, addresses) per shared access
         self.hist = np.zeros((nwarps, HIST, 2), np.uint32)
         self.hpos = np.zeros(nwarps, np.int64)
         self.hdone = np.zeros(nwarps, np.int64)  # history entries already handed to the retire board
@@ -215,7 +230,26 @@ class FastPath:
             setattr(s, name, getattr(self, name).ctypes.data)
         s.shared, s.shared_len = self.shared_ptr.ctypes.data, self.shared_len.ctypes.data
         s.cov_cap = s.shl_cap = s.dirty_cap = LOG
+        # the shared board's mirror and the bank writes (S lines) of each warp slot taken here
+        self.mirror = np.array([m.ctypes.data for m in self.shared.mirror], np.uintp)
+        self._keep.append(self.shared.mirror)
+        self.pend = np.zeros((cfg.num_sms * self.busy_stride, PEND, 2), np.uint32)
+        self.npend = np.zeros(cfg.num_sms * self.busy_stride, np.int32)
+        s.mirror, s.mirror_len = self.mirror.ctypes.data, len(self.shared.mirror[0])
+        s.sh_stride, s.pend_cap = self.shared.stride, PEND
+        s.pend, s.npend = self.pend.ctypes.data, self.npend.ctypes.data
+        # barriers
+        self.wstate = np.full(nwarps, 2, np.uint8)
+        self.live = np.zeros(nwarps, np.uint32)
+        self.nostack = np.zeros(nwarps, np.uint8)
+        self.epoch_inc = np.zeros(model.image.num_blocks, np.int64)
+        self.arr = np.zeros((LOG, 3), np.uint32)
+        for name in ("wstate", "live", "nostack", "epoch_inc", "arr"):
+            setattr(s, name, getattr(self, name).ctypes.data)
+        s.arr_cap = LOG
         self.handled = 0  # retires the fast path checked (all flushed ones)
+        self.stores = 0  # of them shared stores (with their bank writes)
+        self.barriers = 0  # ... and BARs
         self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
@@ -246,7 +280,9 @@ class FastPath:
     def pull(self, k: int, w: Any) -> None:
         """The model's warp -> the C state (after the Python model stepped it)."""
         self.pc[k], self.count[k], self.mask[k] = w.pc, w.count, w.mask
-        self.ready[k] = w.state is WarpState.READY and not w.stack and w.regs.flags.c_contiguous
+        held = not w.stack and w.regs.flags.c_contiguous
+        self.ready[k] = w.state is WarpState.READY and held
+        self.wstate[k], self.live[k], self.nostack[k] = STATES.get(w.state, 2), w.live, held
 
     def push(self, k: int) -> None:
         """The C state -> the model's warp and the retire board's history (before Python steps it;
@@ -255,6 +291,9 @@ class FastPath:
             return
         w = self.model.blocks[k // self.wpb].warps[k % self.wpb]
         w.pc, w.count = int(self.pc[k]), int(self.count[k])
+        state = int(self.wstate[k])
+        if state < 2:  # (the fast path moves a warp between READY and WAITING only)
+            w.state = WarpState.READY if state == 0 else WarpState.WAITING
         new = int(self.hpos[k] - self.hdone[k])
         if new:
             n = min(new, HIST)
@@ -266,14 +305,40 @@ class FastPath:
             self.hdone[k] = end
         self.dirty[k] = 0
 
-    def before_python(self, block: int, warp: int) -> None:
-        """The Python model is about to step (block, warp): give it the warp as the fast path left it, and
-        coverage the last retire of each SM."""
+    def spill(self, key: int | None = None) -> None:
+        """The bank writes the fast path holds (of warp slot ``key`` = sm x stride + warp slot, or all) ->
+        the shared-memory board's pending writes, in trace order (before the Python path looks at them)."""
+        s = self.st
+        if not s.npend_total:
+            return
+        keys = np.flatnonzero(self.npend).tolist() if key is None else [key]
+        for key in keys:
+            n = int(self.npend[key]) if 0 <= key < len(self.npend) else 0
+            if not n:
+                continue
+            sm, ws = divmod(key, self.busy_stride)
+            self.shared.pending[(sm, ws)].extend(map(tuple, self.pend[key, :n].tolist()))
+            self.npend[key] = 0
+            s.npend_total -= n
+
+    def before_python(self, block: int, warp: int, sm: int | None = None, slot: int | None = None) -> None:
+        """The Python model is about to step (block, warp) on ``sm`` in block slot ``slot``: give it the warp
+        as the fast path left it, the shared board that warp slot's bank writes, and coverage the last
+        retire of each SM."""
+        if self.st.npend_total:
+            if sm is None or slot is None or not 0 <= sm < len(self.last_b):
+                self.spill()
+            elif 0 <= slot * self.wpb + warp < self.busy_stride:
+                self.spill(sm * self.busy_stride + slot * self.wpb + warp)
         k = block * self.wpb + warp
         if 0 <= warp < self.wpb and 0 <= k < len(self.pc):
             self.push(k)
             pc = int(self.pc[k])
             self._kind = self.model.code[pc].kind if pc < len(self.model.code) else None
+            if self._kind in ("bar", "exit"):  # (the model looks at every warp of the block, and coverage
+                for j in range(block * self.wpb, block * self.wpb + self.wpb):  # at its arrivals)
+                    self.push(j)
+                self._arrivals()
         cov = self.coverage
         if cov is not None:
             for sm in range(len(self.last_b)):
@@ -309,14 +374,17 @@ class FastPath:
         if shared or coal or self._busy:
             busy = self.busy
             busy[:] = 0
-            for sm, ws in (*shared, *coal):
-                if 0 <= ws < self.busy_stride and 0 <= sm < len(self.last_b):
-                    busy[sm * self.busy_stride + ws] = 1
+            for bit, held in ((1, shared), (2, coal)):
+                for sm, ws in held:
+                    if 0 <= ws < self.busy_stride and 0 <= sm < len(self.last_b):
+                        busy[sm * self.busy_stride + ws] |= bit
             self._busy = bool(shared or coal)
         while True:
             new = self._run(self._ref, buf, pos, end)
             st = self.st
-            if new == end or (st.ncov < LOG and st.nshl < LOG and st.ndirty < LOG):
+            if new == end or (
+                st.ncov < LOG and st.nshl < LOG and st.ndirty + self.wpb + 1 <= LOG and st.narr < LOG
+            ):
                 return new
             self.flush()  # (the logs are full: empty them and go on)
             pos = new
@@ -325,6 +393,9 @@ class FastPath:
         """Hand what the fast path checked since the last flush to the model, the boards and coverage."""
         s = self.st
         c = self.counters
+        if c[24]:  # (S lines only: counted without a retire)
+            self.shared.clears += int(c[24])
+            c[24] = 0
         n = int(c[0])
         if n:
             cnt = c.tolist()
@@ -345,9 +416,20 @@ class FastPath:
             self.shared.compared += n
             self.coal.compared += n
             self.coal.shared_accesses += cnt[3]
+            self.shared.stores += cnt[22]
+            self.shared.writes += cnt[23]
             self.handled += n
+            self.stores += cnt[22]
+            self.barriers += cnt[25]
+            mc.barrier_arrivals += cnt[25]
+            mc.barrier_releases += cnt[26]
+            if cnt[26]:
+                for bid in np.flatnonzero(self.epoch_inc).tolist():
+                    self.model.blocks[bid].epoch += int(self.epoch_inc[bid])
+                self.epoch_inc[:] = 0
             if cnt[21] and self.coverage is not None:
                 self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
+        self._arrivals()
         if s.ndirty:
             for k in self.dirty_list[: s.ndirty].tolist():
                 self.push(k)
@@ -355,6 +437,25 @@ class FastPath:
         if s.ncov:
             self._coverage(int(s.ncov), int(s.nshl))
             s.ncov = s.nshl = 0
+
+    def _arrivals(self) -> None:
+        """The barrier arrivals the fast path checked -> coverage (as GpuCoverage.retire counts them)."""
+        s = self.st
+        if not s.narr:
+            return
+        cov = self.coverage
+        if cov is not None:
+            for bid, wid, released in self.arr[: s.narr].tolist():
+                cov.arrivals.setdefault(bid, []).append(wid)
+                if released:
+                    cov.arrival(arrival_class(cov.arrivals.pop(bid, [wid])))
+        s.narr = 0
+
+    def settle(self) -> None:
+        """:meth:`flush`, and the bank writes the fast path holds handed to the shared board (the end of a
+        launch, a hang report: the board's leftovers are complete)."""
+        self.flush()
+        self.spill()
 
     def _coverage(self, ncov: int, nshl: int) -> None:
         cov = self.coverage
@@ -377,7 +478,7 @@ class FastPath:
             if self.last_b[sm] >= 0:
                 cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
         if nshl:
-            size = 4 * (self.W + 1)
+            size = 4 * (self.W + 2)
             data = self.shl[:nshl].tobytes()
             mem_raw = cov.mem_raw
             keys = self._shl_keys
@@ -387,10 +488,10 @@ class FastPath:
                 key = keys.get(row)
                 if key is None:
                     entry = np.frombuffer(row, np.uint32)
-                    mask, addrs = int(entry[0]), entry[1:]
+                    store, mask, addrs = bool(entry[0]), int(entry[1]), entry[2:]
                     key = keys[row] = (
                         "shared",
-                        False,
+                        store,
                         mask,
                         addrs.tobytes(),
                         self.model._rows(addrs, mask),

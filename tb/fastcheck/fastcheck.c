@@ -1,9 +1,12 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
  * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of the common instruction classes in C:
- * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, BRA, uniform BEQ/BNE, on a
- * READY warp with an empty divergence stack), compares the record the way spec/retire_record.py's
- * project() + == would, and counts what the scoreboards' quiet path and functional coverage count.
+ * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, shared
+ * stores, BRA, uniform BEQ/BNE, BAR, on a READY warp with an empty divergence stack), compares the record
+ * the way spec/retire_record.py's project() + == would, and counts what the scoreboards' quiet path and
+ * functional coverage count. It also takes the shared-memory bank-write lines ("S ...": the shared board's
+ * mirror and each warp slot's pending writes, tb/scoreboards/shared.py observe) and compares a shared
+ * store's writes with the expected ones as SharedMemoryScoreboard.check does.
  * It stops at the first line it does not take: another kind of line, another instruction class, a warp
  * it does not hold, an X/Z, a busy warp slot, or ANY difference from the model. The Python path then
  * handles that line exactly as without the fast path (so a mismatch is reported by the Python model
@@ -14,9 +17,10 @@
  * kernels (make model). Built by tb/fastcheck/__init__.py with the system's gcc; no dependency.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7 };
+enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8, K_BAR = 9 };
 enum {
     A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
     A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
@@ -26,7 +30,8 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 22  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define NCNT 27  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define SMAX 64  /* bank writes of one S line taken here at most */
 
 typedef struct {
     int32_t kind, op, rd, a, b, c, unit, target;
@@ -47,7 +52,8 @@ typedef struct {
     uint32_t *mask, *valid;
     uint32_t **regs, **sregs, **shared;
     int64_t *shared_len;
-    uint8_t *busy;   /* [sm * busy_stride + warp slot]: a memory board holds traffic of it */
+    uint8_t *busy;   /* [sm * busy_stride + warp slot]: the shared-memory board (1) or the coalescing board (2)
+                        holds traffic of it */
     int32_t *last_b, *last_w; /* per SM: the last retire coverage saw (-1: none) */
     /* outputs */
     int64_t *counters;
@@ -61,8 +67,25 @@ typedef struct {
     int64_t *hpos;
     int64_t last_cycle;
     int32_t last_sm, last_k;
+    /* shared-memory writes (S lines) taken here: the board's mirror and the writes of each warp slot
+       not yet accounted for by a retire (tb/scoreboards/shared.py observe/check) */
+    uint32_t **mirror;   /* [sm] the shared board's mirror of the SM's physical shared memory */
+    int64_t mirror_len, sh_stride, pend_cap;
+    uint32_t *pend;      /* [sm * busy_stride + warp slot][pend_cap][2]: (physical address, data) */
+    int32_t *npend;
+    int64_t npend_total;
+    /* barriers: every warp's state as the model has it (0 READY, 1 WAITING, 2 other), live threads, empty
+       stack; the blocks' epochs advanced; arrivals (block, warp, released) for coverage */
+    uint8_t *wstate;
+    uint32_t *live;
+    uint8_t *nostack;
+    int64_t *epoch_inc;
+    uint32_t *arr;
+    int64_t narr, arr_cap;
     int32_t plant;   /* planted faults the differential test must catch (0 in use): 1 = an ADD writes its
-                        result + 1 after comparing; 2 = lane 0's value is not compared */
+                        result + 1 after comparing; 2 = lane 0's value is not compared;
+                        3 = a shared store's bank writes are compared by count only;
+                        4 = a BAR releases its block's barrier whatever the other warps do */
 } St;
 
 static int hexval(int ch) {
@@ -146,6 +169,75 @@ static int passes_of(const St *s, const uint32_t *addrs, uint32_t mask) {
     return total;
 }
 
+static int cmp_u64(const void *x, const void *y) {
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* A shared-memory bank-write line "S <cycle> <sm> <clear> <warp slot> <addr>:<data>...": what the trace
+   monitor + SharedMemoryScoreboard.observe do (the mirror; a clear's count; else the warp slot's pending
+   writes). Returns the offset after it, or -1 when the Python path must handle it. */
+static int64_t s_line(St *s, const char *buf, int64_t pos, int64_t end) {
+    const char *p = buf + pos + 2, *stop = buf + end;
+    uint64_t cycle, smv = 0, clr, ws, a, d;
+    uint32_t wa[SMAX], wd[SMAX];
+    int n = 0;
+    if (hex_token(&p, stop, &cycle) || *p != ' ') return -1;
+    p++;
+    {
+        int nd = 0;
+        while (p < stop && *p >= '0' && *p <= '9' && nd < 9) smv = smv * 10 + (uint64_t)(*p++ - '0'), nd++;
+        if (!nd || *p != ' ') return -1;
+    }
+    p++;
+    if (p + 2 > stop || (p[0] != '0' && p[0] != '1') || p[1] != ' ') return -1; /* clear: "0" or "1" */
+    clr = p[0] == '1';
+    p += 2;
+    if (hex_token(&p, stop, &ws)) return -1;
+    while (p < stop && *p == ' ') {
+        p++;
+        const char *q = p;
+        while (q < stop && *q != ':' && *q != ' ' && *q != '\n') q++;
+        if (q >= stop || *q != ':' || n >= SMAX) return -1;
+        const char *t = p;
+        {   /* address: hex up to ':' */
+            uint64_t v = 0;
+            int nd = 0;
+            for (; t < q; t++, nd++) {
+                int h = hexval((unsigned char)*t);
+                if (h < 0 || nd >= 16) return -1;
+                v = (v << 4) | (uint64_t)h;
+            }
+            if (!nd) return -1;
+            a = v;
+        }
+        p = q + 1;
+        if (hex_token(&p, stop, &d) || d > 0xFFFFFFFFu || a >= (uint64_t)s->mirror_len) return -1;
+        wa[n] = (uint32_t)a, wd[n] = (uint32_t)d, n++;
+    }
+    if (p >= stop || *p != '\n' || !n) return -1;
+    if (smv >= (uint64_t)s->nsms) return -1;
+    const int sm = (int)smv;
+    int64_t key = 0;
+    if (!clr) {
+        if (ws >= (uint64_t)s->busy_stride) return -1;
+        key = (int64_t)sm * s->busy_stride + (int64_t)ws;
+        if (s->busy[key] & 1 || s->npend[key] + n > s->pend_cap) return -1; /* the board holds some: Python's */
+    }
+    uint32_t *mirror = s->mirror[sm];
+    for (int i = 0; i < n; i++) mirror[wa[i]] = wd[i];
+    if (clr) {
+        s->counters[24] += n; /* the shared board's clears */
+    } else {
+        uint32_t *e = s->pend + (key * s->pend_cap + s->npend[key]) * 2;
+        for (int i = 0; i < n; i++) e[2 * i] = wa[i], e[2 * i + 1] = wd[i];
+        s->npend[key] += n;
+        s->npend_total += n;
+    }
+    s->last_cycle = (int64_t)cycle;
+    return (p - buf) + 1;
+}
+
 /* Check retire lines of buf[pos:end) (whole lines) until the first one this does not take; return its
    offset (end: all taken). */
 int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
@@ -153,8 +245,16 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
     const char *stop = buf + end;
     while (pos < end) {
         const char *p = buf + pos;
+        if (p[0] == 'S' && p[1] == ' ') {
+            const int64_t after = s_line(s, buf, pos, end);
+            if (after < 0) return pos;
+            pos = after;
+            continue;
+        }
         if (p[0] != 'R' || p[1] != ' ') return pos;
-        if (s->ncov >= s->cov_cap || s->nshl >= s->shl_cap || s->ndirty >= s->dirty_cap) return pos;
+        if (s->ncov >= s->cov_cap || s->nshl >= s->shl_cap || s->ndirty + s->wpb + 1 > s->dirty_cap ||
+            s->narr >= s->arr_cap)
+            return pos;
         p += 2;
         uint64_t cycle, smv = 0, f[NF];
         const char *vals = 0;
@@ -192,10 +292,13 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         if (in->kind == K_NONE) return pos;
         if (s->count[k] + 1 > s->budget) return pos;
         const uint64_t ws = f[18] * (uint64_t)s->wpb + warp; /* warp slot = block slot x wpb + warp */
-        if (ws >= (uint64_t)s->busy_stride || s->busy[sm * s->busy_stride + ws]) return pos;
+        if (ws >= (uint64_t)s->busy_stride) return pos;
+        const int64_t key = (int64_t)sm * s->busy_stride + (int64_t)ws;
+        if (s->busy[key]) return pos; /* a memory board holds traffic of this warp slot */
+        if (s->npend[key] && in->kind != K_STSH) return pos; /* stray writes: the Python path reports them */
         const uint32_t mask = s->mask[k];
         const uint32_t *regs = s->regs[k];
-        uint32_t res[MAXW], addrs[MAXW];
+        uint32_t res[MAXW], addrs[MAXW], sdata[MAXW];
         int wr = 0, passes = -1;
         int32_t npc = pc + 1;
         switch (in->kind) {
@@ -230,6 +333,45 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             if (in->kind == K_LDSH) passes = passes_of(s, addrs, mask);
             break;
         }
+        case K_STSH: { /* spec/model.py _store (shared) + SharedMemoryScoreboard.check */
+            const int64_t size = s->shared_len[k];
+            for (int l = 0; l < W; l++) {
+                addrs[l] = regs[in->a * W + l] + in->imm;
+                sdata[l] = regs[in->c * W + l];
+                if ((mask >> l & 1) && (int64_t)addrs[l] >= size) return pos; /* out of range */
+            }
+            passes = passes_of(s, addrs, mask);
+            /* expected bank writes: per row, one per distinct address, the highest active lane's data,
+               at slot * sh_stride + address (SharedMemoryScoreboard.expected_writes) */
+            uint64_t want[MAXW], got[SMAX];
+            int nw = 0;
+            const uint64_t base = f[18] * (uint64_t)s->sh_stride;
+            for (int lo = 0; lo < W; lo += s->num_lanes) {
+                const int row0 = nw;
+                for (int l = lo; l < lo + s->num_lanes && l < W; l++) {
+                    if (!(mask >> l & 1)) continue;
+                    const uint64_t pa = base + addrs[l];
+                    if (pa > 0xFFFFFFFFu) return pos;
+                    int j = row0;
+                    while (j < nw && want[j] >> 32 != pa) j++;
+                    want[j] = pa << 32 | sdata[l];
+                    if (j == nw) nw++;
+                }
+            }
+            const int ng = s->npend[key];
+            if (ng != nw || ng > SMAX) return pos;
+            if (s->plant != 3) {
+                const uint32_t *e = s->pend + key * s->pend_cap * 2;
+                for (int i = 0; i < ng; i++) got[i] = (uint64_t)e[2 * i] << 32 | e[2 * i + 1];
+                qsort(got, (size_t)ng, sizeof got[0], cmp_u64);
+                qsort(want, (size_t)nw, sizeof want[0], cmp_u64);
+                if (memcmp(got, want, sizeof got[0] * (size_t)ng)) return pos;
+            }
+            break;
+        }
+        case K_BAR: /* spec/model.py step, "bar": every live thread active, else BARRIER_DIVERGENCE */
+            if (mask != s->live[k]) return pos;
+            break;
         case K_BRA:
             npc = in->target;
             break;
@@ -267,12 +409,46 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         }
         if (f[8] != (uint64_t)npc || f[9] != mask || f[10] || f[11] || f[12] || f[13]) return pos;
         if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
-        if (f[16] || f[17]) return pos;
+        if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17]) return pos;
         /* equal: commit what Model.step, the boards and coverage do */
         if (wr) {
             uint32_t *row = s->regs[k] + in->rd * W;
             for (int l = 0; l < W; l++)
                 if (mask >> l & 1) row[l] = res[l] + (uint32_t)(s->plant == 1 && in->op == A_ADD && in->kind == K_ALU);
+        }
+        if (in->kind == K_STSH) {
+            uint32_t *mem = s->shared[k];
+            for (int l = 0; l < W; l++) /* the highest lane wins (docs/isa.md 3.3) */
+                if (mask >> l & 1) mem[addrs[l]] = sdata[l];
+            s->counters[22] += 1;             /* the shared board's stores */
+            s->counters[23] += s->npend[key]; /* ... and bank writes */
+            s->npend_total -= s->npend[key];
+            s->npend[key] = 0;
+        }
+        if (in->kind == K_BAR) { /* the warp waits; spec/model.py _barrier_check */
+            s->wstate[k] = 1;
+            s->ready[k] = 0;
+            s->counters[25] += 1; /* barrier_arrivals */
+            const int b0 = (int)block * s->wpb;
+            int waiting = 0, none_ready = 1;
+            for (int j = b0; j < b0 + s->wpb; j++) {
+                waiting |= s->wstate[j] == 1;
+                none_ready &= s->wstate[j] != 0;
+            }
+            const int released = (waiting && none_ready) || s->plant == 4;
+            if (released) {
+                for (int j = b0; j < b0 + s->wpb; j++) {
+                    if (s->wstate[j] != 1) continue;
+                    s->wstate[j] = 0;
+                    s->ready[j] = s->nostack[j];
+                    if (!s->dirty[j]) s->dirty[j] = 1, s->dirty_list[s->ndirty++] = j;
+                }
+                s->epoch_inc[block] += 1;
+                s->counters[26] += 1; /* barrier_releases */
+            }
+            uint32_t *e = s->arr + s->narr * 3;
+            e[0] = (uint32_t)block, e[1] = (uint32_t)warp, e[2] = (uint32_t)released;
+            s->narr++;
         }
         s->pc[k] = npc;
         s->count[k] += 1;
@@ -284,12 +460,12 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         if (in->kind == K_BEQ || in->kind == K_BNE) c[21] += 1; /* coverage: uniform_branch shape */
         c[5 + in->unit] += 1;   /* warp_by_class[unit] */
         c[13 + in->unit] += nth; /* thread_by_class[unit] */
-        if (in->kind == K_LDSH) {
+        if (in->kind == K_LDSH || in->kind == K_STSH) {
             c[3] += 1;          /* shared_accesses (model counters; coalescing board) */
             c[4] += passes;     /* shared_passes */
-            uint32_t *e = s->shl + s->nshl * (W + 1);
-            e[0] = mask;
-            memcpy(e + 1, addrs, sizeof(uint32_t) * (size_t)W);
+            uint32_t *e = s->shl + s->nshl * (W + 2);
+            e[0] = in->kind == K_STSH, e[1] = mask;
+            memcpy(e + 2, addrs, sizeof(uint32_t) * (size_t)W);
             s->nshl++;
         }
         /* coverage: (pc, mask, valid, switch) */

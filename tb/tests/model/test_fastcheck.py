@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -26,13 +27,14 @@ from spec.machines import RANDOM
 from spec.model import Model, StepError
 from spec.records import WarpState
 from spec.retire_record import FIELDS, decode
+from tb.agents.sm_driver import SmLaunch
 from tb.coverage.functional import GpuCoverage
 from tb.env.checker import count_quiet
 from tb.fastcheck import FastPath
-from tb.scoreboards.base import Mismatch
+from tb.scoreboards.base import Mismatch, SharedMismatch
 from tb.scoreboards.coalescing import CoalescingScoreboard
 from tb.scoreboards.divergence import DivergenceScoreboard
-from tb.scoreboards.retire import RetireScoreboard
+from tb.scoreboards.retire import RetireScoreboard, where
 from tb.scoreboards.shared import SharedMemoryScoreboard
 from tb.sequences.random_kernel import generate
 
@@ -46,12 +48,30 @@ def _digits(f: Any, cfg: Any) -> int:
     return (f.bits(cfg.warp_size, depth_w) + 3) // 4
 
 
+def s_lines(
+    cfg: Any, sm: int, clear: bool, ws: int, writes: list[tuple[int, int]], cycle: int, rng: random.Random
+) -> list[str]:
+    """``writes`` as the wrapper's shared-memory lines: shuffled, at most NUM_BANKS a line."""
+    writes = list(writes)
+    rng.shuffle(writes)
+    out, nb = [], cfg.num_banks
+    for i in range(0, len(writes), nb):
+        pairs = " ".join(f"{a:x}:{d:08x}" for a, d in writes[i : i + nb])
+        out.append(f"S {cycle:08x} {sm} {int(clear)} {ws:02x} {pairs}\n")
+    return out
+
+
 def trace_of(cfg: Any, image: Any, seed: int) -> list[str]:
-    """D and R lines of one launch run by a golden model in a random interleaving."""
+    """D, S and R lines of one launch run by a golden model in a random interleaving: a block's shared
+    region cleared at its dispatch, a shared store's bank writes before its retire."""
     rng = random.Random(seed)
     m = Model(cfg, image)
     wpb = image.warps_per_block(cfg.warp_size)
-    capacity = max(1, cfg.num_sms * min(cfg.num_blocks, cfg.num_warps // wpb))
+    stride = SmLaunch.of(cfg, image).sh_stride
+    per_sm = min(
+        cfg.num_blocks, cfg.num_warps // wpb, cfg.shared_words // stride if stride else cfg.num_blocks
+    )
+    capacity = max(1, cfg.num_sms * per_sm)
     pending, resident, lines, cycle = list(range(image.num_blocks)), [], [], 0
     slots: dict[int, int] = {}
     while pending or resident:
@@ -63,12 +83,21 @@ def trace_of(cfg: Any, image: Any, seed: int) -> list[str]:
             m.start_block(bid, sm=sm)
             resident.append(bid)
             lines.append(f"D {cycle:08x} {bid:x} {sm}\n")
+            base = slots[bid] * stride
+            zeros = [(base + a, 0) for a in range(len(m.blocks[bid].shared))]
+            lines += s_lines(cfg, sm, True, slots[bid] * wpb, zeros, cycle, rng)
         ready = [(b, w.wid) for b in resident for w in m.blocks[b].warps if w.state is WarpState.READY]
         if not ready:
             raise AssertionError("no ready warp")
         bid, wid = rng.choice(ready)
         rec = m.step(bid, wid)
         cycle += rng.randint(1, 3)
+        mem = rec.mem
+        if mem is not None and mem.store and mem.space == "shared":
+            want = SharedMemoryScoreboard.expected_writes(
+                SimpleNamespace(cfg=cfg, stride=stride), SimpleNamespace(slot=slots[bid]), rec
+            )
+            lines += s_lines(cfg, m.blocks[bid].sm, False, slots[bid] * wpb + wid, want, cycle, rng)
         lines.append(r_line(cfg, m, rec, slots[bid], cycle, rng))
         resident = [b for b in resident if not m.blocks[b].done]
     return lines
@@ -113,7 +142,7 @@ class Checker:
         self.cfg, self.model = cfg, Model(cfg, image)
         self.retire = RetireScoreboard(self.model)
         self.div = DivergenceScoreboard(self.model)
-        self.shared = SharedMemoryScoreboard(cfg, self.model, cfg.shared_words)
+        self.shared = SharedMemoryScoreboard(cfg, self.model, SmLaunch.of(cfg, image).sh_stride)
         self.coal = CoalescingScoreboard(cfg, image)
         self.cov = GpuCoverage(cfg)
         self.wpb = image.warps_per_block(cfg.warp_size)
@@ -130,10 +159,16 @@ class Checker:
         rtl, sm = decode(t[3:], self.cfg.warp_size), int(t[2])
         f = self.fast
         if f is not None:
-            f.before_python(rtl.block, rtl.warp)
+            f.before_python(rtl.block, rtl.warp, sm, rtl.slot)
         exp = self.retire.check(rtl, sm)
         if not count_quiet(self.div, self.shared, self.coal, self.wpb, rtl, exp, sm):
-            self.div.check(rtl, exp, sm)  # (memory traffic is not in these traces: only the stack board)
+            glob = (
+                exp.mem is not None and exp.mem.space == "global"
+            )  # (no memory port traffic in these traces)
+            for board in (self.div, self.shared) if glob else (self.div, self.shared, self.coal):
+                diffs = board.check(rtl, exp, sm)
+                if diffs:
+                    raise board.mismatch(f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs))
         self.cov.retire(exp, sm, self.retire.warp)
         if f is not None:
             f.after_python(rtl.block, rtl.warp)
@@ -148,17 +183,25 @@ class Checker:
             buf = "".join(chunk).encode("latin-1")
             pos, end = 0, len(buf)
             while pos < end:
-                if buf[pos] == 82:
+                if buf[pos] in (82, 83):
                     pos = self.fast.run(buf, pos, end)
                     if pos >= end:
                         break
                 nl = buf.index(b"\n", pos)
+                if buf[pos] == 83:
+                    self.fast.spill()
                 self.line(buf[pos:nl].decode("latin-1"))
                 pos = nl + 1
             self.fast.flush()
+        if self.fast is not None:
+            self.fast.settle()
 
     def line(self, line: str) -> None:
-        if line[0] == "D":
+        if line[0] == "S":
+            t = line.split()
+            flat = [int(x, 16) for x in " ".join(t[5:]).replace(":", " ").split()]
+            self.shared.observe(int(t[2]), t[3] == "1", list(zip(flat[::2], flat[1::2])), int(t[4], 16))
+        elif line[0] == "D":
             t = line.split()
             self.model.start_block(int(t[2], 16), sm=int(t[3]))
             if self.fast is not None:
@@ -177,6 +220,10 @@ class Checker:
                       for b, bl in m.blocks.items() for w in bl.warps},  # fmt: skip
             "regs": {b: bl.regs.tobytes() for b, bl in m.blocks.items()},
             "shared": {b: bl.shared.tobytes() for b, bl in m.blocks.items()},
+            "epochs": {b: bl.epoch for b, bl in m.blocks.items()},
+            "arrivals": {b: list(a) for b, a in self.cov.arrivals.items()},
+            "mirror": [x.tobytes() for x in self.shared.mirror],
+            "pending": {k: list(v) for k, v in self.shared.pending.items()},
             "boards": [(b.compared, *(getattr(b, k) for k in b.counts)) for b in (self.retire, self.div, self.shared, self.coal)],
             "history": {k: list(v) for k, v in self.retire._last.items()},
             "coverage": (self.cov.samples, dict(self.cov.last_retire),
@@ -217,32 +264,51 @@ def test_fast_path_equals_the_model(name: str, seed: int) -> None:
 
 
 def _fast_line(cfg: Any, image: Any, lines: list[str], kind: str) -> int:
-    """Index of a retire line of ``kind`` the fast path takes, with lane 0 active and written."""
+    """Index of a retire line of ``kind`` the fast path takes (a warp with an empty stack), with lane 0
+    active and written (``kind`` "add", "lds"), or active and stored to shared memory ("store")."""
     m = Model(cfg, image)
     for i, line in enumerate(lines):
+        if line[0] == "D":
+            t = line.split()
+            m.start_block(int(t[2], 16), sm=int(t[3]))
         if line[0] != "R":
             continue
         t = line.split()
         rtl = decode(t[3:], cfg.warp_size)
         ins = m.code[rtl.pc]
-        if (
-            i > len(lines) // 4
-            and rtl.wr
-            and rtl.mask & 1
-            and (ins.op.alu if kind == "add" else ins.kind) == ("ADD" if kind == "add" else kind)
-        ):
+        empty = not m.warp(rtl.block, rtl.warp).stack
+        m.step(rtl.block, rtl.warp)
+        if kind == "store":
+            ok = ins.kind == "store" and ins.unit == "shared"
+        else:
+            ok = rtl.wr and (ins.op.alu if kind == "add" else ins.kind) == ("ADD" if kind == "add" else kind)
+        if i > len(lines) // 4 and empty and rtl.mask & 1 and ok:
             return i
     raise AssertionError(f"no {kind} retire")
+
+
+def _corrupt(lines: list[str], i: int) -> list[str]:
+    """``lines`` with lane 0's value of retire ``i`` (lowest bit) flipped."""
+    t = lines[i].split(" ")
+    v = 3 + [f.name for f in FIELDS].index("values")
+    t[v] = t[v][:-1] + f"{int(t[v][-1], 16) ^ 1:x}"
+    return [*lines[:i], " ".join(t), *lines[i + 1 :]]
+
+
+def _corrupt_bank_write(lines: list[str], i: int) -> list[str]:
+    """``lines`` with the data of the first bank write of shared store ``i`` (the S line before it) flipped."""
+    j = i - 1
+    assert lines[j][0] == "S" and lines[j].split()[3] == "0"
+    t = lines[j].rstrip("\n").split(" ")
+    a, d = t[5].split(":")
+    t[5] = f"{a}:{int(d, 16) ^ 1:08x}"
+    return [*lines[:j], " ".join(t) + "\n", *lines[j + 1 :]]
 
 
 @pytest.mark.parametrize("kind", ["add", "lds"])
 def test_a_corrupted_retire_is_reported_the_same_by_both(kind: str) -> None:
     cfg, image, lines = launch("sm1-l8", 0)
-    i = _fast_line(cfg, image, lines, kind)
-    t = lines[i].split(" ")
-    v = 3 + [f.name for f in FIELDS].index("values")
-    t[v] = t[v][:-1] + f"{int(t[v][-1], 16) ^ 1:x}"  # lane 0, lowest bit
-    bad = [*lines[:i], " ".join(t), *lines[i + 1 :]]
+    bad = _corrupt(lines, _fast_line(cfg, image, lines, kind))
     reports = []
     for fast in (False, True):
         chk = Checker(cfg, image, fast)
@@ -253,15 +319,38 @@ def test_a_corrupted_retire_is_reported_the_same_by_both(kind: str) -> None:
     assert "values[lane 0]" in reports[0]
 
 
-@pytest.mark.parametrize("plant", [1, 2])
+def test_a_corrupted_bank_write_is_reported_the_same_by_both() -> None:
+    """A shared store's bank write with wrong data (its S line): the fast path leaves the store to the
+    Python path, with the writes it holds, and the shared-memory board reports it as without it."""
+    cfg, image, lines = launch("sm1-l8", 1)
+    bad = _corrupt_bank_write(lines, _fast_line(cfg, image, lines, "store"))
+    reports = []
+    for fast in (False, True):
+        chk = Checker(cfg, image, fast)
+        with pytest.raises(SharedMismatch) as exc:
+            chk.feed(bad)
+        reports.append(str(exc.value))
+    assert reports[0] == reports[1]
+    assert "missing bank write" in reports[0] and "unexpected bank write" in reports[0]
+
+
+def test_the_fast_path_takes_shared_stores_bank_writes_and_barriers() -> None:
+    cfg, image, lines = launch("sm1-l8", 1)
+    chk = Checker(cfg, image, True)
+    chk.feed(lines)
+    assert chk.fast.stores > 0 and chk.shared.clears > 0
+    assert chk.fast.barriers > 0 and chk.model.counters.barrier_releases > 0
+
+
+@pytest.mark.parametrize("plant", [1, 2, 3, 4])
 def test_planted_fast_path_faults_are_caught(plant: int) -> None:
     """plant 1: an ADD's register write is off by one after the compare (the model's state diverges);
-    plant 2: lane 0 is not compared (a corrupted lane 0 goes through)."""
-    cfg, image, lines = launch("sm1-l8", 0)
+    plant 2: lane 0 is not compared (a corrupted lane 0 goes through); plant 3: a shared store's bank
+    writes are compared by count only (a wrong data word goes through); plant 4: a BAR releases its
+    block's barrier whatever the other warps do (the model's warp states diverge)."""
+    cfg, image, lines = launch("sm1-l8", 1 if plant >= 3 else 0)
     if plant == 2:
-        i = _fast_line(cfg, image, lines, "add")
-        t = lines[i].split(" ")
-        v = 3 + [f.name for f in FIELDS].index("values")
-        t[v] = t[v][:-1] + f"{int(t[v][-1], 16) ^ 1:x}"
-        lines = [*lines[:i], " ".join(t), *lines[i + 1 :]]
+        lines = _corrupt(lines, _fast_line(cfg, image, lines, "add"))
+    if plant == 3:
+        lines = _corrupt_bank_write(lines, _fast_line(cfg, image, lines, "store"))
     assert differ(cfg, image, lines, plant) != []
