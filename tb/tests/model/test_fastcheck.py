@@ -305,18 +305,23 @@ def _corrupt_bank_write(lines: list[str], i: int) -> list[str]:
     return [*lines[:j], " ".join(t) + "\n", *lines[j + 1 :]]
 
 
+def _reports(cfg, image, bad: list[str], error: type[Exception]) -> tuple[str, str]:
+    """The report of ``error`` that feeding ``bad`` raises: (Python path, fast path)."""
+    out = []
+    for fast in (False, True):
+        with pytest.raises(error) as exc:
+            Checker(cfg, image, fast).feed(bad)
+        out.append(str(exc.value))
+    return out[0], out[1]
+
+
 @pytest.mark.parametrize("kind", ["add", "lds"])
 def test_a_corrupted_retire_is_reported_the_same_by_both(kind: str) -> None:
     cfg, image, lines = launch("sm1-l8", 0)
     bad = _corrupt(lines, _fast_line(cfg, image, lines, kind))
-    reports = []
-    for fast in (False, True):
-        chk = Checker(cfg, image, fast)
-        with pytest.raises(Mismatch) as exc:
-            chk.feed(bad)
-        reports.append(str(exc.value))
-    assert reports[0] == reports[1]
-    assert "values[lane 0]" in reports[0]
+    python, fast = _reports(cfg, image, bad, Mismatch)
+    assert python == fast
+    assert "values[lane 0]" in python
 
 
 def test_a_corrupted_bank_write_is_reported_the_same_by_both() -> None:
@@ -324,14 +329,9 @@ def test_a_corrupted_bank_write_is_reported_the_same_by_both() -> None:
     Python path, with the writes it holds, and the shared-memory board reports it as without it."""
     cfg, image, lines = launch("sm1-l8", 1)
     bad = _corrupt_bank_write(lines, _fast_line(cfg, image, lines, "store"))
-    reports = []
-    for fast in (False, True):
-        chk = Checker(cfg, image, fast)
-        with pytest.raises(SharedMismatch) as exc:
-            chk.feed(bad)
-        reports.append(str(exc.value))
-    assert reports[0] == reports[1]
-    assert "missing bank write" in reports[0] and "unexpected bank write" in reports[0]
+    python, fast = _reports(cfg, image, bad, SharedMismatch)
+    assert python == fast
+    assert "missing bank write" in python and "unexpected bank write" in python
 
 
 def test_the_fast_path_takes_shared_stores_bank_writes_and_barriers() -> None:
