@@ -50,12 +50,17 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR = range(10)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, K_STG = range(12)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 27  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
-# the shared board's stores, writes and clears, barrier arrivals and releases
+NCNT = 41  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+# the shared board's stores, writes and clears, barrier arrivals and releases (26); global accesses and
+# transactions, loader writes, responses, (31 unused), in-order and overtaking responses, 5 latency
+# buckets, requests taken (27-39)
+LATENCY_BUCKETS = ("1", "2-4", "5-16", "17-64", "65+")  # tb/coverage/functional.py latency_bucket
+GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, seq (then its data words)
+OUT_CAP = 4096  # outstanding requests the fast path holds at most
 STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other)
 HIST = 64  # the retire board's LOOP_HISTORY
 LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
@@ -96,6 +101,12 @@ class St(C.Structure):
         ("pend", _ptr), ("npend", _ptr), ("npend_total", C.c_int64),
         ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr), ("epoch_inc", _ptr),
         ("arr", _ptr), ("narr", C.c_int64), ("arr_cap", C.c_int64),
+        ("qp_on", C.c_int32), ("seg_words", C.c_int32), ("tag_w", C.c_int32), ("idx_w", C.c_int32),
+        ("wid_mask", C.c_uint32),
+        ("gmem", _ptr), ("gmem_len", C.c_int64), ("hostmem", _ptr), ("hostmem_len", C.c_int64),
+        ("lkeys", _ptr), ("lvals", _ptr), ("ldone", _ptr), ("nload", C.c_int64),
+        ("otag", _ptr), ("ocyc", _ptr), ("nout", C.c_int64), ("out_cap", C.c_int64),
+        ("gq", _ptr), ("ngq", _ptr), ("gq_cap", C.c_int64), ("ngq_total", C.c_int64), ("qseq", C.c_int64),
         ("plant", C.c_int32),
     ]  # fmt: skip
 
@@ -168,6 +179,10 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_LDSH if ins.unit == "shared" else K_LDC
         elif ins.kind == "store" and ins.unit == "shared" and e.a >= 0 and e.c >= 0:
             e.kind = K_STSH
+        elif ins.kind == "load" and ins.rd is not None and ins.unit == "global" and e.a >= 0:
+            e.kind = K_LDG
+        elif ins.kind == "store" and ins.unit == "global" and e.a >= 0 and e.c >= 0:
+            e.kind = K_STG
         elif ins.kind == "bra":
             e.kind = K_BRA
         elif ins.kind == "bar":
@@ -247,6 +262,27 @@ class FastPath:
         for name in ("wstate", "live", "nostack", "epoch_inc", "arr"):
             setattr(s, name, getattr(self, name).ctypes.data)
         s.arr_cap = LOG
+        # global memory: the model's, the loader's expected words, outstanding requests, held transactions
+        coal = self.coal
+        s.seg_words, s.tag_w, s.idx_w, s.wid_mask = cfg.seg_words, coal.tag_w, coal.idx_w, coal.wid_mask
+        self.gmem = model.gmem
+        s.gmem, s.gmem_len = self.gmem.ctypes.data, len(self.gmem)
+        want = coal.loader_want
+        self.lkeys = np.array(sorted(want), np.uint32) if want and max(want) < 1 << 32 else np.zeros(0, np.uint32)
+        self.lvals = np.array([want[k] for k in self.lkeys.tolist()], np.uint32)
+        self.ldone = np.zeros(len(self.lkeys), np.uint8)
+        self.lhanded = 0  # loader words handed to the board (ldone.sum() at the last hand-over)
+        s.lkeys, s.lvals, s.ldone, s.nload = (self.lkeys.ctypes.data, self.lvals.ctypes.data,
+                                              self.ldone.ctypes.data, len(self.lkeys))  # fmt: skip
+        self.otag = np.zeros(OUT_CAP, np.uint32)
+        self.ocyc = np.zeros(OUT_CAP, np.int64)
+        s.otag, s.ocyc, s.out_cap = self.otag.ctypes.data, self.ocyc.ctypes.data, OUT_CAP
+        self.gq = np.zeros((cfg.num_sms * self.busy_stride, self.W, GQ_HDR + cfg.seg_words), np.uint32)
+        self.ngq = np.zeros(cfg.num_sms * self.busy_stride, np.int32)
+        s.gq, s.ngq, s.gq_cap = self.gq.ctypes.data, self.ngq.ctypes.data, self.W
+        self.monitor: Any = None  # the trace monitor whose Q/P lines the fast path takes (:meth:`bind`)
+        self.hostmem: Any = None
+        self.globals = 0  # retires of global loads and stores checked here
         self.handled = 0  # retires the fast path checked (all flushed ones)
         self.stores = 0  # of them shared stores (with their bank writes)
         self.barriers = 0  # ... and BARs
@@ -330,6 +366,11 @@ class FastPath:
                 self.spill()
             elif 0 <= slot * self.wpb + warp < self.busy_stride:
                 self.spill(sm * self.busy_stride + slot * self.wpb + warp)
+        if self.st.ngq_total:
+            if sm is None or slot is None or not 0 <= sm < len(self.last_b):
+                self.spill_global()
+            elif 0 <= slot * self.wpb + warp < self.busy_stride:
+                self.spill_global(sm * self.busy_stride + slot * self.wpb + warp)
         k = block * self.wpb + warp
         if 0 <= warp < self.wpb and 0 <= k < len(self.pc):
             self.push(k)
@@ -365,11 +406,102 @@ class FastPath:
                 if sm < len(self.last_b):
                     self.last_b[sm], self.last_w[sm] = bid, wid
 
+    # ---- global memory traffic (Q/P lines) -------------------------------------------------------
+    def bind(self, monitor: Any, checker: Any, requests: list[Any], responses: list[Any]) -> None:
+        """Take the Q/P lines of ``monitor`` when every subscriber of its request and response ports
+        (``requests``, ``responses``: their write functions) is one whose work the fast path does: the
+        launch checker's coalescing board, the memory agent's image (a ``GmemAgent``'s ``mem``) and
+        functional coverage (the collector of :attr:`coverage`). Otherwise the Python path takes them."""
+        self.monitor = monitor
+        ok = True
+        for fn in [*requests, *responses]:
+            owner = getattr(fn, "__self__", None)
+            if owner is checker:
+                continue
+            if owner is not None and self.coverage is not None and getattr(owner, "cov", None) is self.coverage:
+                continue
+            if fn in requests and type(owner).__name__ == "GmemAgent" and fn.__name__ == "write_request":
+                self.hostmem = owner.mem
+                continue
+            ok = False
+        if not ok or (self.coverage is None and len(responses) != 1):
+            return
+        if self.hostmem is not None:
+            self.st.hostmem, self.st.hostmem_len = self.hostmem.ctypes.data, len(self.hostmem)
+        self.st.qp_on = 1
+
+    def _adopt(self) -> None:
+        """The requests the Python path holds outstanding (the monitor's and the coalescing board's) ->
+        the fast path, when both hold the same ones (else the Python path keeps the Q/P lines)."""
+        mon, out = self.monitor, self.coal.outstanding
+        held = Counter(tag for tag, _ in mon._pending)
+        if held != Counter({t: len(q) for t, q in out.items() if q}) or len(mon._pending) > OUT_CAP:
+            self.st.qp_on = 0
+            return
+        n = len(mon._pending)
+        if n:
+            self.otag[:n] = [t for t, _ in mon._pending]
+            self.ocyc[:n] = [c for _, c in mon._pending]
+        self.st.nout = n
+        mon._pending.clear()
+        out.clear()
+
+    def release(self) -> None:
+        """Everything of global memory the fast path holds -> the Python path (the monitor's outstanding
+        requests, the coalescing board's outstanding and pending transactions and the loader's words),
+        before it takes a Q/P line itself, and at the end of a launch."""
+        s = self.st
+        if s.nout:
+            n = int(s.nout)
+            tags, cycles = self.otag[:n].tolist(), self.ocyc[:n].tolist()
+            self.monitor._pending.extend(zip(tags, cycles))
+            out = self.coal.outstanding
+            for t in tags:
+                out[t].append(None)  # (the board only counts them)
+            s.nout = 0
+        if s.ngq_total:
+            self.spill_global()
+        self._loader_done()
+
+    def _loader_done(self) -> None:
+        if len(self.ldone):
+            n = int(np.count_nonzero(self.ldone))
+            if n != self.lhanded:
+                self.coal.loader_done.update(self.lkeys[self.ldone != 0].tolist())
+                self.lhanded = n
+
+    def spill_global(self, key: int | None = None) -> None:
+        """The transactions the fast path holds (of warp slot ``key``, or all) -> the coalescing board's
+        pending ones, in acceptance order (before the Python path looks at them)."""
+        from tb.agents.gmem_responder import MemTxn
+
+        s = self.st
+        if not s.ngq_total:
+            return
+        keys = np.flatnonzero(self.ngq).tolist() if key is None else [key]
+        seg = self.model.cfg.seg_words
+        for key in keys:
+            n = int(self.ngq[key]) if 0 <= key < len(self.ngq) else 0
+            if not n:
+                continue
+            sm, ws = divmod(key, self.busy_stride)
+            self.coal.pending[(sm, ws)].extend(
+                MemTxn(e[0], bool(e[2]), e[1], tuple(e[GQ_HDR : GQ_HDR + seg]), e[3], e[4], seq=e[5])
+                for e in self.gq[key, :n].tolist()
+            )
+            self.ngq[key] = 0
+            s.ngq_total -= n
+
     # ---- checking ------------------------------------------------------------------------------
     def run(self, buf: bytes, pos: int, end: int) -> int:
         """Check retire lines of ``buf[pos:end]`` until one the fast path does not take; its offset."""
         if self.coal.errors:
             return pos
+        mon, s = self.monitor, self.st
+        if s.qp_on:
+            if mon._pending and not s.nout:
+                self._adopt()
+            s.qseq = mon._seq
         shared, coal = self.shared.pending, self.coal.pending
         if shared or coal or self._busy:
             busy = self.busy
@@ -385,6 +517,8 @@ class FastPath:
             if new == end or (
                 st.ncov < LOG and st.nshl < LOG and st.ndirty + self.wpb + 1 <= LOG and st.narr < LOG
             ):
+                if st.qp_on:
+                    mon._seq = st.qseq
                 return new
             self.flush()  # (the logs are full: empty them and go on)
             pos = new
@@ -396,6 +530,21 @@ class FastPath:
         if c[24]:  # (S lines only: counted without a retire)
             self.shared.clears += int(c[24])
             c[24] = 0
+        if c[39] or c[30]:  # Q/P lines (counted without a retire)
+            q = c[29:40].tolist()
+            c[29:40] = 0
+            coal = self.coal
+            coal.loader_txns += q[0]
+            coal.responses += q[1]
+            cov = self.coverage
+            if cov is not None:
+                if q[3]:
+                    cov.order.counts[("in_order",)] += q[3]
+                if q[4]:
+                    cov.order.counts[("overtaking",)] += q[4]
+                for name, k in zip(LATENCY_BUCKETS, q[5:10]):
+                    if k:
+                        cov.latency.counts[(name,)] += k
         n = int(c[0])
         if n:
             cnt = c.tolist()
@@ -417,6 +566,12 @@ class FastPath:
             self.coal.compared += n
             self.coal.shared_accesses += cnt[3]
             self.shared.stores += cnt[22]
+            if cnt[27]:
+                mc.global_accesses += cnt[27]
+                mc.global_transactions += cnt[28]
+                self.coal.accesses += cnt[27]
+                self.coal.txns += cnt[28]
+                self.globals += cnt[27]
             self.shared.writes += cnt[23]
             self.handled += n
             self.stores += cnt[22]
@@ -456,6 +611,7 @@ class FastPath:
         launch, a hang report: the board's leftovers are complete)."""
         self.flush()
         self.spill()
+        self.release()
 
     def _coverage(self, ncov: int, nshl: int) -> None:
         cov = self.coverage
@@ -488,14 +644,12 @@ class FastPath:
                 key = keys.get(row)
                 if key is None:
                     entry = np.frombuffer(row, np.uint32)
-                    store, mask, addrs = bool(entry[0]), int(entry[1]), entry[2:]
+                    flags, mask, addrs = int(entry[0]), int(entry[1]), entry[2:]
+                    store, glob = bool(flags & 1), bool(flags & 2)
                     key = keys[row] = (
-                        "shared",
-                        store,
-                        mask,
-                        addrs.tobytes(),
-                        self.model._rows(addrs, mask),
-                        0,
+                        ("global", store, mask, addrs.tobytes(), (), flags >> 2)
+                        if glob
+                        else ("shared", store, mask, addrs.tobytes(), self.model._rows(addrs, mask), 0)
                     )
                 mem_raw[key] += n
 
