@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from spec import isa
-from spec.records import CLASSES, WarpState
+from spec.records import CLASSES, DIV, SYNC, WarpState
 from spec.retire_record import FIELDS
 from tb.coverage.functional import arrival_class
 
@@ -50,14 +50,16 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, K_STG = range(12)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, K_STG, K_SSY = range(13)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 41  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+NCNT = 52  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
 # the shared board's stores, writes and clears, barrier arrivals and releases (26); global accesses and
 # transactions, loader writes, responses, (31 unused), in-order and overtaking responses, 5 latency
-# buckets, requests taken (27-39)
+# buckets, requests taken (27-39); the loop, nested, if_else, merge and if_only shapes (40-44); stack
+# pushes, pops, merges, divergence board tops, the deepest push, divergent branches (45-50)
+SHAPES = ("loop", "nested", "if_else", "merge", "if_only")
 LATENCY_BUCKETS = ("1", "2-4", "5-16", "17-64", "65+")  # tb/coverage/functional.py latency_bucket
 GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, seq (then its data words)
 OUT_CAP = 4096  # outstanding requests the fast path holds at most
@@ -99,7 +101,9 @@ class St(C.Structure):
         ("last_cycle", C.c_int64), ("last_sm", C.c_int32), ("last_k", C.c_int32),
         ("mirror", _ptr), ("mirror_len", C.c_int64), ("sh_stride", C.c_int64), ("pend_cap", C.c_int64),
         ("pend", _ptr), ("npend", _ptr), ("npend_total", C.c_int64),
-        ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr), ("epoch_inc", _ptr),
+        ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr),
+        ("stack", _ptr), ("sdepth", _ptr), ("exited", _ptr), ("depth_limit", C.c_int32),
+        ("epoch_inc", _ptr),
         ("arr", _ptr), ("narr", C.c_int64), ("arr_cap", C.c_int64),
         ("qp_on", C.c_int32), ("seg_words", C.c_int32), ("tag_w", C.c_int32), ("idx_w", C.c_int32),
         ("wid_mask", C.c_uint32),
@@ -185,6 +189,8 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_STG
         elif ins.kind == "bra":
             e.kind = K_BRA
+        elif ins.kind == "ssy":
+            e.kind = K_SSY
         elif ins.kind == "bar":
             e.kind = K_BAR
         elif ins.kind in ("beq", "bne") and e.a >= 0:
@@ -259,7 +265,12 @@ class FastPath:
         self.nostack = np.zeros(nwarps, np.uint8)
         self.epoch_inc = np.zeros(model.image.num_blocks, np.int64)
         self.arr = np.zeros((LOG, 3), np.uint32)
-        for name in ("wstate", "live", "nostack", "epoch_inc", "arr"):
+        self.depth = cfg.stack_depth
+        self.stack = np.zeros((nwarps, self.depth, 3), np.uint32)
+        self.sdepth = np.zeros(nwarps, np.int32)
+        self.exited = np.zeros(nwarps, np.uint32)
+        s.depth_limit = self.depth
+        for name in ("wstate", "live", "nostack", "epoch_inc", "arr", "stack", "sdepth", "exited"):
             setattr(s, name, getattr(self, name).ctypes.data)
         s.arr_cap = LOG
         # global memory: the model's, the loader's expected words, outstanding requests, held transactions
@@ -316,7 +327,13 @@ class FastPath:
     def pull(self, k: int, w: Any) -> None:
         """The model's warp -> the C state (after the Python model stepped it)."""
         self.pc[k], self.count[k], self.mask[k] = w.pc, w.count, w.mask
-        held = not w.stack and w.regs.flags.c_contiguous
+        stack = w.stack
+        held = len(stack) <= self.depth and w.regs.flags.c_contiguous
+        if held and (stack or self.sdepth[k]):
+            if stack:
+                self.stack[k, : len(stack)] = [(int(kind == DIV), pc, m) for kind, pc, m in stack]
+            self.sdepth[k] = len(stack)
+        self.exited[k] = w.exited
         self.ready[k] = w.state is WarpState.READY and held
         self.wstate[k], self.live[k], self.nostack[k] = STATES.get(w.state, 2), w.live, held
 
@@ -326,7 +343,10 @@ class FastPath:
         if not self.dirty[k]:
             return
         w = self.model.blocks[k // self.wpb].warps[k % self.wpb]
-        w.pc, w.count = int(self.pc[k]), int(self.count[k])
+        w.pc, w.count, w.mask = int(self.pc[k]), int(self.count[k]), int(self.mask[k])
+        d = int(self.sdepth[k])
+        if d or w.stack:
+            w.stack[:] = [[DIV if kind else SYNC, pc, m] for kind, pc, m in self.stack[k, :d].tolist()]
         state = int(self.wstate[k])
         if state < 2:  # (the fast path moves a warp between READY and WAITING only)
             w.state = WarpState.READY if state == 0 else WarpState.WAITING
@@ -584,6 +604,19 @@ class FastPath:
                 self.epoch_inc[:] = 0
             if cnt[21] and self.coverage is not None:
                 self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
+            if any(cnt[40:51]):
+                if self.coverage is not None:
+                    for name, k in zip(SHAPES, cnt[40:45]):
+                        if k:
+                            self.coverage.shape.counts[(name,)] += k
+                mc.stack_pushes += cnt[45]
+                mc.stack_pops += cnt[46]
+                mc.max_stack_depth = max(mc.max_stack_depth, cnt[49])
+                mc.divergent_branches += cnt[50]
+                self.div.pushes += cnt[45]
+                self.div.pops += cnt[46]
+                self.div.merges += cnt[47]
+                self.div.tops += cnt[48]
         self._arrivals()
         if s.ndirty:
             for k in self.dirty_list[: s.ndirty].tolist():
@@ -619,7 +652,8 @@ class FastPath:
             return
         log = self.cov[:ncov]
         mv = (log[:, 1].astype(np.uint64) << np.uint64(32)) | log[:, 2]  # (mask, valid)
-        ps = log[:, 0] * np.uint32(4) + log[:, 3]  # (pc, switch)
+        span = 4 * (self.depth + 1)
+        ps = log[:, 0].astype(np.int64) * span + log[:, 3]  # (pc, depth, switch)
         code, raw = self.model.code, cov.raw
         groups = np.unique(mv)
         for g in groups.tolist():
@@ -627,8 +661,9 @@ class FastPath:
             counts = np.bincount(sel)
             mask, valid = g >> 32, g & 0xFFFF_FFFF
             for key in np.flatnonzero(counts).tolist():
-                sw = key & 3
-                raw[(code[key >> 2].word, mask, valid, 0, None if sw == 3 else sw)] += int(counts[key])
+                pc, r = divmod(key, span)
+                sw = r & 3
+                raw[(code[pc].word, mask, valid, r >> 2, None if sw == 3 else sw)] += int(counts[key])
         cov.samples += ncov
         for sm in range(len(self.last_b)):
             if self.last_b[sm] >= 0:

@@ -21,7 +21,7 @@
 #include <string.h>
 
 enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8, K_BAR = 9,
-       K_LDG = 10, K_STG = 11 };
+       K_LDG = 10, K_STG = 11, K_SSY = 12 };
 enum {
     A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
     A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
@@ -31,7 +31,7 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 41  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define NCNT 52  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
 #define SMAX 64  /* bank writes of one S line taken here at most */
 #define SEGMAX 32 /* words of a global-memory segment (spec/config.py seg_words) */
 #define GQ_HDR 6  /* a held transaction: addr, mask, write, tag, cycle, seq, then seg_words data words */
@@ -81,7 +81,13 @@ typedef struct {
        stack; the blocks' epochs advanced; arrivals (block, warp, released) for coverage */
     uint8_t *wstate;
     uint32_t *live;
-    uint8_t *nostack;
+    uint8_t *nostack;   /* 1: the fast path holds the warp's whole state (its stack fits; see ready) */
+    /* the divergence stack of every warp (spec/warp.py Warp.stack): [k][depth_limit] (kind 0 SYNC, 1 DIV,
+       pc, mask), its depth, and the threads that exited */
+    uint32_t *stack;
+    int32_t *sdepth;
+    uint32_t *exited;
+    int32_t depth_limit;
     int64_t *epoch_inc;
     uint32_t *arr;
     int64_t narr, arr_cap;
@@ -108,7 +114,9 @@ typedef struct {
                         4 = a BAR releases its block's barrier whatever the other warps do;
                         5 = a global store's transaction data is not compared;
                         6 = a global load writes word 0 of memory to lane 0 after comparing;
-                        7 = a response's latency is counted as 1 */
+                        7 = a response's latency is counted as 1;
+                        8 = a DIV entry's mask is not merged into (the stack diverges);
+                        9 = the top of the stack is not compared */
 } St;
 
 static int hexval(int ch) {
@@ -453,6 +461,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         uint32_t res[MAXW], addrs[MAXW], sdata[MAXW];
         int wr = 0, passes = -1, ntx = -1;
         int32_t npc = pc + 1;
+        uint32_t taken = 0;
         switch (in->kind) {
         case K_ALU:
             if (in->op != A_NOP) {
@@ -570,20 +579,67 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             npc = in->target;
             break;
         case K_BEQ:
-        case K_BNE: { /* spec/warp.py _branch, empty stack: uniform, or left to the model */
-            uint32_t taken = 0;
+        case K_BNE: /* the lanes taking it; spec/warp.py _branch below */
             for (int l = 0; l < W; l++) {
                 int nz = regs[in->a * W + l] != 0;
                 if ((mask >> l & 1) && (in->kind == K_BNE ? nz : !nz)) taken |= 1u << l;
             }
-            const uint32_t not_taken = mask & ~taken;
-            if (in->target == pc + 1 || !not_taken) npc = in->target;
-            else if (!taken) npc = pc + 1;
-            else return pos; /* divergent */
             break;
-        }
+        case K_SSY:
+            break;
         default:
             return pos;
+        }
+        /* next pc, divergence stack, reconvergence (spec/warp.py control, _branch, _reconverge), on a
+           copy of the warp's stack */
+        uint32_t stk[64 * 3];
+        int d = s->sdepth[k], pushes = 0, pops = 0, merged = 0, divergent = 0;
+        uint32_t m = mask;
+        const uint32_t exited = s->exited[k];
+        if (d) memcpy(stk, s->stack + (int64_t)k * s->depth_limit * 3, sizeof(uint32_t) * 3 * (size_t)d);
+        if (in->kind == K_SSY) {
+            if (d >= s->depth_limit) return pos; /* STACK_OVERFLOW: the model reports it */
+            stk[3 * d] = 0, stk[3 * d + 1] = (uint32_t)in->target, stk[3 * d + 2] = mask;
+            d++, pushes++;
+        } else if (in->kind == K_BEQ || in->kind == K_BNE) {
+            const uint32_t not_taken = mask & ~taken;
+            const int32_t next = pc + 1;
+            if (in->target == next || !not_taken) npc = in->target;
+            else if (!taken) npc = next;
+            else {
+                int r = d - 1;
+                while (r >= 0 && stk[3 * r] != 0) r--;
+                if (r < 0) return pos; /* DIVERGENT_WITHOUT_SSY: the model reports it */
+                const int32_t rpc = (int32_t)stk[3 * r + 1];
+                divergent = 1;
+                if (in->target == rpc) m = not_taken, npc = next;
+                else if (next == rpc) m = taken, npc = in->target;
+                else {
+                    if (d && stk[3 * (d - 1)] == 1 && stk[3 * (d - 1) + 1] == (uint32_t)next) {
+                        if (s->plant != 8) stk[3 * (d - 1) + 2] |= not_taken;
+                        merged++;
+                    } else {
+                        if (d >= s->depth_limit) return pos; /* STACK_OVERFLOW */
+                        stk[3 * d] = 1, stk[3 * d + 1] = (uint32_t)next, stk[3 * d + 2] = not_taken;
+                        d++, pushes++;
+                    }
+                    m = taken, npc = in->target;
+                }
+            }
+        }
+        const int pushed_depth = d;
+        if (d || !m) {
+            while (d) {
+                if (m) {
+                    int r = d - 1;
+                    while (r >= 0 && stk[3 * r] != 0) r--;
+                    if (r < 0 || npc != (int32_t)stk[3 * r + 1]) break;
+                }
+                d--;
+                npc = (int32_t)stk[3 * d + 1], m = stk[3 * d + 2] & ~exited;
+                pops++;
+            }
+            if (!m) return pos; /* the model's invariant: left to it */
         }
         /* the record: project(model) == RTL, field by field (docs/isa.md section 10) */
         if (f[2] != (uint64_t)pc || f[3] != in->word || f[4] != mask || f[5] != (uint64_t)wr) return pos;
@@ -601,7 +657,12 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
                 if (v != res[l]) return pos;
             }
         }
-        if (f[8] != (uint64_t)npc || f[9] != mask || f[10] || f[11] || f[12] || f[13]) return pos;
+        if (f[8] != (uint64_t)npc || f[9] != m || f[10] != (uint64_t)pushes || f[11] != (uint64_t)pops ||
+            f[12] != (uint64_t)merged || f[13] != (uint64_t)d)
+            return pos;
+        if (d && s->plant != 9 &&
+            (f[19] != stk[3 * (d - 1) + 1] || f[20] != stk[3 * (d - 1) + 2] || f[21] != stk[3 * (d - 1)]))
+            return pos;
         if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
         if (ntx >= 0 && f[15] != (uint64_t)ntx) return pos;
         if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17]) return pos;
@@ -657,13 +718,31 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             s->narr++;
         }
         s->pc[k] = npc;
+        s->mask[k] = m;
+        if (d || s->sdepth[k]) {
+            memcpy(s->stack + (int64_t)k * s->depth_limit * 3, stk, sizeof(uint32_t) * 3 * (size_t)d);
+            s->sdepth[k] = d;
+        }
         s->count[k] += 1;
         const int64_t nth = __builtin_popcount(mask);
         int64_t *c = s->counters; /* layout: tb/fastcheck/__init__.py CNT_* */
         c[0] += 1;              /* retires (model.retires, warp_instrs, compared by every board) */
         c[1] += nth;            /* thread_instrs */
         if (wr) c[2] += nth;    /* retire board: lanes_compared */
-        if (in->kind == K_BEQ || in->kind == K_BNE) c[21] += 1; /* coverage: uniform_branch shape */
+        if (in->kind == K_BEQ || in->kind == K_BNE) { /* coverage: gpu.div.shape (GpuCoverage._divergence) */
+            if (m == mask || !m) c[merged ? 43 : 21] += 1; /* merge / uniform_branch */
+            else {
+                c[40] += in->target <= pc;      /* loop */
+                c[41] += mask != s->live[k];    /* nested */
+                c[merged ? 43 : pushes ? 42 : 44] += 1; /* merge / if_else / if_only */
+            }
+        }
+        if (pushes || pops || merged || d) {
+            c[45] += pushes, c[46] += pops, c[47] += merged; /* stack events (model counters, divergence board) */
+            c[48] += d > 0;                                /* divergence board: tops */
+            if (pushes && pushed_depth > c[49]) c[49] = pushed_depth; /* max_stack_depth */
+        }
+        c[50] += divergent;                                /* divergent_branches */
         c[5 + in->unit] += 1;   /* warp_by_class[unit] */
         c[13 + in->unit] += nth; /* thread_by_class[unit] */
         if (in->kind == K_LDSH || in->kind == K_STSH || (global && ntx > 0)) {
@@ -686,7 +765,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         s->last_b[sm] = (int32_t)block;
         s->last_w[sm] = (int32_t)warp;
         uint32_t *e = s->cov + s->ncov * 4;
-        e[0] = (uint32_t)pc, e[1] = mask, e[2] = s->valid[k], e[3] = sw;
+        e[0] = (uint32_t)pc, e[1] = mask, e[2] = s->valid[k], e[3] = sw | (uint32_t)d << 2;
         s->ncov++;
         /* the retire board's history of this warp */
         uint32_t *h = s->hist + ((int64_t)k * s->hist_len + s->hpos[k] % s->hist_len) * 2;
