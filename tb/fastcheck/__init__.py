@@ -58,7 +58,8 @@ NCNT = 52  # retires, thread_instrs, lanes_compared, shared_accesses, shared_pas
 # the shared board's stores, writes and clears, barrier arrivals and releases (26); global accesses and
 # transactions, loader writes, responses, (31 unused), in-order and overtaking responses, 5 latency
 # buckets, requests taken (27-39); the loop, nested, if_else, merge and if_only shapes (40-44); stack
-# pushes, pops, merges, divergence board tops, the deepest push, divergent branches (45-50)
+# pushes, pops, merges, divergence board tops, the deepest push, divergent branches (45-50); a request
+# was held off (51)
 SHAPES = ("loop", "nested", "if_else", "merge", "if_only")
 LATENCY_BUCKETS = ("1", "2-4", "5-16", "17-64", "65+")  # tb/coverage/functional.py latency_bucket
 GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, seq (then its data words)
@@ -279,7 +280,9 @@ class FastPath:
         self.gmem = model.gmem
         s.gmem, s.gmem_len = self.gmem.ctypes.data, len(self.gmem)
         want = coal.loader_want
-        self.lkeys = np.array(sorted(want), np.uint32) if want and max(want) < 1 << 32 else np.zeros(0, np.uint32)
+        self.lkeys = (
+            np.array(sorted(want), np.uint32) if want and max(want) < 1 << 32 else np.zeros(0, np.uint32)
+        )
         self.lvals = np.array([want[k] for k in self.lkeys.tolist()], np.uint32)
         self.ldone = np.zeros(len(self.lkeys), np.uint8)
         self.lhanded = 0  # loader words handed to the board (ldone.sum() at the last hand-over)
@@ -291,6 +294,7 @@ class FastPath:
         self.gq = np.zeros((cfg.num_sms * self.busy_stride, self.W, GQ_HDR + cfg.seg_words), np.uint32)
         self.ngq = np.zeros(cfg.num_sms * self.busy_stride, np.int32)
         s.gq, s.ngq, s.gq_cap = self.gq.ctypes.data, self.ngq.ctypes.data, self.W
+        self.collector: Any = None  # the coverage collector (its flag: a request was held off)
         self.monitor: Any = None  # the trace monitor whose Q/P lines the fast path takes (:meth:`bind`)
         self.hostmem: Any = None
         self.globals = 0  # retires of global loads and stores checked here
@@ -438,7 +442,13 @@ class FastPath:
             owner = getattr(fn, "__self__", None)
             if owner is checker:
                 continue
-            if owner is not None and self.coverage is not None and getattr(owner, "cov", None) is self.coverage:
+            if (
+                owner is not None
+                and self.coverage is not None
+                and getattr(owner, "cov", None) is self.coverage
+                and hasattr(owner, "_held")
+            ):
+                self.collector = owner
                 continue
             if fn in requests and type(owner).__name__ == "GmemAgent" and fn.__name__ == "write_request":
                 self.hostmem = owner.mem
@@ -550,6 +560,10 @@ class FastPath:
         if c[24]:  # (S lines only: counted without a retire)
             self.shared.clears += int(c[24])
             c[24] = 0
+        if c[51]:
+            if self.collector is not None:
+                self.collector._held = True
+            c[51] = 0
         if c[39] or c[30]:  # Q/P lines (counted without a retire)
             q = c[29:40].tolist()
             c[29:40] = 0

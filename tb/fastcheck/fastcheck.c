@@ -115,7 +115,7 @@ typedef struct {
                         5 = a global store's transaction data is not compared;
                         6 = a global load writes word 0 of memory to lane 0 after comparing;
                         7 = a response's latency is counted as 1;
-                        8 = a DIV entry's mask is not merged into (the stack diverges);
+                        8 = a merge into a DIV entry is undone after comparing (the stack diverges);
                         9 = the top of the stack is not compared */
 } St;
 
@@ -310,8 +310,10 @@ static int64_t q_line(St *s, const char *buf, int64_t pos, int64_t end) {
     while (p < stop && hexval((unsigned char)*p) >= 0) p++;
     if (p >= stop || *p != ' ' || hex_words(d0, p, data, seg)) return -1;
     p++;
-    if (next_tok(&p, stop, &tag) || hex_token(&p, stop, &held) || p >= stop || *p != '\n') return -1;
-    if (held || mask > 0xFFFFFFFFu || tag > 0xFFFFFFFFu || cycle > 0xFFFFFFFFu || s->nout >= s->out_cap)
+    if (next_tok(&p, stop, &tag)) return -1;
+    const char *h0 = p;
+    if (hex_token(&p, stop, &held) || p - h0 != 1 || p >= stop || *p != '\n') return -1; /* "0" or "1" */
+    if (held > 1 || mask > 0xFFFFFFFFu || tag > 0xFFFFFFFFu || cycle > 0xFFFFFFFFu || s->nout >= s->out_cap)
         return -1;
     const uint64_t port = tag >> s->tag_w;
     int64_t key = -1, lpos[SEGMAX];
@@ -360,6 +362,7 @@ static int64_t q_line(St *s, const char *buf, int64_t pos, int64_t end) {
     s->nout++;
     s->qseq++;
     s->counters[39] += 1; /* requests taken */
+    s->counters[51] |= (int64_t)held; /* a request was held off (the coverage collector's flag) */
     s->last_cycle = (int64_t)cycle;
     return (p - buf) + 1;
 }
@@ -593,7 +596,8 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         /* next pc, divergence stack, reconvergence (spec/warp.py control, _branch, _reconverge), on a
            copy of the warp's stack */
         uint32_t stk[64 * 3];
-        int d = s->sdepth[k], pushes = 0, pops = 0, merged = 0, divergent = 0;
+        int d = s->sdepth[k], pushes = 0, pops = 0, merged = 0, divergent = 0, merged_at = -1;
+        uint32_t merged_lanes = 0;
         uint32_t m = mask;
         const uint32_t exited = s->exited[k];
         if (d) memcpy(stk, s->stack + (int64_t)k * s->depth_limit * 3, sizeof(uint32_t) * 3 * (size_t)d);
@@ -616,8 +620,8 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
                 else if (next == rpc) m = taken, npc = in->target;
                 else {
                     if (d && stk[3 * (d - 1)] == 1 && stk[3 * (d - 1) + 1] == (uint32_t)next) {
-                        if (s->plant != 8) stk[3 * (d - 1) + 2] |= not_taken;
-                        merged++;
+                        stk[3 * (d - 1) + 2] |= not_taken;
+                        merged++, merged_at = d - 1, merged_lanes = not_taken;
                     } else {
                         if (d >= s->depth_limit) return pos; /* STACK_OVERFLOW */
                         stk[3 * d] = 1, stk[3 * d + 1] = (uint32_t)next, stk[3 * d + 2] = not_taken;
@@ -719,6 +723,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         }
         s->pc[k] = npc;
         s->mask[k] = m;
+        if (s->plant == 8 && merged_at >= 0 && merged_at < d) stk[3 * merged_at + 2] &= ~merged_lanes;
         if (d || s->sdepth[k]) {
             memcpy(s->stack + (int64_t)k * s->depth_limit * 3, stk, sizeof(uint32_t) * 3 * (size_t)d);
             s->sdepth[k] = d;
