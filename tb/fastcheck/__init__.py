@@ -66,7 +66,7 @@ GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, s
 OUT_CAP = 4096  # outstanding requests the fast path holds at most
 STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other)
 HIST = 64  # the retire board's LOOP_HISTORY
-LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
+LOG = 16384  # coverage entries the fast path logs at most (it stops, the driver flushes and goes on)
 MAXW = 32
 PEND = 64  # bank writes of one warp slot the fast path holds at most (fastcheck.c SMAX)
 
@@ -632,10 +632,14 @@ class FastPath:
                 self.div.merges += cnt[47]
                 self.div.tops += cnt[48]
         self._arrivals()
-        if s.ndirty:
-            for k in self.dirty_list[: s.ndirty].tolist():
-                self.push(k)
-            s.ndirty = 0
+        if s.ndirty > LOG // 2:  # (else the warps stay the fast path's until the Python path or the end
+            self.push_all()  # of the launch looks at them: before_python, settle)
+        if s.ncov > LOG // 2 or s.nshl > LOG // 2:  # (else counted in bulk later: settle)
+            self.flush_coverage()
+
+    def flush_coverage(self) -> None:
+        """The coverage samples the fast path logged -> functional coverage's raw counts."""
+        s = self.st
         if s.ncov:
             self._coverage(int(s.ncov), int(s.nshl))
             s.ncov = s.nshl = 0
@@ -653,10 +657,21 @@ class FastPath:
                     cov.arrival(arrival_class(cov.arrivals.pop(bid, [wid])))
         s.narr = 0
 
+    def push_all(self) -> None:
+        """Every warp the fast path stepped -> the model and the retire board's history."""
+        s = self.st
+        if s.ndirty:
+            for k in self.dirty_list[: s.ndirty].tolist():
+                self.push(k)
+            s.ndirty = 0
+
     def settle(self) -> None:
-        """:meth:`flush`, and the bank writes the fast path holds handed to the shared board (the end of a
-        launch, a hang report: the board's leftovers are complete)."""
+        """:meth:`flush`, every warp handed to the model, and the bank writes and memory traffic the fast
+        path holds handed to the boards (the end of a launch, a hang report: the model's warps and the
+        boards' leftovers are complete)."""
         self.flush()
+        self.flush_coverage()
+        self.push_all()
         self.spill()
         self.release()
 
@@ -684,12 +699,14 @@ class FastPath:
                 cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
         if nshl:
             size = 4 * (self.W + 2)
-            data = self.shl[:nshl].tobytes()
             mem_raw = cov.mem_raw
             keys = self._shl_keys
             if len(keys) > 1 << 16:
                 keys.clear()
-            for row, n in Counter(data[i : i + size] for i in range(0, len(data), size)).items():
+            rows = self.shl[:nshl].view(np.dtype((np.void, size))).ravel()
+            uniq, counts = np.unique(rows, return_counts=True)
+            for u, n in zip(uniq, counts.tolist()):
+                row = u.tobytes()
                 key = keys.get(row)
                 if key is None:
                     entry = np.frombuffer(row, np.uint32)
