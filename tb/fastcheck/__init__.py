@@ -1,26 +1,32 @@
 """The launch checker's compiled fast path (issue 29), behind the switch ``SIMT_FAST_CHECK=1``.
 
-``fastcheck.c`` checks the trace's retire lines of the common instruction classes without the
-interpreter: it steps the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared and constant
-loads, shared stores, BRA, uniform BEQ/BNE, BAR; a READY warp with an empty divergence stack), takes the
-shared-memory bank-write (S) lines into the shared board's mirror and its own per-warp-slot pending
-writes (handed to the board, :meth:`FastPath.spill`, before the Python path looks at that warp slot, and
-at the end of a launch), compares a shared store's writes as the board's ``check`` does, and the record as
-:func:`spec.retire_record.project` + ``==`` would, and counts what the divergence, shared-memory and
-coalescing boards' quiet path (:func:`tb.env.checker.count_quiet`) and functional coverage count. At
-the first line it does not take (another line kind or instruction class, X/Z, a busy warp slot, a
-warp it does not hold, *any* difference) it stops, and the Python path handles that line exactly as
-without the fast path: a mismatch is found and reported by the Python model, with the same report.
+``fastcheck.c`` checks the trace's retire lines of every class but EXIT without the interpreter: it steps
+the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared, constant and global loads and stores,
+BRA, SSY, BEQ/BNE uniform or divergent, BAR; the warp's divergence stack as ``spec/warp.py`` keeps it),
+compares the record as :func:`spec.retire_record.project` + ``==`` would, and counts what the boards'
+``check`` or quiet path (:func:`tb.env.checker.count_quiet`), the model's counters and functional coverage
+count. It takes the shared-memory bank-write (S) lines into the shared board's mirror and its own
+per-warp-slot pending writes, and the global-memory request and response (Q, P) lines: the memory agent's
+image, the outstanding requests of the monitor and the coalescing board, each warp slot's pending
+transactions (compared with a global access's as the coalescing board does), the loader's words, and
+coverage's response order and latency (:meth:`FastPath.bind`: only when the ports' subscribers are those).
+What it holds is handed to the Python side, unchanged and in trace order, before the Python path looks
+at it (:meth:`FastPath.spill`, :meth:`FastPath.spill_global`, :meth:`FastPath.release`) and at the end of
+a launch. At the first line it does not take (another line kind or instruction class, X/Z, a warp slot
+the Python side holds traffic of, *any* difference) it stops, and the Python path handles that line
+exactly as without the fast path: a mismatch is found and reported by the Python model, with the same
+report.
 
-The C state shares the model's numpy arrays (registers, special registers, shared memory, constants);
-the per-warp pc and instruction count it advances are copied back to the model's ``Warp`` before the
-Python model steps that warp and at every :meth:`FastPath.flush` (end of each trace batch, hang report,
-end of launch), with the model's counters, the boards' counts, the retire board's history and the
-coverage samples.
+The C state shares the model's numpy arrays (registers, special registers, shared, constant and global
+memory); the per-warp pc, mask, stack and instruction count it advances are copied back to the model's
+``Warp`` before the Python model steps that warp (the whole block for BAR and EXIT) and at the end of a
+launch or a hang report (:meth:`FastPath.settle`), with the retire board's history and the coverage
+samples; the model's counters and the boards' counts at every :meth:`FastPath.flush` (end of each
+trace batch).
 
 The Python model stays the executable specification: ``tb/tests/model/test_fastcheck.py`` (``make
-model``) proves the fast path equal to it on random kernels, with a planted divergence it must catch.
-Built on first use with the system's ``gcc`` (a prerequisite) into ``build/sim/.fastcheck/`` (one
+model``) proves the fast path equal to it on random kernels, with a planted fault per path it must
+catch. Built on first use with the system's ``gcc`` (a prerequisite) into ``build/sim/.fastcheck/`` (one
 library per source text); nothing is downloaded.
 """
 

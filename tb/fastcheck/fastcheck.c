@@ -1,16 +1,20 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
- * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of the common instruction classes in C:
- * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, shared
- * stores, BRA, uniform BEQ/BNE, BAR, on a READY warp with an empty divergence stack), compares the record
- * the way spec/retire_record.py's project() + == would, and counts what the scoreboards' quiet path and
- * functional coverage count. It also takes the shared-memory bank-write lines ("S ...": the shared board's
- * mirror and each warp slot's pending writes, tb/scoreboards/shared.py observe) and compares a shared
- * store's writes with the expected ones as SharedMemoryScoreboard.check does.
+ * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of every class but EXIT in C: it steps the
+ * warp as spec/model.py's Model.step would (ALU, LDS, shared, constant and global loads and stores, BRA,
+ * SSY, BEQ/BNE, BAR; the divergence stack, reconvergence and its record fields as spec/warp.py has them),
+ * compares the record the way spec/retire_record.py's project() + == would, and counts what the
+ * scoreboards, the model's counters and functional coverage count. It also takes the shared-memory
+ * bank-write lines ("S ...": the shared board's mirror and each warp slot's pending writes,
+ * tb/scoreboards/shared.py observe), compares a shared store's writes with the expected ones as
+ * SharedMemoryScoreboard.check does, and takes the global-memory request and response lines ("Q ...",
+ * "P ...": the memory agent's image, the outstanding requests, each warp slot's pending transactions,
+ * the loader's words; tb/agents/trace_monitor.py _event, tb/scoreboards/coalescing.py), comparing a
+ * global access's transactions as CoalescingScoreboard.check does.
  * It stops at the first line it does not take: another kind of line, another instruction class, a warp
- * it does not hold, an X/Z, a busy warp slot, or ANY difference from the model. The Python path then
- * handles that line exactly as without the fast path (so a mismatch is reported by the Python model
- * with the same report), and the fast path carries on after it.
+ * it does not hold, an X/Z, a warp slot whose traffic the Python side holds, or ANY difference from the
+ * model. The Python path then handles that line exactly as without the fast path (so a mismatch is
+ * reported by the Python model with the same report), and the fast path carries on after it.
  *
  * Nothing is written before the record compared equal. The Python model (spec/) stays the
  * executable specification: tb/tests/model/test_fastcheck.py proves this file equal to it on random
