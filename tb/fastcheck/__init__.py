@@ -456,8 +456,16 @@ class FastPath:
             ):
                 self.collector = owner
                 continue
-            if fn in requests and type(owner).__name__ == "GmemAgent" and fn.__name__ == "write_request":
-                self.hostmem = owner.mem
+            mem = getattr(owner, "mem", None)
+            if (
+                fn in requests
+                and type(owner).__name__ == "GmemAgent"
+                and fn.__name__ == "write_request"
+                and isinstance(mem, np.ndarray)
+                and mem.dtype == np.uint32
+                and mem.flags.c_contiguous
+            ):
+                self.hostmem = mem
                 continue
             ok = False
         if not ok or (self.coverage is None and len(responses) != 1):
