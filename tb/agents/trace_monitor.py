@@ -154,11 +154,13 @@ class TraceMonitor(pyuvm.uvm_component):
         fast = None
         while pos < end:
             f = checker.fast
-            if buf[pos] in (82, 83) and f is not None and checker.fault is None:  # (R, S: the fast path's)
+            if buf[pos] in (80, 81, 82, 83) and f is not None and checker.fault is None:  # (P, Q, R, S)
                 if f is not fast:
                     if fast is not None:
                         fast.flush()
                     fast = f
+                    if f.monitor is None:
+                        f.bind(self, checker, port_writers(self.request_ap), port_writers(self.response_ap))
                 new = f.run(buf, pos, end)
                 if new != pos:
                     self.cycle = f.st.last_cycle
@@ -169,8 +171,11 @@ class TraceMonitor(pyuvm.uvm_component):
             line = buf[pos:nl].decode("latin-1")
             pos = nl + 1
             if line[:1] != "R":
-                if line[:1] == "S" and fast is not None:
-                    fast.spill()  # (the shared board is about to see bank writes: those held first)
+                if fast is not None:
+                    if line[:1] == "S":
+                        fast.spill()  # (the shared board is about to see bank writes: those held first)
+                    elif line[:1] in "QPZE":
+                        fast.release()  # (global memory traffic: what the fast path holds first)
                 self._event(line)
                 continue
             t = line.split()

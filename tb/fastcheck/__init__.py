@@ -1,26 +1,32 @@
 """The launch checker's compiled fast path (issue 29), behind the switch ``SIMT_FAST_CHECK=1``.
 
-``fastcheck.c`` checks the trace's retire lines of the common instruction classes without the
-interpreter: it steps the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared and constant
-loads, shared stores, BRA, uniform BEQ/BNE, BAR; a READY warp with an empty divergence stack), takes the
-shared-memory bank-write (S) lines into the shared board's mirror and its own per-warp-slot pending
-writes (handed to the board, :meth:`FastPath.spill`, before the Python path looks at that warp slot, and
-at the end of a launch), compares a shared store's writes as the board's ``check`` does, and the record as
-:func:`spec.retire_record.project` + ``==`` would, and counts what the divergence, shared-memory and
-coalescing boards' quiet path (:func:`tb.env.checker.count_quiet`) and functional coverage count. At
-the first line it does not take (another line kind or instruction class, X/Z, a busy warp slot, a
-warp it does not hold, *any* difference) it stops, and the Python path handles that line exactly as
-without the fast path: a mismatch is found and reported by the Python model, with the same report.
+``fastcheck.c`` checks the trace's retire lines of every class but EXIT without the interpreter: it steps
+the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared, constant and global loads and stores,
+BRA, SSY, BEQ/BNE uniform or divergent, BAR; the warp's divergence stack as ``spec/warp.py`` keeps it),
+compares the record as :func:`spec.retire_record.project` + ``==`` would, and counts what the boards'
+``check`` or quiet path (:func:`tb.env.checker.count_quiet`), the model's counters and functional coverage
+count. It takes the shared-memory bank-write (S) lines into the shared board's mirror and its own
+per-warp-slot pending writes, and the global-memory request and response (Q, P) lines: the memory agent's
+image, the outstanding requests of the monitor and the coalescing board, each warp slot's pending
+transactions (compared with a global access's as the coalescing board does), the loader's words, and
+coverage's response order and latency (:meth:`FastPath.bind`: only when the ports' subscribers are those).
+What it holds is handed to the Python side, unchanged and in trace order, before the Python path looks
+at it (:meth:`FastPath.spill`, :meth:`FastPath.spill_global`, :meth:`FastPath.release`) and at the end of
+a launch. At the first line it does not take (another line kind or instruction class, X/Z, a warp slot
+the Python side holds traffic of, *any* difference) it stops, and the Python path handles that line
+exactly as without the fast path: a mismatch is found and reported by the Python model, with the same
+report.
 
-The C state shares the model's numpy arrays (registers, special registers, shared memory, constants);
-the per-warp pc and instruction count it advances are copied back to the model's ``Warp`` before the
-Python model steps that warp and at every :meth:`FastPath.flush` (end of each trace batch, hang report,
-end of launch), with the model's counters, the boards' counts, the retire board's history and the
-coverage samples.
+The C state shares the model's numpy arrays (registers, special registers, shared, constant and global
+memory); the per-warp pc, mask, stack and instruction count it advances are copied back to the model's
+``Warp`` before the Python model steps that warp (the whole block for BAR and EXIT) and at the end of a
+launch or a hang report (:meth:`FastPath.settle`), with the retire board's history and the coverage
+samples; the model's counters and the boards' counts at every :meth:`FastPath.flush` (end of each
+trace batch).
 
 The Python model stays the executable specification: ``tb/tests/model/test_fastcheck.py`` (``make
-model``) proves the fast path equal to it on random kernels, with a planted divergence it must catch.
-Built on first use with the system's ``gcc`` (a prerequisite) into ``build/sim/.fastcheck/`` (one
+model``) proves the fast path equal to it on random kernels, with a planted fault per path it must
+catch. Built on first use with the system's ``gcc`` (a prerequisite) into ``build/sim/.fastcheck/`` (one
 library per source text); nothing is downloaded.
 """
 
@@ -39,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from spec import isa
-from spec.records import CLASSES, WarpState
+from spec.records import CLASSES, DIV, SYNC, WarpState
 from spec.retire_record import FIELDS
 from tb.coverage.functional import arrival_class
 
@@ -50,15 +56,23 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR = range(10)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, K_STG, K_SSY = range(13)
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 27  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
-# the shared board's stores, writes and clears, barrier arrivals and releases
+NCNT = 52  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+# the shared board's stores, writes and clears, barrier arrivals and releases (26); global accesses and
+# transactions, loader writes, responses, (31 unused), in-order and overtaking responses, 5 latency
+# buckets, requests taken (27-39); the loop, nested, if_else, merge and if_only shapes (40-44); stack
+# pushes, pops, merges, divergence board tops, the deepest push, divergent branches (45-50); a request
+# was held off (51)
+SHAPES = ("loop", "nested", "if_else", "merge", "if_only")
+LATENCY_BUCKETS = ("1", "2-4", "5-16", "17-64", "65+")  # tb/coverage/functional.py latency_bucket
+GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, seq (then its data words)
+OUT_CAP = 4096  # outstanding requests the fast path holds at most
 STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other)
 HIST = 64  # the retire board's LOOP_HISTORY
-LOG = 4096  # coverage entries per fc_run call at most (it stops, the driver flushes and goes on)
+LOG = 16384  # coverage entries the fast path logs at most (it stops, the driver flushes and goes on)
 MAXW = 32
 PEND = 64  # bank writes of one warp slot the fast path holds at most (fastcheck.c SMAX)
 
@@ -94,8 +108,16 @@ class St(C.Structure):
         ("last_cycle", C.c_int64), ("last_sm", C.c_int32), ("last_k", C.c_int32),
         ("mirror", _ptr), ("mirror_len", C.c_int64), ("sh_stride", C.c_int64), ("pend_cap", C.c_int64),
         ("pend", _ptr), ("npend", _ptr), ("npend_total", C.c_int64),
-        ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr), ("epoch_inc", _ptr),
+        ("wstate", _ptr), ("live", _ptr), ("nostack", _ptr),
+        ("stack", _ptr), ("sdepth", _ptr), ("exited", _ptr), ("depth_limit", C.c_int32),
+        ("epoch_inc", _ptr),
         ("arr", _ptr), ("narr", C.c_int64), ("arr_cap", C.c_int64),
+        ("qp_on", C.c_int32), ("seg_words", C.c_int32), ("tag_w", C.c_int32), ("idx_w", C.c_int32),
+        ("wid_mask", C.c_uint32),
+        ("gmem", _ptr), ("gmem_len", C.c_int64), ("hostmem", _ptr), ("hostmem_len", C.c_int64),
+        ("lkeys", _ptr), ("lvals", _ptr), ("ldone", _ptr), ("nload", C.c_int64),
+        ("otag", _ptr), ("ocyc", _ptr), ("nout", C.c_int64), ("out_cap", C.c_int64),
+        ("gq", _ptr), ("ngq", _ptr), ("gq_cap", C.c_int64), ("ngq_total", C.c_int64), ("qseq", C.c_int64),
         ("plant", C.c_int32),
     ]  # fmt: skip
 
@@ -168,8 +190,14 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_LDSH if ins.unit == "shared" else K_LDC
         elif ins.kind == "store" and ins.unit == "shared" and e.a >= 0 and e.c >= 0:
             e.kind = K_STSH
+        elif ins.kind == "load" and ins.rd is not None and ins.unit == "global" and e.a >= 0:
+            e.kind = K_LDG
+        elif ins.kind == "store" and ins.unit == "global" and e.a >= 0 and e.c >= 0:
+            e.kind = K_STG
         elif ins.kind == "bra":
             e.kind = K_BRA
+        elif ins.kind == "ssy":
+            e.kind = K_SSY
         elif ins.kind == "bar":
             e.kind = K_BAR
         elif ins.kind in ("beq", "bne") and e.a >= 0:
@@ -244,9 +272,38 @@ class FastPath:
         self.nostack = np.zeros(nwarps, np.uint8)
         self.epoch_inc = np.zeros(model.image.num_blocks, np.int64)
         self.arr = np.zeros((LOG, 3), np.uint32)
-        for name in ("wstate", "live", "nostack", "epoch_inc", "arr"):
+        self.depth = cfg.stack_depth
+        self.stack = np.zeros((nwarps, self.depth, 3), np.uint32)
+        self.sdepth = np.zeros(nwarps, np.int32)
+        self.exited = np.zeros(nwarps, np.uint32)
+        s.depth_limit = self.depth
+        for name in ("wstate", "live", "nostack", "epoch_inc", "arr", "stack", "sdepth", "exited"):
             setattr(s, name, getattr(self, name).ctypes.data)
         s.arr_cap = LOG
+        # global memory: the model's, the loader's expected words, outstanding requests, held transactions
+        coal = self.coal
+        s.seg_words, s.tag_w, s.idx_w, s.wid_mask = cfg.seg_words, coal.tag_w, coal.idx_w, coal.wid_mask
+        self.gmem = model.gmem
+        s.gmem, s.gmem_len = self.gmem.ctypes.data, len(self.gmem)
+        want = coal.loader_want
+        self.lkeys = (
+            np.array(sorted(want), np.uint32) if want and max(want) < 1 << 32 else np.zeros(0, np.uint32)
+        )
+        self.lvals = np.array([want[k] for k in self.lkeys.tolist()], np.uint32)
+        self.ldone = np.zeros(len(self.lkeys), np.uint8)
+        self.lhanded = 0  # loader words handed to the board (ldone.sum() at the last hand-over)
+        s.lkeys, s.lvals, s.ldone, s.nload = (self.lkeys.ctypes.data, self.lvals.ctypes.data,
+                                              self.ldone.ctypes.data, len(self.lkeys))  # fmt: skip
+        self.otag = np.zeros(OUT_CAP, np.uint32)
+        self.ocyc = np.zeros(OUT_CAP, np.int64)
+        s.otag, s.ocyc, s.out_cap = self.otag.ctypes.data, self.ocyc.ctypes.data, OUT_CAP
+        self.gq = np.zeros((cfg.num_sms * self.busy_stride, self.W, GQ_HDR + cfg.seg_words), np.uint32)
+        self.ngq = np.zeros(cfg.num_sms * self.busy_stride, np.int32)
+        s.gq, s.ngq, s.gq_cap = self.gq.ctypes.data, self.ngq.ctypes.data, self.W
+        self.collector: Any = None  # the coverage collector (its flag: a request was held off)
+        self.monitor: Any = None  # the trace monitor whose Q/P lines the fast path takes (:meth:`bind`)
+        self.hostmem: Any = None
+        self.globals = 0  # retires of global loads and stores checked here
         self.handled = 0  # retires the fast path checked (all flushed ones)
         self.stores = 0  # of them shared stores (with their bank writes)
         self.barriers = 0  # ... and BARs
@@ -280,7 +337,13 @@ class FastPath:
     def pull(self, k: int, w: Any) -> None:
         """The model's warp -> the C state (after the Python model stepped it)."""
         self.pc[k], self.count[k], self.mask[k] = w.pc, w.count, w.mask
-        held = not w.stack and w.regs.flags.c_contiguous
+        stack = w.stack
+        held = len(stack) <= self.depth and w.regs.flags.c_contiguous
+        if held and (stack or self.sdepth[k]):
+            if stack:
+                self.stack[k, : len(stack)] = [(int(kind == DIV), pc, m) for kind, pc, m in stack]
+            self.sdepth[k] = len(stack)
+        self.exited[k] = w.exited
         self.ready[k] = w.state is WarpState.READY and held
         self.wstate[k], self.live[k], self.nostack[k] = STATES.get(w.state, 2), w.live, held
 
@@ -290,7 +353,10 @@ class FastPath:
         if not self.dirty[k]:
             return
         w = self.model.blocks[k // self.wpb].warps[k % self.wpb]
-        w.pc, w.count = int(self.pc[k]), int(self.count[k])
+        w.pc, w.count, w.mask = int(self.pc[k]), int(self.count[k]), int(self.mask[k])
+        d = int(self.sdepth[k])
+        if d or w.stack:
+            w.stack[:] = [[DIV if kind else SYNC, pc, m] for kind, pc, m in self.stack[k, :d].tolist()]
         state = int(self.wstate[k])
         if state < 2:  # (the fast path moves a warp between READY and WAITING only)
             w.state = WarpState.READY if state == 0 else WarpState.WAITING
@@ -330,6 +396,11 @@ class FastPath:
                 self.spill()
             elif 0 <= slot * self.wpb + warp < self.busy_stride:
                 self.spill(sm * self.busy_stride + slot * self.wpb + warp)
+        if self.st.ngq_total:
+            if sm is None or slot is None or not 0 <= sm < len(self.last_b):
+                self.spill_global()
+            elif 0 <= slot * self.wpb + warp < self.busy_stride:
+                self.spill_global(sm * self.busy_stride + slot * self.wpb + warp)
         k = block * self.wpb + warp
         if 0 <= warp < self.wpb and 0 <= k < len(self.pc):
             self.push(k)
@@ -365,11 +436,116 @@ class FastPath:
                 if sm < len(self.last_b):
                     self.last_b[sm], self.last_w[sm] = bid, wid
 
+    # ---- global memory traffic (Q/P lines) -------------------------------------------------------
+    def bind(self, monitor: Any, checker: Any, requests: list[Any], responses: list[Any]) -> None:
+        """Take the Q/P lines of ``monitor`` when every subscriber of its request and response ports
+        (``requests``, ``responses``: their write functions) is one whose work the fast path does: the
+        launch checker's coalescing board, the memory agent's image (a ``GmemAgent``'s ``mem``) and
+        functional coverage (the collector of :attr:`coverage`). Otherwise the Python path takes them."""
+        self.monitor = monitor
+        ok = True
+        for fn in [*requests, *responses]:
+            owner = getattr(fn, "__self__", None)
+            if owner is checker:
+                continue
+            if (
+                owner is not None
+                and self.coverage is not None
+                and getattr(owner, "cov", None) is self.coverage
+                and hasattr(owner, "_held")
+            ):
+                self.collector = owner
+                continue
+            mem = getattr(owner, "mem", None)
+            if (
+                fn in requests
+                and type(owner).__name__ == "GmemAgent"
+                and fn.__name__ == "write_request"
+                and isinstance(mem, np.ndarray)
+                and mem.dtype == np.uint32
+                and mem.flags.c_contiguous
+            ):
+                self.hostmem = mem
+                continue
+            ok = False
+        if not ok or (self.coverage is None and len(responses) != 1):
+            return
+        if self.hostmem is not None:
+            self.st.hostmem, self.st.hostmem_len = self.hostmem.ctypes.data, len(self.hostmem)
+        self.st.qp_on = 1
+
+    def _adopt(self) -> None:
+        """The requests the Python path holds outstanding (the monitor's and the coalescing board's) ->
+        the fast path, when both hold the same ones (else the Python path keeps the Q/P lines)."""
+        mon, out = self.monitor, self.coal.outstanding
+        held = Counter(tag for tag, _ in mon._pending)
+        if held != Counter({t: len(q) for t, q in out.items() if q}) or len(mon._pending) > OUT_CAP:
+            self.st.qp_on = 0
+            return
+        n = len(mon._pending)
+        if n:
+            self.otag[:n] = [t for t, _ in mon._pending]
+            self.ocyc[:n] = [c for _, c in mon._pending]
+        self.st.nout = n
+        mon._pending.clear()
+        out.clear()
+
+    def release(self) -> None:
+        """Everything of global memory the fast path holds -> the Python path (the monitor's outstanding
+        requests, the coalescing board's outstanding and pending transactions and the loader's words),
+        before it takes a Q/P line itself, and at the end of a launch."""
+        s = self.st
+        if s.nout:
+            n = int(s.nout)
+            tags, cycles = self.otag[:n].tolist(), self.ocyc[:n].tolist()
+            self.monitor._pending.extend(zip(tags, cycles))
+            out = self.coal.outstanding
+            for t in tags:
+                out[t].append(None)  # (the board only counts them)
+            s.nout = 0
+        if s.ngq_total:
+            self.spill_global()
+        self._loader_done()
+
+    def _loader_done(self) -> None:
+        if len(self.ldone):
+            n = int(np.count_nonzero(self.ldone))
+            if n != self.lhanded:
+                self.coal.loader_done.update(self.lkeys[self.ldone != 0].tolist())
+                self.lhanded = n
+
+    def spill_global(self, key: int | None = None) -> None:
+        """The transactions the fast path holds (of warp slot ``key``, or all) -> the coalescing board's
+        pending ones, in acceptance order (before the Python path looks at them)."""
+        from tb.agents.gmem_responder import MemTxn
+
+        s = self.st
+        if not s.ngq_total:
+            return
+        keys = np.flatnonzero(self.ngq).tolist() if key is None else [key]
+        seg = self.model.cfg.seg_words
+        for key in keys:
+            n = int(self.ngq[key]) if 0 <= key < len(self.ngq) else 0
+            if not n:
+                continue
+            sm, ws = divmod(key, self.busy_stride)
+            self.coal.pending[(sm, ws)].extend(
+                MemTxn(e[0], bool(e[2]), e[1], tuple(e[GQ_HDR : GQ_HDR + seg]), e[3], e[4], seq=e[5])
+                for e in self.gq[key, :n].tolist()
+            )
+            self.ngq[key] = 0
+            s.ngq_total -= n
+
     # ---- checking ------------------------------------------------------------------------------
     def run(self, buf: bytes, pos: int, end: int) -> int:
         """Check retire lines of ``buf[pos:end]`` until one the fast path does not take; its offset."""
         if self.coal.errors:
             return pos
+        mon, s = self.monitor, self.st
+        if s.qp_on:
+            if mon._pending and not s.nout:
+                self._adopt()
+            s.qseq = mon._seq
         shared, coal = self.shared.pending, self.coal.pending
         if shared or coal or self._busy:
             busy = self.busy
@@ -385,6 +561,8 @@ class FastPath:
             if new == end or (
                 st.ncov < LOG and st.nshl < LOG and st.ndirty + self.wpb + 1 <= LOG and st.narr < LOG
             ):
+                if st.qp_on:
+                    mon._seq = st.qseq
                 return new
             self.flush()  # (the logs are full: empty them and go on)
             pos = new
@@ -396,6 +574,25 @@ class FastPath:
         if c[24]:  # (S lines only: counted without a retire)
             self.shared.clears += int(c[24])
             c[24] = 0
+        if c[51]:
+            if self.collector is not None:
+                self.collector._held = True
+            c[51] = 0
+        if c[39] or c[30]:  # Q/P lines (counted without a retire)
+            q = c[29:40].tolist()
+            c[29:40] = 0
+            coal = self.coal
+            coal.loader_txns += q[0]
+            coal.responses += q[1]
+            cov = self.coverage
+            if cov is not None:
+                if q[3]:
+                    cov.order.counts[("in_order",)] += q[3]
+                if q[4]:
+                    cov.order.counts[("overtaking",)] += q[4]
+                for name, k in zip(LATENCY_BUCKETS, q[5:10]):
+                    if k:
+                        cov.latency.counts[(name,)] += k
         n = int(c[0])
         if n:
             cnt = c.tolist()
@@ -417,6 +614,12 @@ class FastPath:
             self.coal.compared += n
             self.coal.shared_accesses += cnt[3]
             self.shared.stores += cnt[22]
+            if cnt[27]:
+                mc.global_accesses += cnt[27]
+                mc.global_transactions += cnt[28]
+                self.coal.accesses += cnt[27]
+                self.coal.txns += cnt[28]
+                self.globals += cnt[27]
             self.shared.writes += cnt[23]
             self.handled += n
             self.stores += cnt[22]
@@ -429,11 +632,28 @@ class FastPath:
                 self.epoch_inc[:] = 0
             if cnt[21] and self.coverage is not None:
                 self.coverage.shape.counts[("uniform_branch",)] += cnt[21]
+            if any(cnt[40:51]):
+                if self.coverage is not None:
+                    for name, k in zip(SHAPES, cnt[40:45]):
+                        if k:
+                            self.coverage.shape.counts[(name,)] += k
+                mc.stack_pushes += cnt[45]
+                mc.stack_pops += cnt[46]
+                mc.max_stack_depth = max(mc.max_stack_depth, cnt[49])
+                mc.divergent_branches += cnt[50]
+                self.div.pushes += cnt[45]
+                self.div.pops += cnt[46]
+                self.div.merges += cnt[47]
+                self.div.tops += cnt[48]
         self._arrivals()
-        if s.ndirty:
-            for k in self.dirty_list[: s.ndirty].tolist():
-                self.push(k)
-            s.ndirty = 0
+        if s.ndirty > LOG // 2:  # (else the warps stay the fast path's until the Python path or the end
+            self.push_all()  # of the launch looks at them: before_python, settle)
+        if s.ncov > LOG // 2 or s.nshl > LOG // 2:  # (else counted in bulk later: settle)
+            self.flush_coverage()
+
+    def flush_coverage(self) -> None:
+        """The coverage samples the fast path logged -> functional coverage's raw counts."""
+        s = self.st
         if s.ncov:
             self._coverage(int(s.ncov), int(s.nshl))
             s.ncov = s.nshl = 0
@@ -451,11 +671,23 @@ class FastPath:
                     cov.arrival(arrival_class(cov.arrivals.pop(bid, [wid])))
         s.narr = 0
 
+    def push_all(self) -> None:
+        """Every warp the fast path stepped -> the model and the retire board's history."""
+        s = self.st
+        if s.ndirty:
+            for k in self.dirty_list[: s.ndirty].tolist():
+                self.push(k)
+            s.ndirty = 0
+
     def settle(self) -> None:
-        """:meth:`flush`, and the bank writes the fast path holds handed to the shared board (the end of a
-        launch, a hang report: the board's leftovers are complete)."""
+        """:meth:`flush`, every warp handed to the model, and the bank writes and memory traffic the fast
+        path holds handed to the boards (the end of a launch, a hang report: the model's warps and the
+        boards' leftovers are complete)."""
         self.flush()
+        self.flush_coverage()
+        self.push_all()
         self.spill()
+        self.release()
 
     def _coverage(self, ncov: int, nshl: int) -> None:
         cov = self.coverage
@@ -463,7 +695,8 @@ class FastPath:
             return
         log = self.cov[:ncov]
         mv = (log[:, 1].astype(np.uint64) << np.uint64(32)) | log[:, 2]  # (mask, valid)
-        ps = log[:, 0] * np.uint32(4) + log[:, 3]  # (pc, switch)
+        span = 4 * (self.depth + 1)
+        ps = log[:, 0].astype(np.int64) * span + log[:, 3]  # (pc, depth, switch)
         code, raw = self.model.code, cov.raw
         groups = np.unique(mv)
         for g in groups.tolist():
@@ -471,31 +704,32 @@ class FastPath:
             counts = np.bincount(sel)
             mask, valid = g >> 32, g & 0xFFFF_FFFF
             for key in np.flatnonzero(counts).tolist():
-                sw = key & 3
-                raw[(code[key >> 2].word, mask, valid, 0, None if sw == 3 else sw)] += int(counts[key])
+                pc, r = divmod(key, span)
+                sw = r & 3
+                raw[(code[pc].word, mask, valid, r >> 2, None if sw == 3 else sw)] += int(counts[key])
         cov.samples += ncov
         for sm in range(len(self.last_b)):
             if self.last_b[sm] >= 0:
                 cov.last_retire[sm] = (int(self.last_b[sm]), int(self.last_w[sm]))
         if nshl:
             size = 4 * (self.W + 2)
-            data = self.shl[:nshl].tobytes()
             mem_raw = cov.mem_raw
             keys = self._shl_keys
             if len(keys) > 1 << 16:
                 keys.clear()
-            for row, n in Counter(data[i : i + size] for i in range(0, len(data), size)).items():
+            rows = self.shl[:nshl].view(np.dtype((np.void, size))).ravel()
+            uniq, counts = np.unique(rows, return_counts=True)
+            for u, n in zip(uniq, counts.tolist()):
+                row = u.tobytes()
                 key = keys.get(row)
                 if key is None:
                     entry = np.frombuffer(row, np.uint32)
-                    store, mask, addrs = bool(entry[0]), int(entry[1]), entry[2:]
+                    flags, mask, addrs = int(entry[0]), int(entry[1]), entry[2:]
+                    store, glob = bool(flags & 1), bool(flags & 2)
                     key = keys[row] = (
-                        "shared",
-                        store,
-                        mask,
-                        addrs.tobytes(),
-                        self.model._rows(addrs, mask),
-                        0,
+                        ("global", store, mask, addrs.tobytes(), (), flags >> 2)
+                        if glob
+                        else ("shared", store, mask, addrs.tobytes(), self.model._rows(addrs, mask), 0)
                     )
                 mem_raw[key] += n
 

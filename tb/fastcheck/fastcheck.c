@@ -1,16 +1,20 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
- * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of the common instruction classes in C:
- * it steps the warp as spec/model.py's Model.step would (ALU, LDS, shared and constant loads, shared
- * stores, BRA, uniform BEQ/BNE, BAR, on a READY warp with an empty divergence stack), compares the record
- * the way spec/retire_record.py's project() + == would, and counts what the scoreboards' quiet path and
- * functional coverage count. It also takes the shared-memory bank-write lines ("S ...": the shared board's
- * mirror and each warp slot's pending writes, tb/scoreboards/shared.py observe) and compares a shared
- * store's writes with the expected ones as SharedMemoryScoreboard.check does.
+ * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of every class but EXIT in C: it steps the
+ * warp as spec/model.py's Model.step would (ALU, LDS, shared, constant and global loads and stores, BRA,
+ * SSY, BEQ/BNE, BAR; the divergence stack, reconvergence and its record fields as spec/warp.py has them),
+ * compares the record the way spec/retire_record.py's project() + == would, and counts what the
+ * scoreboards, the model's counters and functional coverage count. It also takes the shared-memory
+ * bank-write lines ("S ...": the shared board's mirror and each warp slot's pending writes,
+ * tb/scoreboards/shared.py observe), compares a shared store's writes with the expected ones as
+ * SharedMemoryScoreboard.check does, and takes the global-memory request and response lines ("Q ...",
+ * "P ...": the memory agent's image, the outstanding requests, each warp slot's pending transactions,
+ * the loader's words; tb/agents/trace_monitor.py _event, tb/scoreboards/coalescing.py), comparing a
+ * global access's transactions as CoalescingScoreboard.check does.
  * It stops at the first line it does not take: another kind of line, another instruction class, a warp
- * it does not hold, an X/Z, a busy warp slot, or ANY difference from the model. The Python path then
- * handles that line exactly as without the fast path (so a mismatch is reported by the Python model
- * with the same report), and the fast path carries on after it.
+ * it does not hold, an X/Z, a warp slot whose traffic the Python side holds, or ANY difference from the
+ * model. The Python path then handles that line exactly as without the fast path (so a mismatch is
+ * reported by the Python model with the same report), and the fast path carries on after it.
  *
  * Nothing is written before the record compared equal. The Python model (spec/) stays the
  * executable specification: tb/tests/model/test_fastcheck.py proves this file equal to it on random
@@ -20,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8, K_BAR = 9 };
+enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8, K_BAR = 9,
+       K_LDG = 10, K_STG = 11, K_SSY = 12 };
 enum {
     A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
     A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
@@ -30,8 +35,10 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 27  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define NCNT 52  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
 #define SMAX 64  /* bank writes of one S line taken here at most */
+#define SEGMAX 32 /* words of a global-memory segment (spec/config.py seg_words) */
+#define GQ_HDR 6  /* a held transaction: addr, mask, write, tag, cycle, seq, then seg_words data words */
 
 typedef struct {
     int32_t kind, op, rd, a, b, c, unit, target;
@@ -78,14 +85,42 @@ typedef struct {
        stack; the blocks' epochs advanced; arrivals (block, warp, released) for coverage */
     uint8_t *wstate;
     uint32_t *live;
-    uint8_t *nostack;
+    uint8_t *nostack;   /* 1: the fast path holds the warp's whole state (its stack fits; see ready) */
+    /* the divergence stack of every warp (spec/warp.py Warp.stack): [k][depth_limit] (kind 0 SYNC, 1 DIV,
+       pc, mask), its depth, and the threads that exited */
+    uint32_t *stack;
+    int32_t *sdepth;
+    uint32_t *exited;
+    int32_t depth_limit;
     int64_t *epoch_inc;
     uint32_t *arr;
     int64_t narr, arr_cap;
+    /* global memory (Q/P lines, tb/agents/trace_monitor.py _event and what its subscribers do: the
+       coalescing board's on_request/on_response, GmemAgent.write_request, coverage's response) */
+    int32_t qp_on, seg_words, tag_w, idx_w;
+    uint32_t wid_mask;
+    uint32_t *gmem;       /* the model's global memory */
+    int64_t gmem_len;
+    uint32_t *hostmem;    /* the memory agent's image of global memory (NULL: no memory agent) */
+    int64_t hostmem_len;
+    const uint32_t *lkeys, *lvals; /* the loader's expected words (sorted addresses, data) */
+    uint8_t *ldone;       /* ... written by the loader (handed to CoalescingScoreboard.loader_done) */
+    int64_t nload;
+    uint32_t *otag;       /* outstanding requests in acceptance order: tag, cycle (monitor._pending and */
+    int64_t *ocyc;        /* the coalescing board's outstanding, held here) */
+    int64_t nout, out_cap;
+    uint32_t *gq;         /* [sm * busy_stride + warp slot][gq_cap][GQ_HDR + seg_words]: the board's pending */
+    int32_t *ngq;
+    int64_t gq_cap, ngq_total, qseq;
     int32_t plant;   /* planted faults the differential test must catch (0 in use): 1 = an ADD writes its
                         result + 1 after comparing; 2 = lane 0's value is not compared;
                         3 = a shared store's bank writes are compared by count only;
-                        4 = a BAR releases its block's barrier whatever the other warps do */
+                        4 = a BAR releases its block's barrier whatever the other warps do;
+                        5 = a global store's transaction data is not compared;
+                        6 = a global load writes word 0 of memory to lane 0 after comparing;
+                        7 = a response's latency is counted as 1;
+                        8 = a merge into a DIV entry is undone after comparing (the stack diverges);
+                        9 = the top of the stack is not compared */
 } St;
 
 static int hexval(int ch) {
@@ -238,6 +273,130 @@ static int64_t s_line(St *s, const char *buf, int64_t pos, int64_t end) {
     return (p - buf) + 1;
 }
 
+
+/* hex digits [d0, d1) as little-endian 32-bit words (word i = bits 32i+31..32i), at most n words */
+static int hex_words(const char *d0, const char *d1, uint32_t *out, int n) {
+    if (d1 - d0 > 8 * n || d1 == d0) return -1;
+    for (int i = 0; i < n; i++) out[i] = 0;
+    int i = 0;
+    for (const char *q = d1; q > d0; i++) {
+        const char *lo = q - 8 > d0 ? q - 8 : d0;
+        uint32_t v = 0;
+        for (const char *t = lo; t < q; t++) {
+            int h = hexval((unsigned char)*t);
+            if (h < 0) return -1;
+            v = v << 4 | (uint32_t)h;
+        }
+        out[i] = v;
+        q = lo;
+    }
+    return 0;
+}
+
+static int next_tok(const char **pp, const char *stop, uint64_t *v) {
+    if (hex_token(pp, stop, v) || *pp >= stop || **pp != ' ') return -1;
+    (*pp)++;
+    return 0;
+}
+
+/* A memory request "Q <cycle> <addr> <write> <mask> <data> <tag> <held>": what the trace monitor and its
+   subscribers do with it (the memory agent's image, the coalescing board's outstanding and pending
+   transactions or the loader's check). Returns the offset after it, or -1: the Python path's. */
+static int64_t q_line(St *s, const char *buf, int64_t pos, int64_t end) {
+    const char *p = buf + pos + 2, *stop = buf + end;
+    uint64_t cycle, addr, wr, mask, tag, held;
+    uint32_t data[SEGMAX];
+    const int seg = s->seg_words;
+    if (next_tok(&p, stop, &cycle) || next_tok(&p, stop, &addr) || next_tok(&p, stop, &wr) ||
+        next_tok(&p, stop, &mask))
+        return -1;
+    const char *d0 = p;
+    while (p < stop && hexval((unsigned char)*p) >= 0) p++;
+    if (p >= stop || *p != ' ' || hex_words(d0, p, data, seg)) return -1;
+    p++;
+    if (next_tok(&p, stop, &tag)) return -1;
+    const char *h0 = p;
+    if (hex_token(&p, stop, &held) || p - h0 != 1 || p >= stop || *p != '\n') return -1; /* "0" or "1" */
+    if (held > 1 || mask > 0xFFFFFFFFu || tag > 0xFFFFFFFFu || cycle > 0xFFFFFFFFu || s->nout >= s->out_cap)
+        return -1;
+    const uint64_t port = tag >> s->tag_w;
+    int64_t key = -1, lpos[SEGMAX];
+    if (port < (uint64_t)s->nsms) {
+        for (int64_t i = 0; i < s->nout; i++)
+            if (s->otag[i] == (uint32_t)tag) return -1; /* a tag reused while outstanding: Python's */
+        const uint64_t wid = tag >> s->idx_w & s->wid_mask;
+        if (wid >= (uint64_t)s->busy_stride) return -1;
+        key = (int64_t)port * s->busy_stride + (int64_t)wid;
+        if (s->busy[key] & 2 || s->ngq[key] >= s->gq_cap || addr > 0xFFFFFFFFu) return -1;
+    } else if (port == (uint64_t)s->nsms) { /* the loader: writes of the image's DATA words only */
+        if (!wr) return -1;
+        for (int i = 0; i < seg; i++) {
+            if (!(mask >> i & 1)) continue;
+            const uint64_t a = addr + (uint64_t)i;
+            int64_t lo = 0, hi = s->nload;
+            while (lo < hi) {
+                const int64_t mid = (lo + hi) / 2;
+                if (s->lkeys[mid] < a) lo = mid + 1; else hi = mid;
+            }
+            if (lo >= s->nload || s->lkeys[lo] != a || s->lvals[lo] != data[i]) return -1;
+            lpos[i] = lo;
+        }
+    } else {
+        return -1;
+    }
+    if (wr && s->hostmem) {
+        for (int i = 0; i < seg; i++)
+            if (mask >> i & 1 && addr + (uint64_t)i >= (uint64_t)s->hostmem_len) return -1;
+        for (int i = 0; i < seg; i++)
+            if (mask >> i & 1) s->hostmem[addr + (uint64_t)i] = data[i];
+    }
+    if (key >= 0) {
+        uint32_t *e = s->gq + (key * s->gq_cap + s->ngq[key]) * (GQ_HDR + seg);
+        e[0] = (uint32_t)addr, e[1] = (uint32_t)mask, e[2] = wr != 0, e[3] = (uint32_t)tag;
+        e[4] = (uint32_t)cycle, e[5] = (uint32_t)s->qseq;
+        memcpy(e + GQ_HDR, data, sizeof(uint32_t) * (size_t)seg);
+        s->ngq[key]++;
+        s->ngq_total++;
+    } else {
+        for (int i = 0; i < seg; i++)
+            if (mask >> i & 1) s->ldone[lpos[i]] = 1;
+        s->counters[29] += 1; /* the coalescing board's loader_txns */
+    }
+    s->otag[s->nout] = (uint32_t)tag, s->ocyc[s->nout] = (int64_t)cycle;
+    s->nout++;
+    s->qseq++;
+    s->counters[39] += 1; /* requests taken */
+    s->counters[51] |= (int64_t)held; /* a request was held off (the coverage collector's flag) */
+    s->last_cycle = (int64_t)cycle;
+    return (p - buf) + 1;
+}
+
+/* A memory response "P <cycle> <tag> <rdata>": the oldest outstanding request of the tag is answered
+   (latency and overtaking for coverage, as the trace monitor computes them). */
+static int64_t p_line(St *s, const char *buf, int64_t pos, int64_t end) {
+    const char *p = buf + pos + 2, *stop = buf + end;
+    uint64_t cycle, tag;
+    if (next_tok(&p, stop, &cycle) || next_tok(&p, stop, &tag)) return -1;
+    const char *d0 = p;
+    while (p < stop && hexval((unsigned char)*p) >= 0) p++;
+    if (p == d0 || p >= stop || *p != '\n') return -1;
+    int64_t i = 0;
+    while (i < s->nout && (uint64_t)s->otag[i] != tag) i++;
+    if (i >= s->nout) return -1; /* answers nothing outstanding: the Python path reports it */
+    int64_t lat = (int64_t)cycle - s->ocyc[i];
+    if (s->plant == 7) lat = 1;
+    memmove(s->otag + i, s->otag + i + 1, sizeof(uint32_t) * (size_t)(s->nout - i - 1));
+    memmove(s->ocyc + i, s->ocyc + i + 1, sizeof(int64_t) * (size_t)(s->nout - i - 1));
+    s->nout--;
+    int64_t *c = s->counters;
+    c[30] += 1;             /* responses */
+    c[i > 0 ? 33 : 32] += 1; /* coverage: gpu.memory.order in_order / overtaking */
+    if (lat < 1) lat = 1;
+    c[lat <= 1 ? 34 : lat <= 4 ? 35 : lat <= 16 ? 36 : lat <= 64 ? 37 : 38] += 1; /* latency buckets */
+    s->last_cycle = (int64_t)cycle;
+    return (p - buf) + 1;
+}
+
 /* Check retire lines of buf[pos:end) (whole lines) until the first one this does not take; return its
    offset (end: all taken). */
 int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
@@ -247,6 +406,12 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         const char *p = buf + pos;
         if (p[0] == 'S' && p[1] == ' ') {
             const int64_t after = s_line(s, buf, pos, end);
+            if (after < 0) return pos;
+            pos = after;
+            continue;
+        }
+        if ((p[0] == 'Q' || p[0] == 'P') && p[1] == ' ' && s->qp_on) {
+            const int64_t after = p[0] == 'Q' ? q_line(s, buf, pos, end) : p_line(s, buf, pos, end);
             if (after < 0) return pos;
             pos = after;
             continue;
@@ -296,11 +461,14 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         const int64_t key = (int64_t)sm * s->busy_stride + (int64_t)ws;
         if (s->busy[key]) return pos; /* a memory board holds traffic of this warp slot */
         if (s->npend[key] && in->kind != K_STSH) return pos; /* stray writes: the Python path reports them */
+        const int global = in->kind == K_LDG || in->kind == K_STG;
+        if (s->ngq[key] && !global) return pos; /* stray transactions: the Python path reports them */
         const uint32_t mask = s->mask[k];
         const uint32_t *regs = s->regs[k];
         uint32_t res[MAXW], addrs[MAXW], sdata[MAXW];
-        int wr = 0, passes = -1;
+        int wr = 0, passes = -1, ntx = -1;
         int32_t npc = pc + 1;
+        uint32_t taken = 0;
         switch (in->kind) {
         case K_ALU:
             if (in->op != A_NOP) {
@@ -369,6 +537,48 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             }
             break;
         }
+        case K_LDG:
+        case K_STG: { /* spec/model.py _load/_store (global), coalesce + CoalescingScoreboard.check */
+            if (!s->qp_on) return pos;
+            const int seg = s->seg_words, store = in->kind == K_STG;
+            for (int l = 0; l < W; l++) {
+                addrs[l] = regs[in->a * W + l] + in->imm;
+                if (store) sdata[l] = regs[in->c * W + l];
+                if ((mask >> l & 1) && (int64_t)addrs[l] >= s->gmem_len) return pos; /* out of range */
+            }
+            /* the transactions: one per distinct segment, in the order of its lowest active lane;
+               a store's words carry the highest lane's data */
+            uint32_t tb[MAXW], tm[MAXW], td[MAXW][SEGMAX];
+            int n = 0;
+            for (int l = 0; l < W; l++) {
+                if (!(mask >> l & 1)) continue;
+                const uint32_t a = addrs[l], base = a - a % (uint32_t)seg;
+                int j = 0;
+                while (j < n && tb[j] != base) j++;
+                if (j == n) {
+                    tb[n] = base, tm[n] = 0;
+                    if (store) memset(td[n], 0, sizeof td[n]);
+                    n++;
+                }
+                tm[j] |= 1u << (a - base);
+                if (store) td[j][a - base] = sdata[l];
+            }
+            if (s->ngq[key] != n) return pos;
+            const uint32_t *e = s->gq + key * s->gq_cap * (GQ_HDR + seg);
+            for (int j = 0; j < n; j++, e += GQ_HDR + seg) {
+                if (e[0] != tb[j] || e[1] != tm[j] || e[2] != (uint32_t)store) return pos;
+                if (store && s->plant != 5)
+                    for (int i = 0; i < seg; i++)
+                        if (tm[j] >> i & 1 && e[GQ_HDR + i] != td[j][i]) return pos;
+            }
+            ntx = n;
+            if (!store) {
+                wr = 1;
+                for (int l = 0; l < W; l++)
+                    if (mask >> l & 1) res[l] = s->gmem[addrs[l]];
+            }
+            break;
+        }
         case K_BAR: /* spec/model.py step, "bar": every live thread active, else BARRIER_DIVERGENCE */
             if (mask != s->live[k]) return pos;
             break;
@@ -376,20 +586,68 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             npc = in->target;
             break;
         case K_BEQ:
-        case K_BNE: { /* spec/warp.py _branch, empty stack: uniform, or left to the model */
-            uint32_t taken = 0;
+        case K_BNE: /* the lanes taking it; spec/warp.py _branch below */
             for (int l = 0; l < W; l++) {
                 int nz = regs[in->a * W + l] != 0;
                 if ((mask >> l & 1) && (in->kind == K_BNE ? nz : !nz)) taken |= 1u << l;
             }
-            const uint32_t not_taken = mask & ~taken;
-            if (in->target == pc + 1 || !not_taken) npc = in->target;
-            else if (!taken) npc = pc + 1;
-            else return pos; /* divergent */
             break;
-        }
+        case K_SSY:
+            break;
         default:
             return pos;
+        }
+        /* next pc, divergence stack, reconvergence (spec/warp.py control, _branch, _reconverge), on a
+           copy of the warp's stack */
+        uint32_t stk[64 * 3];
+        int d = s->sdepth[k], pushes = 0, pops = 0, merged = 0, divergent = 0, merged_at = -1;
+        uint32_t merged_lanes = 0;
+        uint32_t m = mask;
+        const uint32_t exited = s->exited[k];
+        if (d) memcpy(stk, s->stack + (int64_t)k * s->depth_limit * 3, sizeof(uint32_t) * 3 * (size_t)d);
+        if (in->kind == K_SSY) {
+            if (d >= s->depth_limit) return pos; /* STACK_OVERFLOW: the model reports it */
+            stk[3 * d] = 0, stk[3 * d + 1] = (uint32_t)in->target, stk[3 * d + 2] = mask;
+            d++, pushes++;
+        } else if (in->kind == K_BEQ || in->kind == K_BNE) {
+            const uint32_t not_taken = mask & ~taken;
+            const int32_t next = pc + 1;
+            if (in->target == next || !not_taken) npc = in->target;
+            else if (!taken) npc = next;
+            else {
+                int r = d - 1;
+                while (r >= 0 && stk[3 * r] != 0) r--;
+                if (r < 0) return pos; /* DIVERGENT_WITHOUT_SSY: the model reports it */
+                const int32_t rpc = (int32_t)stk[3 * r + 1];
+                divergent = 1;
+                if (in->target == rpc) m = not_taken, npc = next;
+                else if (next == rpc) m = taken, npc = in->target;
+                else {
+                    if (d && stk[3 * (d - 1)] == 1 && stk[3 * (d - 1) + 1] == (uint32_t)next) {
+                        stk[3 * (d - 1) + 2] |= not_taken;
+                        merged++, merged_at = d - 1, merged_lanes = not_taken;
+                    } else {
+                        if (d >= s->depth_limit) return pos; /* STACK_OVERFLOW */
+                        stk[3 * d] = 1, stk[3 * d + 1] = (uint32_t)next, stk[3 * d + 2] = not_taken;
+                        d++, pushes++;
+                    }
+                    m = taken, npc = in->target;
+                }
+            }
+        }
+        const int pushed_depth = d;
+        if (d || !m) {
+            while (d) {
+                if (m) {
+                    int r = d - 1;
+                    while (r >= 0 && stk[3 * r] != 0) r--;
+                    if (r < 0 || npc != (int32_t)stk[3 * r + 1]) break;
+                }
+                d--;
+                npc = (int32_t)stk[3 * d + 1], m = stk[3 * d + 2] & ~exited;
+                pops++;
+            }
+            if (!m) return pos; /* the model's invariant: left to it */
         }
         /* the record: project(model) == RTL, field by field (docs/isa.md section 10) */
         if (f[2] != (uint64_t)pc || f[3] != in->word || f[4] != mask || f[5] != (uint64_t)wr) return pos;
@@ -407,14 +665,31 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
                 if (v != res[l]) return pos;
             }
         }
-        if (f[8] != (uint64_t)npc || f[9] != mask || f[10] || f[11] || f[12] || f[13]) return pos;
+        if (f[8] != (uint64_t)npc || f[9] != m || f[10] != (uint64_t)pushes || f[11] != (uint64_t)pops ||
+            f[12] != (uint64_t)merged || f[13] != (uint64_t)d)
+            return pos;
+        if (d && s->plant != 9 &&
+            (f[19] != stk[3 * (d - 1) + 1] || f[20] != stk[3 * (d - 1) + 2] || f[21] != stk[3 * (d - 1)]))
+            return pos;
         if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
+        if (ntx >= 0 && f[15] != (uint64_t)ntx) return pos;
         if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17]) return pos;
         /* equal: commit what Model.step, the boards and coverage do */
         if (wr) {
             uint32_t *row = s->regs[k] + in->rd * W;
             for (int l = 0; l < W; l++)
                 if (mask >> l & 1) row[l] = res[l] + (uint32_t)(s->plant == 1 && in->op == A_ADD && in->kind == K_ALU);
+            if (s->plant == 6 && in->kind == K_LDG && mask & 1) row[0] = s->gmem[0];
+        }
+        if (in->kind == K_STG) {
+            for (int l = 0; l < W; l++) /* the highest lane wins */
+                if (mask >> l & 1) s->gmem[addrs[l]] = sdata[l];
+        }
+        if (global) {
+            s->counters[27] += 1;        /* global accesses (model counters, coalescing board) */
+            s->counters[28] += ntx;      /* ... and transactions */
+            s->ngq_total -= s->ngq[key];
+            s->ngq[key] = 0;
         }
         if (in->kind == K_STSH) {
             uint32_t *mem = s->shared[k];
@@ -451,20 +726,43 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             s->narr++;
         }
         s->pc[k] = npc;
+        s->mask[k] = m;
+        if (s->plant == 8 && merged_at >= 0 && merged_at < d) stk[3 * merged_at + 2] &= ~merged_lanes;
+        if (d || s->sdepth[k]) {
+            memcpy(s->stack + (int64_t)k * s->depth_limit * 3, stk, sizeof(uint32_t) * 3 * (size_t)d);
+            s->sdepth[k] = d;
+        }
         s->count[k] += 1;
         const int64_t nth = __builtin_popcount(mask);
         int64_t *c = s->counters; /* layout: tb/fastcheck/__init__.py CNT_* */
         c[0] += 1;              /* retires (model.retires, warp_instrs, compared by every board) */
         c[1] += nth;            /* thread_instrs */
         if (wr) c[2] += nth;    /* retire board: lanes_compared */
-        if (in->kind == K_BEQ || in->kind == K_BNE) c[21] += 1; /* coverage: uniform_branch shape */
+        if (in->kind == K_BEQ || in->kind == K_BNE) { /* coverage: gpu.div.shape (GpuCoverage._divergence) */
+            if (m == mask || !m) c[merged ? 43 : 21] += 1; /* merge / uniform_branch */
+            else {
+                c[40] += in->target <= pc;      /* loop */
+                c[41] += mask != s->live[k];    /* nested */
+                c[merged ? 43 : pushes ? 42 : 44] += 1; /* merge / if_else / if_only */
+            }
+        }
+        if (pushes || pops || merged || d) {
+            c[45] += pushes, c[46] += pops, c[47] += merged; /* stack events (model counters, divergence board) */
+            c[48] += d > 0;                                /* divergence board: tops */
+            if (pushes && pushed_depth > c[49]) c[49] = pushed_depth; /* max_stack_depth */
+        }
+        c[50] += divergent;                                /* divergent_branches */
         c[5 + in->unit] += 1;   /* warp_by_class[unit] */
         c[13 + in->unit] += nth; /* thread_by_class[unit] */
-        if (in->kind == K_LDSH || in->kind == K_STSH) {
-            c[3] += 1;          /* shared_accesses (model counters; coalescing board) */
-            c[4] += passes;     /* shared_passes */
-            uint32_t *e = s->shl + s->nshl * (W + 2);
-            e[0] = in->kind == K_STSH, e[1] = mask;
+        if (in->kind == K_LDSH || in->kind == K_STSH || (global && ntx > 0)) {
+            if (!global) {
+                c[3] += 1;      /* shared_accesses (model counters; coalescing board) */
+                c[4] += passes; /* shared_passes */
+            }
+            uint32_t *e = s->shl + s->nshl * (W + 2); /* coverage's memory access: store, global, ntx */
+            e[0] = (uint32_t)(in->kind == K_STSH || in->kind == K_STG) | (uint32_t)global << 1 |
+                   (uint32_t)(global ? ntx : 0) << 2;
+            e[1] = mask;
             memcpy(e + 2, addrs, sizeof(uint32_t) * (size_t)W);
             s->nshl++;
         }
@@ -476,7 +774,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         s->last_b[sm] = (int32_t)block;
         s->last_w[sm] = (int32_t)warp;
         uint32_t *e = s->cov + s->ncov * 4;
-        e[0] = (uint32_t)pc, e[1] = mask, e[2] = s->valid[k], e[3] = sw;
+        e[0] = (uint32_t)pc, e[1] = mask, e[2] = s->valid[k], e[3] = sw | (uint32_t)d << 2;
         s->ncov++;
         /* the retire board's history of this warp */
         uint32_t *h = s->hist + ((int64_t)k * s->hist_len + s->hpos[k] % s->hist_len) * 2;

@@ -130,7 +130,8 @@ def outcome_of(chk: Any, cov: Any) -> Any:
     warps = {(b, w.wid): (w.pc, w.count, w.mask) for b, blk in m.blocks.items() for w in blk.warps}
     boards = [(b.name, b.compared, *(getattr(b, k) for k in b.counts)) for b in chk.boards]
     tallies = {k: Counter(t.counts) for k, t in vars(cov.cov).items() if hasattr(t, "counts")}
-    return (m.counters.as_dict(), m.retires, warps, boards, cov.cov.samples, tallies, m.gmem.tobytes())
+    left = [b.end() for b in chk.boards]  # (unmatched traffic, the loader's words never written)
+    return (m.counters.as_dict(), m.retires, warps, boards, left, cov.cov.samples, tallies, m.gmem.tobytes())
 
 
 def _replay(cfg: Any, image: Any, lines: list[str], trace: Path) -> tuple[float, Any, Any]:

@@ -1,17 +1,21 @@
 """The compiled checking fast path (tb/fastcheck, ``SIMT_FAST_CHECK=1``) equals the Python model.
 
-Differential test on random kernels (tb/sequences/random_kernel.py) on several machines: a golden model
-runs each launch in a random interleaving of its warps (as an RTL might retire them) and the trace's
-retire lines are written from its records as the test wrapper writes them (every field at its full
-hex width; what docs/isa.md leaves undefined filled with random values: inactive lanes, ``rd`` of an
-instruction that writes none, passes, transactions, the top of an empty stack). Two checkers read the
-same lines: the Python path alone (the retire scoreboard stepping the model, the quiet-path counts of
-tb/env/checker.py ``count_quiet``, functional coverage) and the fast path with the Python path for
-every line it leaves (tb/agents/trace_monitor.py ``_drain_fast``'s hand-over). Both must end with
-the same model (registers, shared and global memory, every warp's pc, mask, count and state, the
-counters), the same board counts, retire history and coverage counts, and the fast path must have
-taken most retires. A corrupted retire line is reported by both with the same text; planted faults
-in the C code (a wrong register write after the compare; a lane not compared) are caught.
+Differential test on random kernels (tb/sequences/random_kernel.py, with divergence, barriers, shared and
+global memory) on several machines: a golden model runs each launch in a random interleaving of its warps
+(as an RTL might retire them) and the trace's lines are written from its records as the test wrapper
+writes them: the loader's writes of the DATA words, dispatches, shared-memory bank writes, global-memory
+requests (tagged with the warp slot, a few held off) and their responses in a random order, and retire
+lines with every field at its full hex width (what docs/isa.md leaves undefined filled with random
+values: inactive lanes, ``rd`` of an instruction that writes none, passes, transactions, the top of an
+empty stack). Two checkers read the same lines through the real trace monitor's line handling: the
+Python path alone (the retire scoreboard stepping the model, the quiet-path counts of tb/env/checker.py
+``count_quiet``, every board's ``check``, the memory agent's image, functional coverage) and the fast
+path with the Python path for every line it leaves (tb/agents/trace_monitor.py ``_drain_fast``'s
+hand-over). Both must end with the same model (registers, shared and global memory, every warp's pc,
+mask, count, state and stack depth, the counters), the same board counts and leftovers, retire history,
+memory image, outstanding requests and coverage counts, and the fast path must have taken most
+retires. A corrupted retire line, bank write, store transaction or stack top is reported by both with
+the same text; a planted fault in the C code for each path it checks (``PLANTS``) is caught.
 """
 
 from __future__ import annotations
@@ -21,17 +25,21 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from spec.machines import RANDOM
 from spec.model import Model, StepError
 from spec.records import WarpState
 from spec.retire_record import FIELDS, decode
+from tb.agents.gmem_agent import GmemAgent
 from tb.agents.sm_driver import SmLaunch
+from tb.agents.trace_monitor import TraceMonitor
+from tb.coverage.collector import CoverageCollector
 from tb.coverage.functional import GpuCoverage
 from tb.env.checker import count_quiet
 from tb.fastcheck import FastPath
-from tb.scoreboards.base import Mismatch, SharedMismatch
+from tb.scoreboards.base import CoalescingMismatch, DivergenceMismatch, Mismatch, SharedMismatch
 from tb.scoreboards.coalescing import CoalescingScoreboard
 from tb.scoreboards.divergence import DivergenceScoreboard
 from tb.scoreboards.retire import RetireScoreboard, where
@@ -61,9 +69,55 @@ def s_lines(
     return out
 
 
+def q_line(
+    cfg: Any, cycle: int, addr: int, write: bool, mask: int, data: list[int], tag: int, held: bool
+) -> str:
+    seg = cfg.seg_words
+    packed = sum((d & 0xFFFF_FFFF) << (32 * i) for i, d in enumerate(data))
+    return (f"Q {cycle:08x} {addr:08x} {int(write)} {mask:0{(seg + 3) // 4}x} {packed:0{8 * seg}x} {tag:04x} "
+            f"{int(held)}\n")  # fmt: skip
+
+
+class Port:
+    """The memory port of a trace: requests with unique tags per SM, answered in a random order."""
+
+    def __init__(self, cfg: Any, image: Any, rng: random.Random) -> None:
+        coal = CoalescingScoreboard(cfg, image)
+        self.cfg, self.rng, self.tag_w, self.idx_w = cfg, rng, coal.tag_w, coal.idx_w
+        self.out: list[tuple[int, int]] = []  # (tag, cycle) outstanding
+        self.lines: list[str] = []
+
+    def request(self, cycle: int, port: int, ws: int, i: int, base: int, mask: int, store: bool,
+                data: list[int] | None) -> None:  # fmt: skip
+        tag = port << self.tag_w | ws << self.idx_w | i
+        self.answer(cycle, lambda t: t == tag)  # (an SM never reuses an outstanding tag)
+        words = [self.rng.getrandbits(32) for _ in range(self.cfg.seg_words)]
+        for k in range(self.cfg.seg_words):
+            if data is not None and mask >> k & 1:
+                words[k] = data[k]
+        self.lines.append(q_line(self.cfg, cycle, base, store, mask, words, tag, self.rng.random() < 0.03))
+        self.out.append((tag, cycle))
+
+    def answer(self, cycle: int, which: Any = None) -> None:
+        """Responses: to the outstanding requests ``which`` picks, else to a random few."""
+        rng = self.rng
+        if which is None:
+            picked = [o for o in self.out if rng.random() < 0.3]
+        else:
+            picked = [o for o in self.out if which(o[0])]
+        rng.shuffle(picked)
+        for o in picked:
+            self.out.remove(o)
+            data = rng.getrandbits(32 * self.cfg.seg_words)
+            self.lines.append(f"P {cycle:08x} {o[0]:x} {data:0{8 * self.cfg.seg_words}x}\n")
+
+
 def trace_of(cfg: Any, image: Any, seed: int) -> list[str]:
-    """D, S and R lines of one launch run by a golden model in a random interleaving: a block's shared
-    region cleared at its dispatch, a shared store's bank writes before its retire."""
+    """D, S, Q, P and R lines of one launch run by a golden model in a random interleaving: the loader's
+    writes of the image's DATA words first, a block's shared region cleared at its dispatch, a shared
+    store's bank writes before its retire, a global access's transactions (tagged with its warp slot)
+    before its retire, the responses in a random order with the tags of a warp slot answered before it
+    reuses them, a few requests held off."""
     rng = random.Random(seed)
     m = Model(cfg, image)
     wpb = image.warps_per_block(cfg.warp_size)
@@ -73,8 +127,20 @@ def trace_of(cfg: Any, image: Any, seed: int) -> list[str]:
     )
     capacity = max(1, cfg.num_sms * per_sm)
     pending, resident, lines, cycle = list(range(image.num_blocks)), [], [], 0
+    port = Port(cfg, image, rng)
+    seg = cfg.seg_words
+    for base, words in image.data:  # the loader: whole segments, the DATA words masked in
+        for lo in range(base - base % seg, base + len(words), seg):
+            idx = [a - base for a in range(lo, lo + seg)]
+            mask = sum(1 << k for k, i in enumerate(idx) if 0 <= i < len(words))
+            data = [words[i] & 0xFFFF_FFFF if 0 <= i < len(words) else 0 for i in idx]
+            port.request(cycle, cfg.num_sms, 0, 0, lo, mask, True, data)
+            cycle += 1
+            port.answer(cycle)
+    lines += port.lines
     slots: dict[int, int] = {}
     while pending or resident:
+        port.lines = []
         while pending and len(resident) < capacity:
             bid = pending.pop(0)
             sm = bid % cfg.num_sms
@@ -93,14 +159,24 @@ def trace_of(cfg: Any, image: Any, seed: int) -> list[str]:
         rec = m.step(bid, wid)
         cycle += rng.randint(1, 3)
         mem = rec.mem
+        sm, ws = m.blocks[bid].sm, slots[bid] * wpb + wid
         if mem is not None and mem.store and mem.space == "shared":
             want = SharedMemoryScoreboard.expected_writes(
                 SimpleNamespace(cfg=cfg, stride=stride), SimpleNamespace(slot=slots[bid]), rec
             )
-            lines += s_lines(cfg, m.blocks[bid].sm, False, slots[bid] * wpb + wid, want, cycle, rng)
+            lines += s_lines(cfg, sm, False, ws, want, cycle, rng)
+        if mem is not None and mem.space == "global":
+            for i, t in enumerate(mem.transactions):
+                port.request(
+                    cycle, sm, ws, i, t.base, t.mask, t.store, None if t.data is None else list(t.data)
+                )
+        port.answer(cycle)
+        lines += port.lines
         lines.append(r_line(cfg, m, rec, slots[bid], cycle, rng))
         resident = [b for b in resident if not m.blocks[b].done]
-    return lines
+    port.lines = []
+    port.answer(cycle + 1, lambda t: True)
+    return lines + port.lines
 
 
 def r_line(cfg: Any, m: Model, rec: Any, slot: int, cycle: int, rng: random.Random) -> str:
@@ -135,8 +211,9 @@ def r_line(cfg: Any, m: Model, rec: Any, slot: int, cycle: int, rng: random.Rand
 
 
 class Checker:
-    """The Python path's checks of D and R lines (model, retire board, quiet-path counts, coverage),
-    with or without the fast path in front (the trace monitor's hand-over)."""
+    """The Python path's checks of a trace (the real trace monitor's line handling for D, S, Q, P; the
+    model, retire board, quiet-path counts, the other boards and coverage for R), with or without the
+    fast path in front (the trace monitor's hand-over, TraceMonitor._drain_fast)."""
 
     def __init__(self, cfg: Any, image: Any, fast: bool, plant: int = 0) -> None:
         self.cfg, self.model = cfg, Model(cfg, image)
@@ -146,6 +223,7 @@ class Checker:
         self.coal = CoalescingScoreboard(cfg, image)
         self.cov = GpuCoverage(cfg)
         self.wpb = image.warps_per_block(cfg.warp_size)
+        self.fault = None
         self.fast = (
             FastPath(self.model, self.retire, (self.div, self.shared, self.coal), self.wpb, self.cov)
             if fast
@@ -153,61 +231,67 @@ class Checker:
         )
         if self.fast is not None:
             self.fast.st.plant = plant
+        # the trace monitor, its ports' subscribers: the memory agent's image, this checker, coverage
+        self.memory = object.__new__(GmemAgent)
+        self.memory.mem = np.zeros(cfg.global_words, np.uint32)
+        self.collector = object.__new__(CoverageCollector)
+        self.collector.cov, self.collector._held = self.cov, False
+        mon = self.monitor = object.__new__(TraceMonitor)
+        mon.cfg, mon.path, mon.lines, mon._pending, mon._seq, mon.cycle = cfg, "trace", 0, [], 0, 0
+        mon.dispatch_ap = SimpleNamespace(write=self.dispatch)
+        mon.shared_ap = SimpleNamespace(
+            subscribers=[SimpleNamespace(write=lambda e: self.shared.observe(*e))]
+        )
+        mon.request_ap = SimpleNamespace(
+            subscribers=[SimpleNamespace(write_fn=f) for f in
+                         (self.memory.write_request, self.write_request, self.collector.write_request)]
+        )  # fmt: skip
+        mon.response_ap = SimpleNamespace(
+            subscribers=[
+                SimpleNamespace(write_fn=f) for f in (self.write_response, self.collector.write_response)
+            ]
+        )
 
-    def python_retire(self, line: str) -> None:
-        t = line.split()
-        rtl, sm = decode(t[3:], self.cfg.warp_size), int(t[2])
-        f = self.fast
-        if f is not None:
-            f.before_python(rtl.block, rtl.warp, sm, rtl.slot)
+    def write_request(self, txn: Any) -> None:
+        self.coal.on_request(txn)
+
+    def write_response(self, rsp: Any) -> None:
+        self.coal.on_response(rsp)
+
+    def dispatch(self, event: tuple[int, int]) -> None:
+        self.model.start_block(*event)
+        if self.fast is not None:
+            self.fast.register()
+
+    def python_retire(self, event: tuple[Any, int]) -> None:
+        rtl, sm = event
         exp = self.retire.check(rtl, sm)
         if not count_quiet(self.div, self.shared, self.coal, self.wpb, rtl, exp, sm):
-            glob = (
-                exp.mem is not None and exp.mem.space == "global"
-            )  # (no memory port traffic in these traces)
-            for board in (self.div, self.shared) if glob else (self.div, self.shared, self.coal):
+            for board in (self.div, self.shared, self.coal):
                 diffs = board.check(rtl, exp, sm)
                 if diffs:
                     raise board.mismatch(f"{board.name} mismatch on {where(rtl, sm)}: " + "; ".join(diffs))
         self.cov.retire(exp, sm, self.retire.warp)
-        if f is not None:
-            f.after_python(rtl.block, rtl.warp)
 
     def feed(self, lines: list[str], batch: int = 64) -> None:
+        mon = self.monitor
         for i in range(0, len(lines), batch):
             chunk = lines[i : i + batch]
             if self.fast is None:
                 for line in chunk:
-                    self.line(line)
+                    if line[0] == "R":
+                        t = line.split()
+                        self.python_retire((decode(t[3:], self.cfg.warp_size), int(t[2])))
+                    else:
+                        mon._event(line)
                 continue
-            buf = "".join(chunk).encode("latin-1")
-            pos, end = 0, len(buf)
-            while pos < end:
-                if buf[pos] in (82, 83):
-                    pos = self.fast.run(buf, pos, end)
-                    if pos >= end:
-                        break
-                nl = buf.index(b"\n", pos)
-                if buf[pos] == 83:
-                    self.fast.spill()
-                self.line(buf[pos:nl].decode("latin-1"))
-                pos = nl + 1
-            self.fast.flush()
+            mon._drain_fast("".join(chunk), self.python_retire, self)
         if self.fast is not None:
             self.fast.settle()
-
-    def line(self, line: str) -> None:
-        if line[0] == "S":
-            t = line.split()
-            flat = [int(x, 16) for x in " ".join(t[5:]).replace(":", " ").split()]
-            self.shared.observe(int(t[2]), t[3] == "1", list(zip(flat[::2], flat[1::2])), int(t[4], 16))
-        elif line[0] == "D":
-            t = line.split()
-            self.model.start_block(int(t[2], 16), sm=int(t[3]))
-            if self.fast is not None:
-                self.fast.register()
-        else:
-            self.python_retire(line)
+        for board in (self.retire, self.div, self.shared, self.coal):
+            left = board.end()
+            if left:
+                raise board.mismatch(f"{board.name} at the end: " + "; ".join(left))
 
     def state(self) -> dict[str, Any]:
         m = self.model
@@ -224,6 +308,8 @@ class Checker:
             "arrivals": {b: list(a) for b, a in self.cov.arrivals.items()},
             "mirror": [x.tobytes() for x in self.shared.mirror],
             "pending": {k: list(v) for k, v in self.shared.pending.items()},
+            "memory": (self.memory.mem.tobytes(), self.collector._held, list(self.monitor._pending), self.monitor._seq),
+            "loader": sorted(self.coal.loader_done),
             "boards": [(b.compared, *(getattr(b, k) for k in b.counts)) for b in (self.retire, self.div, self.shared, self.coal)],
             "history": {k: list(v) for k, v in self.retire._last.items()},
             "coverage": (self.cov.samples, dict(self.cov.last_retire),
@@ -264,8 +350,9 @@ def test_fast_path_equals_the_model(name: str, seed: int) -> None:
 
 
 def _fast_line(cfg: Any, image: Any, lines: list[str], kind: str) -> int:
-    """Index of a retire line of ``kind`` the fast path takes (a warp with an empty stack), with lane 0
-    active and written (``kind`` "add", "lds"), or active and stored to shared memory ("store")."""
+    """Index of a retire line of ``kind`` in the last three quarters of the trace: lane 0 active and
+    written by an ADD ("add"), an LDS ("lds") or a global load ("ldg"); a store to shared memory ("store")
+    or to global memory ("stg"); a retire leaving the divergence stack non-empty ("top")."""
     m = Model(cfg, image)
     for i, line in enumerate(lines):
         if line[0] == "D":
@@ -276,23 +363,44 @@ def _fast_line(cfg: Any, image: Any, lines: list[str], kind: str) -> int:
         t = line.split()
         rtl = decode(t[3:], cfg.warp_size)
         ins = m.code[rtl.pc]
-        empty = not m.warp(rtl.block, rtl.warp).stack
         m.step(rtl.block, rtl.warp)
         if kind == "store":
             ok = ins.kind == "store" and ins.unit == "shared"
+        elif kind == "stg":
+            ok = ins.kind == "store" and ins.unit == "global"
+        elif kind == "ldg":
+            ok = rtl.wr and ins.kind == "load" and ins.unit == "global"
+        elif kind == "top":
+            ok = rtl.depth > 0 and not rtl.done
         else:
             ok = rtl.wr and (ins.op.alu if kind == "add" else ins.kind) == ("ADD" if kind == "add" else kind)
-        if i > len(lines) // 4 and empty and rtl.mask & 1 and ok:
+        if i > len(lines) // 4 and rtl.mask & 1 and ok:
             return i
     raise AssertionError(f"no {kind} retire")
 
 
-def _corrupt(lines: list[str], i: int) -> list[str]:
-    """``lines`` with lane 0's value of retire ``i`` (lowest bit) flipped."""
+def _corrupt_field(lines: list[str], i: int, name: str) -> list[str]:
+    """``lines`` with the lowest bit of field ``name`` of retire ``i`` flipped."""
     t = lines[i].split(" ")
-    v = 3 + [f.name for f in FIELDS].index("values")
+    v = 3 + [f.name for f in FIELDS].index(name)
     t[v] = t[v][:-1] + f"{int(t[v][-1], 16) ^ 1:x}"
     return [*lines[:i], " ".join(t), *lines[i + 1 :]]
+
+
+def _corrupt_store_data(cfg: Any, lines: list[str], i: int) -> list[str]:
+    """``lines`` with a masked data word of the last store transaction before retire ``i`` flipped."""
+    j = next(j for j in range(i - 1, 0, -1) if lines[j][0] == "Q" and lines[j].split()[3] == "1")
+    t = lines[j].rstrip("\n").split(" ")
+    mask, data, seg = int(t[4], 16), t[5], cfg.seg_words
+    k = (mask & -mask).bit_length() - 1  # the lowest masked word
+    at = 8 * (seg - k) - 1
+    t[5] = data[:at] + f"{int(data[at], 16) ^ 1:x}" + data[at + 1 :]
+    return [*lines[:j], " ".join(t) + "\n", *lines[j + 1 :]]
+
+
+def _corrupt(lines: list[str], i: int) -> list[str]:
+    """``lines`` with lane 0's value of retire ``i`` (lowest bit) flipped."""
+    return _corrupt_field(lines, i, "values")
 
 
 def _corrupt_bank_write(lines: list[str], i: int) -> list[str]:
@@ -334,23 +442,61 @@ def test_a_corrupted_bank_write_is_reported_the_same_by_both() -> None:
     assert "missing bank write" in python and "unexpected bank write" in python
 
 
-def test_the_fast_path_takes_shared_stores_bank_writes_and_barriers() -> None:
+def test_a_corrupted_global_store_is_reported_the_same_by_both() -> None:
+    """A global store's transaction with a wrong data word (its Q line): the fast path hands the
+    transactions it holds to the coalescing board, which reports it as without it."""
+    cfg, image, lines = launch("sm1-l8", 1)
+    bad = _corrupt_store_data(cfg, lines, _fast_line(cfg, image, lines, "stg"))
+    python, fast = _reports(cfg, image, bad, CoalescingMismatch)
+    assert python == fast
+    assert "store data expected" in python
+
+
+def test_a_corrupted_stack_top_is_reported_the_same_by_both() -> None:
+    cfg, image, lines = launch("sm1-l8", 1)
+    bad = _corrupt_field(lines, _fast_line(cfg, image, lines, "top"), "top_pc")
+    python, fast = _reports(cfg, image, bad, DivergenceMismatch)
+    assert python == fast
+    assert "top_pc" in python
+
+
+def test_the_fast_path_takes_memory_traffic_and_the_divergence_stack() -> None:
     cfg, image, lines = launch("sm1-l8", 1)
     chk = Checker(cfg, image, True)
     chk.feed(lines)
     assert chk.fast.stores > 0 and chk.shared.clears > 0
     assert chk.fast.barriers > 0 and chk.model.counters.barrier_releases > 0
+    assert chk.fast.globals > chk.model.counters.global_accesses // 2 and chk.coal.loader_txns > 0
+    assert chk.div.pushes and chk.div.pops and chk.div.merges and chk.model.counters.divergent_branches
+    assert chk.fast.handled > 0.9 * chk.retire.compared
 
 
-@pytest.mark.parametrize("plant", [1, 2, 3, 4])
+PLANTS = {
+    # plant: (random kernel seed, what the trace gets wrong or None)
+    1: (0, None),  # an ADD's register write is off by one after the compare (the model's state diverges)
+    2: (0, "add"),  # lane 0 is not compared (a corrupted lane 0 goes through)
+    3: (1, "store"),  # a shared store's bank writes are compared by count only (a wrong word goes through)
+    4: (1, None),  # a BAR releases its block's barrier whatever the other warps do (warp states diverge)
+    5: (1, "stg"),  # a global store's transaction data is not compared (a wrong word goes through)
+    6: (1, None),  # a global load writes memory word 0 to lane 0 after the compare (registers diverge)
+    7: (1, None),  # a response's latency is counted as 1 (coverage's latency buckets diverge)
+    8: (1, None),  # a merge into a DIV entry is undone after the compare (the stacks diverge)
+    9: (1, "top"),  # the top of the stack is not compared (a wrong top_pc goes through)
+}
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_planted_fast_path_faults_are_caught(plant: int) -> None:
-    """plant 1: an ADD's register write is off by one after the compare (the model's state diverges);
-    plant 2: lane 0 is not compared (a corrupted lane 0 goes through); plant 3: a shared store's bank
-    writes are compared by count only (a wrong data word goes through); plant 4: a BAR releases its
-    block's barrier whatever the other warps do (the model's warp states diverge)."""
-    cfg, image, lines = launch("sm1-l8", 1 if plant >= 3 else 0)
-    if plant == 2:
-        lines = _corrupt(lines, _fast_line(cfg, image, lines, "add"))
-    if plant == 3:
+    """Each planted fault in fastcheck.c (St.plant) makes the fast path end differently from the Python
+    path, on a correct trace or on one the Python path rejects."""
+    seed, bad = PLANTS[plant]
+    cfg, image, lines = launch("sm1-l8", seed)
+    if bad in ("add", "top"):
+        lines = _corrupt_field(
+            lines, _fast_line(cfg, image, lines, bad), "values" if bad == "add" else "top_pc"
+        )
+    elif bad == "store":
         lines = _corrupt_bank_write(lines, _fast_line(cfg, image, lines, "store"))
+    elif bad == "stg":
+        lines = _corrupt_store_data(cfg, lines, _fast_line(cfg, image, lines, "stg"))
     assert differ(cfg, image, lines, plant) != []

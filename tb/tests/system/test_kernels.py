@@ -48,10 +48,17 @@ def test_every_kernel_is_in_a_batch() -> None:
     assert ran == set(suite.variants()), f"make test runs {sorted(ran)}; the suite has {suite.variants()}"
 
 
+# the batch checked by the compiled fast path (tb/fastcheck; SIMT_FAST_CHECK=0 in the environment turns
+# it off): global memory under the random memory, divergence, barriers, shared stores; the other batch and
+# every other system test check with the Python path
+FAST_BATCH = "matrix"
+
+
 @pytest.mark.parametrize("batch", list(BATCHES))
 def test_kernels(batch: str) -> None:
     cases = os.environ.get("KERNEL_CASES") or ci_cases(BATCHES[batch])
-    run_gpu(CONFIG, ["KernelTest"], KERNEL_CASES=cases)
+    fast = {"SIMT_FAST_CHECK": "1"} if batch == FAST_BATCH else {}
+    run_gpu(CONFIG, ["KernelTest"], KERNEL_CASES=cases, **fast)
 
 
 def test_table51_machine() -> None:
