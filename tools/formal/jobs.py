@@ -320,7 +320,7 @@ def all_jobs() -> list[Job]:
             "sm",
             swb_what + f" (EX_FIRST = {ex_first})",
             params=swb_params,
-            depth=4,
+            depth=3,
             name=swb_name,
             map_memories=True,
             faults=swb_faults,
@@ -674,8 +674,8 @@ def all_jobs() -> list[Job]:
         "READY warp or one back from memory, never a warp in flight; hand-off / retire only a warp in "
         "flight), a warp is never in two stages and each warp in flight is in one of DEC, EX, SWB (shared "
         "writeback), CM; the SWB's entries: one per warp, to CM in issue order, its counts agree; only CM "
-        "retires (retire port = CM's retire one cycle later), registers written only by the SWB (first "
-        "claim: EX writes nothing in its cycle) or EX, EX raises an error only with no shared instruction "
+        "retires (retire port = CM's retire one cycle later), registers written only by the SWB or EX, never "
+        "both in a cycle (SWB_EX_FIRST = 1: EX's row first), EX raises an error only with no shared instruction "
         "waiting, debug view states, nothing granted, retired, moved to CM or written after an error, all "
         "stages (the SWB too) empty after reset; any program in imem",
         params={
