@@ -54,7 +54,7 @@ help:  ## list the targets
 	@echo "  make differential     Icarus vs Verilator (random initial state): same random kernels, identical traces"
 	@echo "  make coverage         functional coverage (both sims, every bin and hole) + Verilator line/toggle coverage of rtl/"
 	@echo "  make bench SIM=…      benchmark scripts (tools/bench/*.py): kernels vs C and FlexGrip, 1-16 SMs, model speed, checking cost"
-	@echo "  make formal           SymbiYosys proofs of the units (k-induction) + planted faults (14 min at load 6-8, 9 min of CPU; not in make test)"
+	@echo "  make formal           SymbiYosys proofs of the units (k-induction) + planted faults (27 min at load 9-17, 13 min of CPU; not in make test)"
 	@echo "  make ppa              synthesis sweep (Yosys + sky130 cell areas): area per unit, memories, trends -> docs/ppa.md data"
 	@echo "                        PPA_SWEEP=quick|full (default full), cached per configuration (not in make test)"
 	@echo "  make ppa-timing       characterized sky130 Liberty (ngspice), its accuracy, OpenSTA Fmax per unit, power per kernel -> build/ppa/timing"

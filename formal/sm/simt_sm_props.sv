@@ -30,9 +30,11 @@
 //   (waiting, waiting2) must agree, a warp has at most one entry, and entries reach CM in issue order;
 //   only CM retires: the retire port is valid exactly in the cycle after CM retired, with that warp's
 //   block slot and a non-empty mask; a retire that does not finish its warp leaves a thread active;
-//   the register file is written only by the SWB (a landing load row of a warp waiting there) or by EX
-//   holding a valid instruction, and the SWB has the first claim: in a cycle it writes, the port
-//   carries its row and EX writes nothing; precise errors: EX raises an error only when no shared
+//   the register file is written only by the SWB (a landed load row of a warp waiting there) or by EX
+//   holding a valid instruction, never both: in a cycle the SWB writes, the port carries its row and EX
+//   writes nothing (with SWB_EX_FIRST = 1, simt_sm's default at ROWS = 1 as here, EX's row has the port
+//   first and the SWB writes in the cycles EX leaves it, or under hold_swb when EX waits; the SWB's side
+//   of the rule, in both orders, is proved on the unit: simt_shared_wb_props.sv); precise errors: EX raises an error only when no shared
 //   instruction is waiting in the SWB (every older instruction has left for CM);
 //   the debug view shows a warp in flight as "in pipeline" and one handed off as "memory";
 //   flush on error: once err_valid is up nothing is granted, handed off, retired or moved to CM, the SWB
@@ -296,7 +298,7 @@ module simt_sm_props #(
             // finished goes on with some thread
             if (rt_valid) assert (rt_mask != 0);
             if (cm_retire && !nx_done) assert (nx_mask != 0);
-            // register writes: the SWB's landing row (a warp waiting there) first, else EX's row
+            // register writes: the SWB's row (a warp waiting there) or EX's row, never both
             if (rf_we != 0) assert (swb_we_any || (ex_valid && ex_writes));
             if (swb_we_any) assert (swb != 0 && !ex_writes && rf_we == swb_we && rf_waddr == swb_waddr);
             // the debug view

@@ -21,8 +21,11 @@
 // Properties:
 //   a warp is never issued twice while in flight: ready[w] exactly for a started warp that is neither in
 //   the pipeline (granted, not yet released, retired or handed off), nor waiting on memory or at a
-//   barrier, nor done; issue ahead: at most AHEAD released instructions per warp (d_can_rel exactly for a
-//   warp with an empty stack and fewer than AHEAD ahead), F's pc is the committed pc plus the released
+//   barrier, nor done, and the idle-warp rule (IDLE_MIN, docs/sm.md "Issue ahead"): while IDLE_MIN or
+//   more READY warps have no released instruction in flight, a READY warp that has some is not offered
+//   (ready low), otherwise every READY warp is; the rule never hides every READY warp; issue ahead: at
+//   most AHEAD released instructions per warp (d_can_rel exactly for a warp with an empty stack and
+//   fewer than AHEAD ahead), F's pc is the committed pc plus the released
 //   instructions, and the retire of a released instruction moves the pc but not the warp's state;
 //   a barrier-waiting warp becomes READY only on its block's release; n_bar_waiting counts them;
 //   a block slot is resident from its dispatch until its last warp retires done; free_slot is the lowest
@@ -42,7 +45,8 @@ module simt_warp_table_props #(
     parameter integer NUM_BLOCKS = 2,
     parameter integer PCX_W      = 3,
     parameter integer DEPTH_W    = 2,
-    parameter integer AHEAD      = 2   // issue ahead (simt_sm's ISSUE_AHEAD; its default is 2)
+    parameter integer AHEAD      = 2,  // issue ahead (simt_sm's ISSUE_AHEAD; its default is 2)
+    parameter integer IDLE_MIN   = 1   // idle-warp rule (simt_sm's IDLE_MIN; its default is 1; 0 off)
 ) (
     input wire                  clk,
     input wire                  rst,
@@ -93,7 +97,7 @@ module simt_warp_table_props #(
     wire [2:0]           g_state;
     wire                 g_retired, d_can_rel;
     simt_warp_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS), .PCX_W(PCX_W),
-                      .DEPTH_W(DEPTH_W), .AHEAD(AHEAD)) dut (
+                      .DEPTH_W(DEPTH_W), .AHEAD(AHEAD), .IDLE_MIN(IDLE_MIN)) dut (
         .clk(clk), .rst(rst), .cfg_threads(cfg_threads), .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots),
         .dispatch(dispatch), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
@@ -220,9 +224,23 @@ module simt_warp_table_props #(
     end
 
     // ---- properties
+    integer   q;
+    // rdy: the record's READY warps (started, not in the pipeline, not on memory, at a barrier or done);
+    // n_idle of them have no released instruction in flight; held: the idle-warp rule holds back the
+    // READY warps running ahead (IDLE_MIN > 0 and at least IDLE_MIN idle READY warps)
+    reg [N-1:0] rdy;
+    reg [2:0]   n_idle;
+    wire        held = IDLE_MIN > 0 && n_idle >= IDLE_MIN;
+    always @* begin
+        n_idle = 0;
+        for (q = 0; q < N; q = q + 1) begin
+            rdy[q] = live[q] && !fin[q] && !bar[q] && !mem[q] && !busy[q];
+            n_idle = n_idle + (rdy[q] && m_ahd[q] == 0);
+        end
+    end
     reg [5:0] nbar;
     reg       e_found, e_slot;
-    integer   q, k;
+    integer   k;
     always @* begin
         nbar = 0;
         for (q = 0; q < N; q = q + 1) nbar = nbar + (live[q] && bar[q] && !fin[q]);
@@ -234,8 +252,12 @@ module simt_warp_table_props #(
     end
     always @* begin
         if (!init) begin
+            // the idle-warp rule (docs/sm.md "Issue ahead"): a READY warp is offered unless IDLE_MIN or
+            // more READY warps have nothing in flight and it has released instructions in flight
             for (k = 0; k < N; k = k + 1)
-                assert (ready[k] == (live[k] && !fin[k] && !bar[k] && !mem[k] && !busy[k]));
+                assert (ready[k] == (rdy[k] && !(held && m_ahd[k] != 0)));
+            // the rule never hides every READY warp (an idle one is left to grant)
+            if (rdy != 0) assert (ready != 0);
             assert (n_bar_waiting == nbar);
             assert (any_block == (res != 0));
             assert (free_found == e_found);
@@ -322,6 +344,15 @@ module simt_warp_table_props #(
     (* keep *) wire [48*B-1:0]        p_bcta;
     (* keep *) wire [2*B-1:0]         p_bnd;
     (* keep *) wire [3*N-1:0]         p_ahd;
+`ifdef COVER
+    // witnesses (warp_table_cover): the idle-warp rule holds a READY warp back that runs ahead, and a
+    // READY warp running ahead is offered when fewer than IDLE_MIN warps are idle
+    always @* if (!init && !rst) begin
+        cover (rdy[0] && m_ahd[0] != 0 && !ready[0] && ready != 0);
+        cover (rdy[0] && m_ahd[0] != 0 && ready[0]);
+        cover (grant && m_ahd[grant_warp] != 0);  // a warp running ahead is granted again
+    end
+`endif
 `ifdef INVARIANTS
     reg [2*B-1:0] nd;  // done warps of each slot, counted from the record
     integer       j, jj, v, u;

@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(hole_text)
     report.write_build(table, summary + "\n\n" + hole_text)
     if args.docs:
-        report.write_docs(table, summary + "\n\n" + hole_text)
+        report.write_docs(report.table(results, cex="../build/formal/cex/"), summary + "\n\n" + hole_text)
     return 1 if bad else 0
 
 

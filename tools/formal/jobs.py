@@ -136,6 +136,39 @@ def all_jobs() -> list[Job]:
         ],
     )
     jobs += _unit(
+        "simt_issue",
+        "sm",
+        "the scheduler's pointer is cleared on launch_load (imem written) as on reset: from a reset or a "
+        "launch_load until the scheduler's next take, the warp offered is the lowest ready warp",
+        params={"NUM_WARPS": 3},
+        depth=2,
+        name="issue_sched",
+        extra_sources=("rtl/sm/simt_warp_sched.v", "rtl/sm/simt_decode.v"),
+        faults=[
+            Mutant(
+                "rtl/sm/simt_issue.v",
+                "assign sched_clear = launch_load;",
+                "assign sched_clear = 1'b0;",
+                "the pointer survives from the previous launch (test-only fault 24): a launch starts its "
+                "search where the last one left it",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "issue_sched_cover",
+            "simt_issue",
+            "formal/sm/simt_issue_props.sv",
+            "simt_issue_props",
+            ("rtl/sm/simt_issue.v", "rtl/sm/simt_warp_sched.v", "rtl/sm/simt_decode.v"),
+            "witness: a launch_load after takes moved the pointer, then a take with warps 0 and 2 ready",
+            mode="cover",
+            depth=8,
+            params={"NUM_WARPS": 3},
+            defines=("COVER",),
+        )
+    )
+    jobs += _unit(
         "simt_barrier",
         "sm",
         "release exactly when every non-exited warp of the block has arrived (and one waits), one-cycle "
@@ -220,6 +253,93 @@ def all_jobs() -> list[Job]:
             ),
         ],
     )
+    swb_what = (
+        "value buffer: every SWB write is the oldest landed, unwritten load row (each written exactly once, "
+        "with its address, mask row and the data it landed with: never overwritten while held), at most one "
+        "row pending (EX_FIRST = 1) / none (EX_FIRST = 0), written whenever the port is the SWB's; to CM "
+        "in order only with every row landed and written (none lost), warp / instruction / passes, vals = "
+        "landed data; port exclusivity: the SWB writes only when EX does not want the port or hold_swb, "
+        "hold_swb exact for the EX_FIRST order; can_alloc / waiting counts; nothing written after an error"
+    )
+    swb_cover = (
+        "witnesses: hold_swb with EX wanting the port, rows landing behind the entry CM holds, a load entry "
+        "moving to CM as its last row lands, CM reading a load's values; EX_FIRST = 1: a row pending while "
+        "EX writes, written later from the buffer, an entry moving as its pending row is written"
+    )
+    for ex_first, swb_name, swb_faults in (
+        (
+            1,
+            "shared_wb",
+            [
+                Mutant(
+                    "rtl/sm/simt_shared_wb.v",
+                    "wire f_first = 1'b0;",
+                    "wire f_first = 1'b1;",
+                    "a landed row is written in a cycle EX's row has the write port (test-only fault 22: "
+                    "the port priority broken, both write)",
+                ),
+                Mutant(
+                    "rtl/sm/simt_shared_wb.v",
+                    "(!wr_pend || land_ld)",
+                    "land_ld",
+                    "a pending row that does not get the port is dropped (a landed row lost)",
+                ),
+                Mutant(
+                    "rtl/sm/simt_shared_wb.v",
+                    "(land_ld && !wr_land);",
+                    "land_ld;",
+                    "a row written in its landing cycle also stays pending (written twice)",
+                ),
+                Mutant(
+                    "rtl/sm/simt_shared_wb.v",
+                    "e_vals[(land * WARP_SIZE + land_row * NUM_LANES) * 32 +: NUM_LANES * 32] <= rsp_data;",
+                    "e_vals[((pend ? pend_e : land) * WARP_SIZE + (pend ? pend_row : land_row) * NUM_LANES)"
+                    " * 32 +: NUM_LANES * 32] <= rsp_data;",
+                    "a row landing while one is pending is stored over the pending row's buffer (a held "
+                    "row overwritten)",
+                ),
+            ],
+        ),
+        (
+            0,
+            "shared_wb_ex0",
+            [
+                Mutant(
+                    "rtl/sm/simt_shared_wb.v",
+                    "assign hold_swb = EX_FIRST != 0 ? pend && land_ld : land_ld;",
+                    "assign hold_swb = EX_FIRST != 0 ? pend && land_ld : 1'b0;",
+                    "with EX_FIRST = 0 EX's row is not told to wait for a landing row (the landing row "
+                    "becomes pending instead of taking the port)",
+                ),
+            ],
+        ),
+    ):
+        swb_params = {"WARP_SIZE": 2, "NUM_LANES": 1, "EX_FIRST": ex_first}
+        jobs += _unit(
+            "simt_shared_wb",
+            "sm",
+            swb_what + f" (EX_FIRST = {ex_first})",
+            params=swb_params,
+            depth=3,
+            name=swb_name,
+            map_memories=True,
+            faults=swb_faults,
+        )
+        jobs.append(
+            Job(
+                f"{swb_name}_cover",
+                "simt_shared_wb",
+                "formal/sm/simt_shared_wb_props.sv",
+                "simt_shared_wb_props",
+                ("rtl/sm/simt_shared_wb.v",),
+                swb_cover if ex_first else swb_cover.split("; EX_FIRST = 1")[0],
+                mode="cover",
+                depth=12,
+                params=swb_params,
+                defines=("COVER",),
+                map_memories=True,
+            )
+        )
     lsu_params = {"NUM_LANES": 4, "NUM_BANKS": 2, "SHARED_WORDS": 64}
     jobs += _unit(
         "simt_shared_lsu",
@@ -404,8 +524,17 @@ def all_jobs() -> list[Job]:
         "and warps freed), lowest free usable slot, every read port returns the last write, a running warp's "
         "mask is never empty; issue ahead: at most AHEAD released instructions per warp (d_can_rel exact), "
         "F's pc = committed pc + released instructions, a released instruction's retire moves the pc, not "
-        "the warp's state",
-        params={"WARP_SIZE": 2, "NUM_WARPS": 3, "NUM_BLOCKS": 2, "PCX_W": 3, "DEPTH_W": 2, "AHEAD": 2},
+        "the warp's state; idle-warp rule (IDLE_MIN): while IDLE_MIN or more READY warps have nothing in "
+        "flight, a READY warp with released instructions in flight is not offered, else every READY warp is",
+        params={
+            "WARP_SIZE": 2,
+            "NUM_WARPS": 3,
+            "NUM_BLOCKS": 2,
+            "PCX_W": 3,
+            "DEPTH_W": 2,
+            "AHEAD": 2,
+            "IDLE_MIN": 1,
+        },
         depth=3,
         map_memories=True,
         faults=[
@@ -455,7 +584,49 @@ def all_jobs() -> list[Job]:
                 "the retire of a released instruction also sets the warp's state (a warp re-granted in the "
                 "meantime becomes READY while in the pipeline: issued twice)",
             ),
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "wire f_no_idle = 1'b0;",
+                "wire f_no_idle = 1'b1;",
+                "the idle-warp rule is off (test-only fault 23): a READY warp running ahead is offered while "
+                "an idle warp is READY",
+            ),
         ],
+    )
+    wt_params = jobs[-1].params
+    # the idle-warp rule with a threshold that needs the count: two idle READY warps hold the third back
+    jobs += _unit(
+        "simt_warp_table",
+        "sm",
+        "as warp_table, with IDLE_MIN = 2 (the rule counts the idle READY warps)",
+        params={**wt_params, "IDLE_MIN": 2},
+        depth=3,
+        name="warp_table_idle2",
+        map_memories=True,
+        faults=[
+            Mutant(
+                "rtl/sm/simt_warp_table.v",
+                "wire idle_first = IDLE_MIN > 0 && n_idle >= IDLE_MIN && !f_no_idle;",
+                "wire idle_first = IDLE_MIN > 0 && n_idle != 0 && !f_no_idle;",
+                "the rule holds warps back with a single idle READY warp although IDLE_MIN = 2",
+            ),
+        ],
+    )
+    jobs.append(
+        Job(
+            "warp_table_cover",
+            "simt_warp_table",
+            "formal/sm/simt_warp_table_props.sv",
+            "simt_warp_table_props",
+            ("rtl/sm/simt_warp_table.v",),
+            "witnesses for the idle-warp rule's antecedents: a READY warp running ahead held back (an idle "
+            "one offered), one offered (none idle), a warp running ahead granted again",
+            mode="cover",
+            depth=8,
+            params=wt_params,
+            defines=("COVER",),
+            map_memories=True,
+        )
     )
     jobs += _unit(
         "simt_axil_host",
@@ -503,8 +674,8 @@ def all_jobs() -> list[Job]:
         "READY warp or one back from memory, never a warp in flight; hand-off / retire only a warp in "
         "flight), a warp is never in two stages and each warp in flight is in one of DEC, EX, SWB (shared "
         "writeback), CM; the SWB's entries: one per warp, to CM in issue order, its counts agree; only CM "
-        "retires (retire port = CM's retire one cycle later), registers written only by the SWB (first "
-        "claim: EX writes nothing in its cycle) or EX, EX raises an error only with no shared instruction "
+        "retires (retire port = CM's retire one cycle later), registers written only by the SWB or EX, never "
+        "both in a cycle (SWB_EX_FIRST = 1: EX's row first), EX raises an error only with no shared instruction "
         "waiting, debug view states, nothing granted, retired, moved to CM or written after an error, all "
         "stages (the SWB too) empty after reset; any program in imem",
         params={
@@ -615,12 +786,16 @@ def by_name() -> dict[str, Job]:
 
 # the whole-SM job that judges a mutant of an SM file without a unit proof of its own
 MUTANT_WHOLE_SM = ("sm_ahead",)
+# SM files whose own unit job states only part of the file's behaviour (simt_issue: the scheduler's
+# clear on launch_load): their mutants go to the whole-SM job too, after the unit job
+MUTANT_PARTIAL = ("sm/simt_issue.v",)
 
 
 def mutant_jobs(rel: str) -> list[Job]:
     """The checks that judge a `make mutants` mutant of ``rel`` (rtl-relative, e.g. ``sm/simt_alu.v``):
     the property jobs (not the planted faults, not the cover jobs) of that file's unit, or the whole-SM
-    job for an SM file with no unit proof, run as its planted faults are, a BMC from reset without the INVARIANTS (so a counterexample breaks a
+    job for an SM file with no unit proof (or, MUTANT_PARTIAL, one whose unit job checks only part of
+    it: both, the unit job first), run as its planted faults are, a BMC from reset without the INVARIANTS (so a counterexample breaks a
     property of the unit's ports, not an invariant on its internal registers, which an equivalent
     mutant may change) to the same depth (at least 8, as a planted fault; a combinational unit's one step
     covers every input). A mutant is killed by a counterexample."""
@@ -631,7 +806,8 @@ def mutant_jobs(rel: str) -> list[Job]:
     # The file's own unit proof when it has one (seconds); else the whole SM in its default configuration
     # (sm_ahead, ISSUE_AHEAD = 2: minutes; sm_pipeline, ISSUE_AHEAD = 0, is left out for its cost).
     own = [j for j in reading if j.sources[0] == f"rtl/{rel}" and j.unit != "simt_sm"]
-    for j in own or [j for j in reading if j.name in MUTANT_WHOLE_SM]:
+    whole = [j for j in reading if j.name in MUTANT_WHOLE_SM]
+    for j in own + whole if rel in MUTANT_PARTIAL else own or whole:
         out.append(
             Job(
                 j.name,

