@@ -127,7 +127,8 @@ def prefill(
     """Copy the cached run-time objects this build needs into ``build_dir`` (those not there yet);
     returns {object name: cache key} of every run-time object of the build, for :func:`store`."""
     keys = {
-        out: entry_key(argv, env, build_dir) for out, argv in runtime_commands(make_cmd, build_dir, env).items()
+        out: entry_key(argv, env, build_dir)
+        for out, argv in runtime_commands(make_cmd, build_dir, env).items()
     }
     cache = cache_root / CACHE_NAME
     for out, key in keys.items():
