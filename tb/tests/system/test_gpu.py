@@ -34,6 +34,7 @@ def directed_tests(tag: str, sim: str) -> list[str]:
         return [t for t in DIRECTED if t not in RECOVERY]
     return list(DIRECTED)
 
+
 # (configuration, pyuvm tests, kernel seeds), per simulator, in batches small enough for pytest -n to
 # balance. A random kernel costs ~3.5 s of CPU on Icarus on sm1-l8/sm2-l8 (~10 s on sm4-l16, ~40 s on
 # sm2-l32) and < 0.5 s on Verilator, so Verilator carries the seed count and Icarus (4-state: an X
