@@ -307,6 +307,7 @@ def _build_and_test(
     trace: bool = False,
     precheck: bool = True,
     machine: GpuConfig | None = None,
+    cpu_timeout: float | None = None,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
@@ -401,8 +402,9 @@ def _build_and_test(
     )
     test_filter = r"\.(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
     key = ",".join(names) or "*"
-    runner.bound = wall_bound(bdir, key)
-    runner.cpu_bound = not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()  # an explicit bound is wall clock
+    runner.bound = wall_bound(bdir, key) if cpu_timeout is None else cpu_timeout
+    # an explicit SIMT_SIM_TIMEOUT is wall clock; a caller's cpu_timeout is CPU time
+    runner.cpu_bound = cpu_timeout is not None or not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()
     runner.what = f"{os.environ.get('PYTEST_CURRENT_TEST', toplevel).split(' ')[0]} ({toplevel} {key}, {sim}, seed {seed}: rerun with SEED={seed})"
     started = time.monotonic()
     try:
@@ -450,6 +452,7 @@ def run(
     visibility: Path | None = None,
     trace: bool = False,
     machine: GpuConfig | None = None,
+    cpu_timeout: float | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -464,6 +467,7 @@ def run(
     ``machine`` hands a machine to the bench: its parameters that ``toplevel`` declares
     (:func:`machine_parameters`, overridden by ``parameters``) and the whole machine to the bench's
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
+    ``cpu_timeout`` bounds the simulator's CPU time of this run (instead of the bound of :func:`wall_bound`).
     """
     results = _build_and_test(
         toplevel,
@@ -479,6 +483,7 @@ def run(
         visibility=visibility,
         trace=trace,
         machine=machine,
+        cpu_timeout=cpu_timeout,
     )
     _check(results)
     return results
