@@ -308,6 +308,7 @@ def _build_and_test(
     precheck: bool = True,
     machine: GpuConfig | None = None,
     cpu_timeout: float | None = None,
+    fast_build: bool | None = None,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
@@ -324,11 +325,15 @@ def _build_and_test(
     coverage = code_coverage_enabled() and sim == "verilator"
     if code_coverage_enabled() and not coverage:
         print(f"note: SIMT_CODE_COVERAGE=1 is Verilator-only; this {sim} run collects no code coverage")
+    # -O0 C++ (FAST_BUILD): by default for the unit benches; a GPU bench asks for it (a build of its own,
+    # "-O0" in its folder's name, so a benchmark never runs an -O0 build)
+    fast = fast_build if fast_build is not None else visibility is None
+    unusual_o0 = sim == "verilator" and fast and visibility is not None
     bdir = build_dir(
         toplevel,
         sim,
         params | {f"`{k}": v for k, v in defs.items()},
-        "-".join(t for t in (tag, "cov" * coverage, "waves" * waves) if t),
+        "-".join(t for t in (tag, "O0" * unusual_o0, "cov" * coverage, "waves" * waves) if t),
         srcs,
     )
     bdir.mkdir(parents=True, exist_ok=True)
@@ -340,7 +345,7 @@ def _build_and_test(
     if sim == "verilator" and visibility is not None:
         build_args.append(str(visibility))
     if sim == "verilator":
-        make_vars = (() if visibility is not None else FAST_BUILD) + compiler_cache()
+        make_vars = (FAST_BUILD if fast else ()) + compiler_cache()
         runner = ProjectVerilator(visibility is not None, make_vars)
     else:
         runner = _bounded_runner(sim)
@@ -453,6 +458,7 @@ def run(
     trace: bool = False,
     machine: GpuConfig | None = None,
     cpu_timeout: float | None = None,
+    fast_build: bool | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -468,6 +474,8 @@ def run(
     (:func:`machine_parameters`, overridden by ``parameters``) and the whole machine to the bench's
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
     ``cpu_timeout`` bounds the simulator's CPU time of this run (instead of the bound of :func:`wall_bound`).
+    ``fast_build`` (Verilator) compiles the model's C++ at -O0 (FAST_BUILD) or not; by default the unit
+    benches (no ``visibility``) are, the GPU benches are not.
     """
     results = _build_and_test(
         toplevel,
@@ -484,6 +492,7 @@ def run(
         trace=trace,
         machine=machine,
         cpu_timeout=cpu_timeout,
+        fast_build=fast_build,
     )
     _check(results)
     return results
