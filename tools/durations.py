@@ -118,6 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not reports:
             print(f"no junit reports in {REPORTS}: run make test first", file=sys.stderr)
             return 1
+        unread = [str(r) for r in reports if not report_times(r)]
+        if unread:
+            parser.error(f"not a junit report with test times: {', '.join(unread)}")
         data = update(reports)
         print(f"{TABLE.relative_to(ROOT)}: " + ", ".join(f"{k} {len(v)} tests" for k, v in data.items()))
         return 0
