@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tools import simenv
+from tools import durations, simenv
 
 _problem: str | None = None
 
@@ -63,9 +63,19 @@ def parse_shard(text: str) -> tuple[int, int] | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     shard = parse_shard(config.getoption("--shard"))
-    if shard is None:
-        return
-    i, n = shard
-    keep = [t for k, t in enumerate(sorted(items, key=lambda t: t.nodeid)) if k % n == i - 1]
-    config.hook.pytest_deselected(items=[t for t in items if t not in keep])
-    items[:] = [t for t in items if t in keep]
+    if shard is not None:
+        i, n = shard
+        keep = [t for k, t in enumerate(sorted(items, key=lambda t: t.nodeid)) if k % n == i - 1]
+        config.hook.pytest_deselected(items=[t for t in items if t not in keep])
+        items[:] = [t for t in items if t in keep]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # under pytest -n, the slowest tests first (tools/durations.py): the workers then finish together
+        order = durations.longest_first([t.nodeid for t in items], _sim_or_any(), durations.load())
+        items[:] = [items[k] for k in order]
+
+
+def _sim_or_any() -> str:
+    try:
+        return simenv.sim_from_env()
+    except simenv.SimEnvError:
+        return durations.ANY

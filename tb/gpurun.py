@@ -32,11 +32,18 @@ MODULE = "tb.tests.system.gpu_tests"
 
 
 def run_gpu(
-    tag: str, tests: list[str], cfg: GpuConfig | None = None, sim: str | None = None, **env: str
+    tag: str,
+    tests: list[str],
+    cfg: GpuConfig | None = None,
+    sim: str | None = None,
+    fast_build: bool = False,
+    **env: str,
 ) -> Path:
     """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
-    ``sim`` overrides SIM for this run. Returns the run's results.xml (its folder holds trace.txt)."""
+    ``sim`` overrides SIM for this run; ``fast_build`` compiles a Verilator model at -O0 (for a big
+    machine run briefly, whose build costs far more than its run). Returns the run's results.xml (its
+    folder holds trace.txt)."""
     envvars.check(
         {**os.environ, **env},
         [
@@ -71,4 +78,5 @@ def run_gpu(
         sim=sim,
         visibility=VISIBILITY,
         trace=True,
+        fast_build=fast_build,
     )

@@ -307,6 +307,8 @@ def _build_and_test(
     trace: bool = False,
     precheck: bool = True,
     machine: GpuConfig | None = None,
+    cpu_timeout: float | None = None,
+    fast_build: bool | None = None,
 ) -> Path:
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
@@ -323,11 +325,15 @@ def _build_and_test(
     coverage = code_coverage_enabled() and sim == "verilator"
     if code_coverage_enabled() and not coverage:
         print(f"note: SIMT_CODE_COVERAGE=1 is Verilator-only; this {sim} run collects no code coverage")
+    # -O0 C++ (FAST_BUILD): by default for the unit benches; a GPU bench asks for it (a build of its own,
+    # "-O0" in its folder's name, so a benchmark never runs an -O0 build)
+    fast = fast_build if fast_build is not None else visibility is None
+    unusual_o0 = sim == "verilator" and fast and visibility is not None
     bdir = build_dir(
         toplevel,
         sim,
         params | {f"`{k}": v for k, v in defs.items()},
-        "-".join(t for t in (tag, "cov" * coverage, "waves" * waves) if t),
+        "-".join(t for t in (tag, "O0" * unusual_o0, "cov" * coverage, "waves" * waves) if t),
         srcs,
     )
     bdir.mkdir(parents=True, exist_ok=True)
@@ -339,7 +345,7 @@ def _build_and_test(
     if sim == "verilator" and visibility is not None:
         build_args.append(str(visibility))
     if sim == "verilator":
-        make_vars = (() if visibility is not None else FAST_BUILD) + compiler_cache()
+        make_vars = (FAST_BUILD if fast else ()) + compiler_cache()
         runner = ProjectVerilator(visibility is not None, make_vars)
     else:
         runner = _bounded_runner(sim)
@@ -401,8 +407,9 @@ def _build_and_test(
     )
     test_filter = r"\.(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
     key = ",".join(names) or "*"
-    runner.bound = wall_bound(bdir, key)
-    runner.cpu_bound = not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()  # an explicit bound is wall clock
+    runner.bound = wall_bound(bdir, key) if cpu_timeout is None else cpu_timeout
+    # an explicit SIMT_SIM_TIMEOUT is wall clock; a caller's cpu_timeout is CPU time
+    runner.cpu_bound = cpu_timeout is not None or not os.environ.get("SIMT_SIM_TIMEOUT", "").strip()
     runner.what = f"{os.environ.get('PYTEST_CURRENT_TEST', toplevel).split(' ')[0]} ({toplevel} {key}, {sim}, seed {seed}: rerun with SEED={seed})"
     started = time.monotonic()
     try:
@@ -450,6 +457,8 @@ def run(
     visibility: Path | None = None,
     trace: bool = False,
     machine: GpuConfig | None = None,
+    cpu_timeout: float | None = None,
+    fast_build: bool | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -464,6 +473,9 @@ def run(
     ``machine`` hands a machine to the bench: its parameters that ``toplevel`` declares
     (:func:`machine_parameters`, overridden by ``parameters``) and the whole machine to the bench's
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
+    ``cpu_timeout`` bounds the simulator's CPU time of this run (instead of the bound of :func:`wall_bound`).
+    ``fast_build`` (Verilator) compiles the model's C++ at -O0 (FAST_BUILD) or not; by default the unit
+    benches (no ``visibility``) are, the GPU benches are not.
     """
     results = _build_and_test(
         toplevel,
@@ -479,6 +491,8 @@ def run(
         visibility=visibility,
         trace=trace,
         machine=machine,
+        cpu_timeout=cpu_timeout,
+        fast_build=fast_build,
     )
     _check(results)
     return results

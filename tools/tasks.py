@@ -109,7 +109,10 @@ def _pytest(
     report.unlink(missing_ok=True)
     start = time.monotonic()
     # -n auto: pytest-xdist spreads tests over the cores; pass `-n0` in the extra args to debug one.
-    rc = _run([sys.executable, "-m", "pytest", *rels, "-n", "auto", f"--junitxml={report}", *extra], env)
+    # --maxschedchunk 1: a free worker takes the next test, the slowest first (conftest.py orders them
+    # by tools/durations.py), so the workers finish together.
+    xdist = ["-n", "auto", "--maxschedchunk", "1"]
+    rc = _run([sys.executable, "-m", "pytest", *rels, *xdist, f"--junitxml={report}", *extra], env)
     seconds = time.monotonic() - start
     if rc == PYTEST_EXIT_NO_TESTS and not extra:
         _say(f"{name}: no tests collected in {rel} — nothing to run")
