@@ -117,5 +117,51 @@ def write_docs() -> list[str]:
     return said
 
 
-if __name__ == "__main__":
+def measure_round3(key: str, label: str, path: Path = ROUND3) -> Results:
+    """Measure every row of the third-round table on the work tree's RTL (Verilator, kernels_bench's job:
+    the bench machine, every retire checked, inputs seed 1) and put the cycles in column ``key``."""
+    import os
+    import tempfile
+
+    from tools.bench import kernels_bench
+
+    res = load("issue32_round3", path)
+    if res["sim"] != "verilator":
+        raise SystemExit(f"{path}: measured on {res['sim']}; this measures on Verilator only")
+    st = provenance.stamp()
+    os.environ["SIM"] = res["sim"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in res["rows"]:
+            tag = kernels_bench.machine("bench", r["lanes"], 1)[0]
+            out = Path(tmp) / f"{r['kernel']}-{r['lanes']}.jsonl"
+            seeds = {(tag, r["kernel"], r["size"]): res["seed"]}
+            what, secs = kernels_bench.job(res["sim"], "bench", r["lanes"], 1, r["kernel"], [r["size"]],
+                                           res["latency"], out, seeds)  # fmt: skip
+            rec = json.loads(out.read_text().splitlines()[0])
+            r["cycles"][key] = rec["cycles"]
+            print(f"{what}: {rec['cycles']:,} cycles ({secs:.0f} s)", flush=True)
+    cols = [c for c in res["columns"] if c["key"] != key]
+    cols.append({"key": key, "label": label, "measured_on": st,
+                 "command": f"{CMD} --measure-round3 {key} --label '{label}' (kernels_bench.py's job per row)",
+                 "source": "this results file"})  # fmt: skip
+    res["columns"] = cols
+    path.write_text(json.dumps(res, indent=1) + "\n")
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--measure-round3", metavar="KEY",
+                    help="measure the third-round table's rows on this RTL into column KEY, then rewrite the docs")  # fmt: skip
+    ap.add_argument("--label", help="the column's heading (default KEY)")
+    args = ap.parse_args(argv)
+    if args.measure_round3:
+        measure_round3(args.measure_round3, args.label or args.measure_round3)
     print("\n".join(write_docs()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
