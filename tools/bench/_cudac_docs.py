@@ -122,7 +122,12 @@ def sizes_table(files: dict[str, Results | None]) -> list[str]:
         f"word against the kernel's C reference, the RTL's warp-instructions equal to the model's ({'; '.join(runs)}).",
     ]
     both = [by for by in rows.values() if len(by) == len(files) > 1]
-    if both:
+    rtls = {(r.get("measured_on") or {}).get("rtl_hash") for r in files.values() if r}
+    if both and len(rtls) > 1:
+        lines.append(
+            "Cycles not compared between simulators: the files were measured on different RTLs (below)."
+        )
+    elif both:
         same = sum(len({r["cycles"] for r in by.values()}) == 1 for by in both)
         lines.append(
             f"Cycles equal on every simulator in {same} of the {len(both)} cases run on all of them "

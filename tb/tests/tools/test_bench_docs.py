@@ -307,3 +307,16 @@ def test_sm_sweep_jobs_on_two_rtls_are_refused(tmp_path: Path, capsys: pytest.Ca
         kernels_bench.stamp_file(p).unlink()
     assert kernels_bench.measured_on(parts)["rtl_hash"] == provenance.rtl_hash()
     assert "no RTL stamp" in capsys.readouterr().out
+
+
+def test_cudac_cycles_are_compared_across_simulators_only_on_one_rtl() -> None:
+    from tools.bench import _cudac_docs as cudac
+
+    files = cudac.committed()
+    same = {(f.get("measured_on") or {}).get("rtl_hash") for f in files.values() if f}
+    said = "\n".join(cudac.sizes_table(files))
+    assert ("Cycles equal on every simulator" in said) == (len(same) == 1), said
+    files["icarus"]["measured_on"] = {**files["icarus"]["measured_on"], "rtl_hash": "1" * 64}  # type: ignore[index]
+    files["verilator"]["measured_on"] = {**files["verilator"]["measured_on"], "rtl_hash": "2" * 64}  # type: ignore[index]
+    said = "\n".join(cudac.sizes_table(files))
+    assert "Cycles not compared" in said and "Cycles equal" not in said
