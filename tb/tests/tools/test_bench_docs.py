@@ -209,10 +209,18 @@ def test_every_generated_table_matches_its_results_file() -> None:
 def test_every_results_file_names_its_rtl() -> None:
     """Each results file a table renders from carries the RTL it was measured on (check_overhead's, whose
     writer records none, is inferred from git in the report)."""
+    from tools.bench import _provenance as provenance
     from tools.bench import _tables
 
+    in_git = provenance.head()[0] != "unknown"
     for t in _tables.TABLES:
         for what, st in t.stamps():
+            if (
+                st is None
+                and not in_git
+                and t.name in ("check_overhead", "ppa sweep (hand-copied, not generated)")
+            ):
+                continue  # inferred from git history: not available outside a clone
             assert st and len(st["rtl_hash"]) == 64 and st["commit"], (t.name, what)
 
 
