@@ -152,7 +152,9 @@ def measure_round3(key: str, label: str, path: Path = ROUND3) -> Results:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    from spec import cli
+
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--measure-round3", metavar="KEY",
                     help="measure the third-round table's rows on this RTL into column KEY, then rewrite the docs")  # fmt: skip
     ap.add_argument("--label", help="the column's heading (default KEY)")
@@ -164,4 +166,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from spec import cli
+
+    cli.run(main)

@@ -22,10 +22,10 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from spec import cli
 from tools.bench import _cudac_docs as cudac
 from tools.bench import _provenance as provenance
 from tools.bench import _recorded as recorded
@@ -161,7 +161,7 @@ def report(current: str | None = None) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true", help="exit 1 when a table differs from its results file")
     args = ap.parse_args(argv)
     print("\n".join(report()))
@@ -172,4 +172,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -86,6 +86,8 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
     "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
     "tools.bench.cudac_bench": ("main", [UNKNOWN]),
+    "tools.bench._tables": ("main", [UNKNOWN, ["x"]]),
+    "tools.bench._recorded": ("main", [UNKNOWN, ["x"], ["--measure-round3"]]),
 }  # fmt: skip
 
 
