@@ -62,6 +62,12 @@ def _git_stamp(rel: str) -> provenance.Stamp | None:
     return provenance.inferred(out[0], out[1]) if out else None
 
 
+def _timing_mismatches() -> list[str]:
+    from ppa import timing_docs
+
+    return timing_docs.mismatches(timing_docs.DOC.read_text(), timing_docs.load())
+
+
 TABLES: tuple[Table, ...] = (
     Table(
         "sm_scaling",
@@ -102,6 +108,15 @@ TABLES: tuple[Table, ...] = (
         "'Predicted vs RTL cycles'; the RTL change also moves the areas)",
         "~25 min idle from an empty cache, 60+ min on the shared machine (synthesis of 9 SMs, energy fits, "
         "12 configurations of RTL cycles)",
+    ),
+    Table(
+        "ppa timing and power (ppa/timing_docs.py)",
+        "docs/ppa.md",
+        ("docs/ppa/timing.json",),
+        lambda: bool(_timing_mismatches()),
+        lambda: [("netlists, power per kernel", _git_stamp("docs/ppa/timing.json"))],
+        "make ppa-timing (and python -m ppa.kernelpower per lane count), then python -m ppa.timing_docs --collect",
+        "hours on the shared machine (synthesis, characterised STA and gate-level power per lane count)",
     ),
     Table(
         "issue32_round3",
