@@ -75,8 +75,9 @@ TABLES: tuple[Table, ...] = (
         ("docs/bench/sm_scaling-verilator.json",),
         lambda: sm_scaling.stale(),
         lambda: [("verilator", _file_stamp("docs/bench/sm_scaling-verilator.json"))],
-        "SIM=verilator .venv/bin/python tools/bench/kernels_bench.py --sm-only -j 1 --docs",
-        "~60-120 min (8 Verilator builds; matrixmul 256 on five machines)",
+        "SIM=verilator .venv/bin/python tools/bench/kernels_bench.py --sm-only -j 1 --resume --docs",
+        "~2-2.5 h at load 12-16 (8 Verilator builds of 6-20 min; matrixmul 256 ~6-7 min per machine); "
+        "--resume continues a stopped run",
     ),
     Table(
         "cudac_ratio, cudac_sizes",
