@@ -22,6 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tools.bench import _provenance as provenance
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "benchmarks.md"
 RESULTS = ROOT / "docs" / "bench"
@@ -91,7 +93,8 @@ def ratio_table(res: Results) -> list[str]:
         "",
         f"Size {res['size']}, {res['lanes']} lanes, {res['sim']}, global memory at a fixed {res['latency']}-cycle "
         f"latency, inputs seed {res['seed']}. Worst ratio: {worst_i[0]:.3f} in warp-instructions ({worst_i[1]}), "
-        f"{worst_c[0]:.3f} in cycles ({worst_c[1]}); target <= {TARGET} for both, every kernel: {met}.",
+        f"{worst_c[0]:.3f} in cycles ({worst_c[1]}); target <= {TARGET} for both, every kernel: {met}. "
+        + provenance.note(res.get("measured_on")),
     ]
     return lines
 
@@ -119,12 +122,18 @@ def sizes_table(files: dict[str, Results | None]) -> list[str]:
         f"word against the kernel's C reference, the RTL's warp-instructions equal to the model's ({'; '.join(runs)}).",
     ]
     both = [by for by in rows.values() if len(by) == len(files) > 1]
-    if both:
+    rtls = {(r.get("measured_on") or {}).get("rtl_hash") for r in files.values() if r}
+    if both and len(rtls) > 1:
+        lines.append(
+            "Cycles not compared between simulators: the files were measured on different RTLs (below)."
+        )
+    elif both:
         same = sum(len({r["cycles"] for r in by.values()}) == 1 for by in both)
         lines.append(
             f"Cycles equal on every simulator in {same} of the {len(both)} cases run on all of them "
             "(the same inputs and fixed-latency memory; Verilator starts from random register values, Icarus from X)."
         )
+    lines += [provenance.note(r.get("measured_on"), sim.capitalize()) for sim, r in files.items() if r]
     for sim, cases in PENDING.items():
         if cases:
             lines.append(

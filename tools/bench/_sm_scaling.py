@@ -28,6 +28,7 @@ from typing import Any
 from spec import cli
 from spec.config import ConfigError
 from spec.machines import tesla
+from tools.bench import _provenance as provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "benchmarks.md"
@@ -78,8 +79,11 @@ def parse(text: str) -> list[tuple[int, int]]:
     return sorted(set(out))
 
 
-def results(rows: list[dict], sim: str, latency: int) -> dict[str, Any]:
-    """The results file's content: the sweep's records at the report size, trimmed to ``FIELDS``."""
+def results(
+    rows: list[dict], sim: str, latency: int, measured_on: provenance.Stamp | None = None
+) -> dict[str, Any]:
+    """The results file's content: the sweep's records at the report size, trimmed to ``FIELDS``, and the
+    RTL they were measured on (``measured_on``, default the work tree's now)."""
     other = sorted({f"{r['kernel']} on {r['config']}" for r in rows if r.get("seed") != INPUTS_SEED})
     if other:
         raise SystemExit(
@@ -90,7 +94,8 @@ def results(rows: list[dict], sim: str, latency: int) -> dict[str, Any]:
         ({k: r[k] for k in FIELDS} for r in rows if r["size"] == SIZE),
         key=lambda r: (r["kernel"], r["lanes"], r["sms"]),
     )
-    return {"sim": sim, "latency": latency, "size": SIZE, "rows": keep}
+    st = measured_on or provenance.stamp()
+    return {"sim": sim, "latency": latency, "size": SIZE, "measured_on": st, "rows": keep}
 
 
 def _x(a: float, b: float) -> str:
@@ -118,6 +123,7 @@ def table(res: dict[str, Any]) -> list[str]:
         + " | ".join(f"{a}→{b}" for a, b in pairs) + f" | {sms[0]}→{sms[-1]} |",
         "|---|---:|" + "---:|" * (2 * len(sms)),
     ]  # fmt: skip
+    out[0] += " " + provenance.note(res.get("measured_on"))
     for k in kernels:
         rs = [by.get((k, 8, m)) for m in sms]
         cyc = [r["cycles"] if r else 0 for r in rs]

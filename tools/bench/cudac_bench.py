@@ -40,6 +40,7 @@ from kernels import suite  # noqa: E402
 from spec import cli  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
 from tools.bench import _cudac_docs as docs  # noqa: E402
+from tools.bench import _provenance as provenance  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
 LATENCY = 20  # cycles, as tools/bench/kernels_bench.py's default: the same build and memory
@@ -106,6 +107,8 @@ class Journal:
         res = docs.load(sim) if resume else None
         if res and (res["size"], res["lanes"], res["seed"], res["latency"]) == (size, lanes, SEED, LATENCY):
             self.rows = rows_from_results(res)
+            was = (res.get("measured_on") or {}).get("rtl_hash", "unrecorded")
+            self.rows = {key: {**r, "rtl_hash": r.get("rtl_hash", was)} for key, r in self.rows.items()}
         for line in lines:
             r = json.loads(line)
             self.rows[(r["kernel"], r["size"])] = r
@@ -133,6 +136,7 @@ def run_rtl(args: argparse.Namespace, only: list[str] | None) -> tuple[docs.Resu
     """Every size of every C kernel and each pair's assembly at ``--size`` on the RTL of ``args.rtl``."""
     sim, lanes = args.rtl, args.lanes
     journal, failed = Journal(sim, args.resume, args.size, lanes), []
+    rtl = provenance.rtl_hash()
     # every case's model run first (each output against C); then one simulator run per kernel for its
     # cases under CHEAP warp-instructions, then the others one run each, cheapest first (a long run
     # that is stopped leaves the fewest and costliest cases to --resume)
@@ -158,7 +162,8 @@ def run_rtl(args: argparse.Namespace, only: list[str] | None) -> tuple[docs.Resu
             m = model[(name, r["size"])]
             journal.add({"kernel": name, "size": r["size"], "seed": r["seed"], "cycles": r["cycles"],
                          "rtl_warp_instrs": r["warp_instrs"], "model_warp_instrs": m["warp_instrs"],
-                         **{f"model_{k}": v for k, v in m.items()}, "seconds": round(took / len(recs), 1)})  # fmt: skip
+                         **{f"model_{k}": v for k, v in m.items()}, "seconds": round(took / len(recs), 1),
+                         "rtl_hash": rtl})  # fmt: skip
         print(f"{name} on {sim}: sizes {todo} passed in {took:.0f} s "
               f"({', '.join(str(r['cycles']) for r in recs)} cycles)", flush=True)  # fmt: skip
     rows = journal.rows
@@ -173,8 +178,21 @@ def run_rtl(args: argparse.Namespace, only: list[str] | None) -> tuple[docs.Resu
         if k.endswith(".cu") or k in c_kernels(only)
     ]
     res = {"sim": sim, "lanes": lanes, "size": args.size, "latency": LATENCY, "seed": SEED,
-           "pairs": pairs, "sizes": sizes}  # fmt: skip
+           "measured_on": measured_on(rows.values(), rtl), "pairs": pairs, "sizes": sizes}  # fmt: skip
     return res, failed
+
+
+def measured_on(rows: Any, rtl: str) -> provenance.Stamp:
+    """This run's stamp; rows kept by --resume from a run on another RTL are counted under ``other``."""
+    st = provenance.stamp()
+    other: dict[str, int] = {}
+    for r in rows:
+        h = r.get("rtl_hash", "unrecorded")
+        if h != rtl:
+            other[h] = other.get(h, 0) + 1
+    if other:
+        st["other"] = other
+    return st
 
 
 def _pair_side(r: dict[str, Any]) -> dict[str, int]:

@@ -43,6 +43,7 @@ from spec import cli  # noqa: E402
 from spec.config import GpuConfig  # noqa: E402
 from spec.machines import BENCH_LANES, tesla  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
+from tools.bench import _provenance as provenance  # noqa: E402
 from tools.bench import _sm_scaling as sm_scaling  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
@@ -99,6 +100,7 @@ def job(
     os.environ["SIMT_BENCH"] = str(out)
     os.environ.pop("SIMT_STATS", None)
     out.unlink(missing_ok=True)
+    stamp_file(out).write_text(json.dumps(provenance.stamp()) + "\n")  # the RTL this job runs
     start = time.monotonic()
     tag, cfg = machine(family, lanes, sms)
     seed = f":{sm_scaling.INPUTS_SEED}" if family == "tesla" else ""  # the same inputs on every machine
@@ -149,6 +151,32 @@ def plan(
                 jobs.append((family, n, m, k, sizes))
     jobs.sort(key=lambda j: -max(j[4]) * (3 if j[3] in ("matrixmul", "transpose") else 1))
     return jobs, skipped
+
+
+def stamp_file(part: Path) -> Path:
+    """Beside a job's records: the RTL it ran on (tools/bench/_provenance.py)."""
+    return part.with_suffix(".rtl.json")
+
+
+def measured_on(parts: list[Path]) -> provenance.Stamp:
+    """The one RTL that the jobs of ``parts`` ran on; jobs on different RTLs are refused, and jobs run
+    before stamps existed are taken to have run on the work tree's RTL (said on stdout)."""
+    stamps = {p.name: json.loads(stamp_file(p).read_text()) for p in parts if stamp_file(p).is_file()}
+    hashes = {s["rtl_hash"] for s in stamps.values()}
+    if len(hashes) > 1:
+        newest = max(stamps.values(), key=lambda s: s["date"])["rtl_hash"]
+        old = sorted(n for n, s in stamps.items() if s["rtl_hash"] != newest)
+        raise SystemExit(
+            f"--docs: the jobs ran on {len(hashes)} RTLs; run these again on this RTL "
+            f"(without --resume, or delete them): {', '.join(old)}"
+        )
+    unstamped = sorted(p.name for p in parts if p.name not in stamps)
+    if unstamped:
+        print(f"bench: no RTL stamp for {', '.join(unstamped)}: taken as run on the work tree's RTL")
+    st = next(iter(stamps.values()), None) or provenance.stamp()
+    if st["rtl_hash"] != provenance.rtl_hash():
+        print("bench: WARNING: these results were measured on another RTL than the work tree's")
+    return st
 
 
 def part_file(sim: str, family: str, lanes: int, sms: int, kernel: str) -> Path:
@@ -474,7 +502,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(
                 f"--docs: these results hold no SM sweep (run with --sm-sweep {sm_scaling.DEFAULT})"
             )
-        print(sm_scaling.write_docs(sm_scaling.results(multi, sim, args.latency), save=True))
+        tesla_parts = [p for p, j in zip(parts, jobs) if j[0] == "tesla" and p.exists()]
+        res = sm_scaling.results(multi, sim, args.latency, measured_on(tesla_parts))
+        print(sm_scaling.write_docs(res, save=True))
     return 0
 
 

@@ -197,3 +197,134 @@ def test_every_size_of_every_c_kernel_passed_on_both_simulators() -> None:
     ran = (rows[1]["kernel"], rows[1]["size"])  # planted: a case still listed as pending has run
     said = cudac.coverage_problems(files, want, {**cudac.PENDING, "icarus": {*cudac.PENDING["icarus"], ran}})
     assert any(f"{ran[0]}/{ran[1]} on icarus has run" in p for p in said), said
+
+
+# ---- which RTL each table was measured on (tools/bench/_provenance.py, _tables.py, _recorded.py) --------
+def test_every_generated_table_matches_its_results_file() -> None:
+    from tools.bench import _tables
+
+    assert not _tables.mismatched(), _tables.mismatched()
+
+
+def test_every_results_file_names_its_rtl() -> None:
+    """Each results file a table renders from carries the RTL it was measured on (check_overhead's, whose
+    writer records none, is inferred from git in the report)."""
+    from tools.bench import _provenance as provenance
+    from tools.bench import _tables
+
+    in_git = provenance.head()[0] != "unknown"
+    for t in _tables.TABLES:
+        for what, st in t.stamps():
+            if (
+                st is None
+                and not in_git
+                and t.name in ("check_overhead", "ppa sweep (hand-copied, not generated)")
+            ):
+                continue  # inferred from git history: not available outside a clone
+            assert st and len(st["rtl_hash"]) == 64 and st["commit"], (t.name, what)
+
+
+@pytest.mark.parametrize("name", ["sm_scaling", "cudac"])
+def test_a_changed_rtl_stamp_is_caught(name: str, tmp_path: Path) -> None:
+    """The "measured on RTL" line is part of the table: a stamp changed in the results file (or a line
+    edited in the docs) without regenerating is a mismatch."""
+    from tools.bench import _cudac_docs as cudac
+
+    if name == "sm_scaling":
+        res = json.loads(sm_scaling.results_file("verilator").read_text())
+        res["measured_on"] = {**res["measured_on"], "rtl_hash": "0" * 64}
+        changed = tmp_path / "r.json"
+        changed.write_text(json.dumps(res))
+        assert sm_scaling.stale(res=changed)
+    else:
+        files = cudac.committed()
+        files["icarus"]["measured_on"]["commit"] = "f" * 40  # type: ignore[index]
+        assert cudac.stale(files=files)
+
+
+@pytest.mark.parametrize("name", ["issue32_round3", "launch_history"])
+def test_a_hand_edit_of_a_recorded_figure_is_caught(name: str, tmp_path: Path) -> None:
+    """Planted: a figure typed over in the docs (the way these two were written before) is caught; the
+    docs regenerated from the file are not."""
+    from tools.bench import _recorded as rec
+
+    doc_path = rec.MARKS[name][0]
+    text = doc_path.read_text()
+    assert not rec.stale(name)
+    old = "141,572" if name == "issue32_round3" else "147,362"
+    i = text.index(rec.MARKS[name][1])
+    assert old in text[i:], (name, old)
+    planted = tmp_path / doc_path.name
+    planted.write_text(text[:i] + text[i:].replace(old, old[:-1] + "0", 1))
+    assert rec.stale(name, planted)
+    res = rec.load(name)
+    if name == "issue32_round3":
+        res["rows"][0]["cycles"]["after"] += 1
+    else:
+        res["before"]["alone"] += 1
+    assert rec.stale(name, res=res)  # the file changed, the docs were not regenerated
+    planted.write_text(rec.render(name, text, res))
+    assert not rec.stale(name, planted, res)
+
+
+def test_tables_on_another_rtl_are_listed_not_failed() -> None:
+    """The report names every non-historical table whose RTL is not the current one, with its refresh
+    command; on a planted "current" RTL every one of them is listed, and the check still exits 0."""
+    from tools.bench import _tables
+
+    listed = _tables.other_rtl("0" * 64)
+    names = [t.name for t in _tables.TABLES if t.name not in _tables.HISTORICAL]
+    assert len(listed) == len(names) and all(x.startswith(n) for x, n in zip(listed, names)), listed
+    assert all("refresh: " in x for x in listed)
+    assert _tables.main([]) == 0
+
+
+def test_the_rtl_hash_covers_rtl_sources_and_includes(tmp_path: Path) -> None:
+    from tools.bench import _provenance as provenance
+
+    (tmp_path / "rtl" / "include").mkdir(parents=True)
+    (tmp_path / "rtl" / "a.v").write_text("module a; endmodule\n")
+    (tmp_path / "rtl" / "include" / "p.vh").write_text("`define X 1\n")
+    (tmp_path / "rtl" / "notes.md").write_text("not RTL\n")
+    h = provenance.rtl_hash(tmp_path)
+    (tmp_path / "rtl" / "notes.md").write_text("changed\n")
+    assert provenance.rtl_hash(tmp_path) == h
+    (tmp_path / "rtl" / "include" / "p.vh").write_text("`define X 2\n")
+    assert provenance.rtl_hash(tmp_path) != h
+    assert provenance.rtl_hash_at("HEAD") == provenance.rtl_hash() or provenance.head()[1]
+
+
+def test_sm_sweep_jobs_on_two_rtls_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """kernels_bench --docs takes the RTL from the jobs' stamps: one RTL is its stamp, two are refused
+    (naming the jobs to run again), none is the work tree's (said)."""
+    from tools.bench import _provenance as provenance
+    from tools.bench import kernels_bench
+
+    parts = [tmp_path / f"p{i}.jsonl" for i in range(3)]
+    st = {**provenance.stamp(), "rtl_hash": provenance.rtl_hash()}
+    for p in parts:
+        p.write_text("")
+        kernels_bench.stamp_file(p).write_text(json.dumps(st))
+    assert kernels_bench.measured_on(parts) == st
+    kernels_bench.stamp_file(parts[0]).write_text(
+        json.dumps({**st, "rtl_hash": "0" * 64, "date": "2000-01-01"})
+    )
+    with pytest.raises(SystemExit, match="ran on 2 RTLs.*p0.jsonl"):
+        kernels_bench.measured_on(parts)
+    for p in parts:
+        kernels_bench.stamp_file(p).unlink()
+    assert kernels_bench.measured_on(parts)["rtl_hash"] == provenance.rtl_hash()
+    assert "no RTL stamp" in capsys.readouterr().out
+
+
+def test_cudac_cycles_are_compared_across_simulators_only_on_one_rtl() -> None:
+    from tools.bench import _cudac_docs as cudac
+
+    files = cudac.committed()
+    same = {(f.get("measured_on") or {}).get("rtl_hash") for f in files.values() if f}
+    said = "\n".join(cudac.sizes_table(files))
+    assert ("Cycles equal on every simulator" in said) == (len(same) == 1), said
+    files["icarus"]["measured_on"] = {**files["icarus"]["measured_on"], "rtl_hash": "1" * 64}  # type: ignore[index]
+    files["verilator"]["measured_on"] = {**files["verilator"]["measured_on"], "rtl_hash": "2" * 64}  # type: ignore[index]
+    said = "\n".join(cudac.sizes_table(files))
+    assert "Cycles not compared" in said and "Cycles equal" not in said

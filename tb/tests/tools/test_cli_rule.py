@@ -87,6 +87,8 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
     "tools.bench.cudac_bench": ("main", [UNKNOWN]),
     "tools.durations": ("main", [UNKNOWN, [], ["update", "missing.xml"], ["show", "--top", "x"]]),
+    "tools.bench._tables": ("main", [UNKNOWN, ["x"]]),
+    "tools.bench._recorded": ("main", [UNKNOWN, ["x"], ["--measure-round3"]]),
 }  # fmt: skip
 
 
