@@ -42,7 +42,7 @@ def run_gpu(
     """Run pyuvm ``tests`` on configuration ``tag`` (CONFIGS, or ``cfg`` named ``tag``); ``env`` goes to
     the tests' environment (SIMT_FAULT=n also builds with the fault hooks and passes +SIMT_FAULT);
     ``sim`` overrides SIM for this run; ``fast_build`` compiles a Verilator model at -O0 (for a big
-    machine run briefly, whose build costs far more than its run). Returns the run's results.xml (its
+    machine run briefly, whose build costs far more than its run; always for a planted fault). Returns the run's results.xml (its
     folder holds trace.txt)."""
     envvars.check(
         {**os.environ, **env},
@@ -65,6 +65,10 @@ def run_gpu(
     if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
         plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
     defines = {"SIMT_FAULTS": 1} if "SIMT_FAULT" in env else None  # the fault hooks only for a planted fault
+    # A fault build serves only meta-tests, which run briefly and catch their fault early: its C++ at -O0
+    # (Verilator, a folder of its own) saves ~18 of ~57 CPU s per build (docs/verification.md "Where the
+    # time of make test goes"); no benchmark ever runs a fault build.
+    fast_build = fast_build or defines is not None
     return rtlsim.run(
         TOPLEVEL,
         BENCH_SOURCES,
