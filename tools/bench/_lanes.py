@@ -88,6 +88,11 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f}"
 
 
+def _and(items: list[int]) -> str:
+    words = [str(x) for x in items]
+    return ", ".join(words[:-1]) + f" and {words[-1]}" if len(words) > 1 else "".join(words)
+
+
 def _flexgrip(kernel: str, lanes: int) -> int | None:
     fg = FLEXGRIP.get(kernel)
     return fg[BENCH_LANES.index(lanes)] if fg and lanes in BENCH_LANES else None
@@ -170,7 +175,7 @@ def docs_tables(res: Results) -> dict[str, list[str]]:
     lanes = _grid(res)[2]
     lo, hi = lanes[0], lanes[-1]
     cycles = [
-        f"One SM (spec/machines.py::bench) at {', '.join(map(str, lanes))} lanes, size {res['size']}, "
+        f"One SM (spec/machines.py::bench) at {_and(lanes)} lanes, size {res['size']}, "
         f"global memory at a fixed latency of {res['latency']} cycles without backpressure, inputs seed "
         f"{res['inputs_seed']} at every lane count ({res['sim']}); every retire checked in lock-step and every "
         f"output word against C. *FlexGrip cycles*: {SOURCE} (one SM, 8, 16 and 32 cores). "
@@ -180,7 +185,7 @@ def docs_tables(res: Results) -> dict[str, list[str]]:
     ]
     speedup = [
         f"*ours*: cycles at {lo} lanes / cycles at {hi} lanes, from the table above; *FlexGrip*: the same "
-        f"ratio of {SOURCE}'s cycles at {lo} and {hi} cores. Means are plain means of the ratios.",
+        f"ratio of FlexGrip's cycles at {lo} and {hi} cores ({SOURCE}). Means are plain means of the ratios.",
         "",
         *speedup_table(res),
     ]

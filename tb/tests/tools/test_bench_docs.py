@@ -153,6 +153,47 @@ def _lane_records(lanes: tuple[int, ...] = (8, 16, 32)) -> list[dict]:
     return rows
 
 
+def test_lanes_tables_match_their_results_file() -> None:
+    assert not lanes_docs.stale(), (
+        "docs/benchmarks.md's lanes_cycles/lanes_speedup tables differ from docs/bench/lanes-verilator.json: "
+        "run `python tools/bench/kernels_bench.py --docs-only` (or measure again with --report-size-only "
+        "--sm-sweep '' --docs) and commit"
+    )
+
+
+def _planted(text: str, name: str, old: str, new: str) -> str:
+    """``text`` with ``old`` typed over as ``new`` once, inside table ``name``'s markers."""
+    begin, end = lanes_docs.MARKS[name]
+    i, j = text.index(begin), text.index(end)
+    assert text[i:j].count(old) == 1, (name, old)
+    return text[:i] + text[i:j].replace(old, new) + text[j:]
+
+
+def test_a_hand_edit_of_a_lanes_figure_is_caught(tmp_path: Path) -> None:
+    """Planted: a figure typed over in either table (the way both were kept before: autocor at 8 lanes
+    read 24,929 from an older RTL), FlexGrip's published figure miscopied, or the results file changed
+    without regenerating: each is caught; the docs regenerated from the file are not."""
+    text, res = lanes_docs.DOCS.read_text(), lanes_docs.load()
+    assert not lanes_docs.stale()
+    r = next(x for x in res["rows"] if (x["kernel"], x["lanes"]) == ("autocor", 8))
+    su = lanes_docs.speedups(res)["autocor"]
+    assert su is not None
+    plants = [
+        ("lanes_cycles", f"| autocor | 8 | {r['cycles']:,} |", "| autocor | 8 | 24,929 |"),
+        ("lanes_cycles", "| 2,641,050 |", "| 2,641,000 |"),
+        ("lanes_speedup", f"| autocor | {su:.2f}x |", f"| autocor | {su + 0.1:.2f}x |"),
+    ]
+    doc = tmp_path / "benchmarks.md"
+    for name, old, new in plants:
+        doc.write_text(_planted(text, name, old, new))
+        assert lanes_docs.stale(doc), (name, old)
+    changed = json.loads(json.dumps(res))
+    changed["rows"][0]["cycles"] += 1  # the file changed, the docs were not regenerated
+    assert lanes_docs.stale(res=changed)
+    doc.write_text(lanes_docs.render(text, changed))
+    assert not lanes_docs.stale(doc, changed)
+
+
 def test_lane_sweep_records_on_other_inputs_are_refused_and_missing_cases_say_not_run() -> None:
     rows = _lane_records()
     extra = [dict(rows[0], size=64), dict(rows[0], config="tesla-l8-s2", sms=2)]  # not the lane sweep's
@@ -293,7 +334,7 @@ def test_every_results_file_names_its_rtl() -> None:
             assert st and len(st["rtl_hash"]) == 64 and st["commit"], (t.name, what)
 
 
-@pytest.mark.parametrize("name", ["sm_scaling", "cudac"])
+@pytest.mark.parametrize("name", ["sm_scaling", "cudac", "lanes"])
 def test_a_changed_rtl_stamp_is_caught(name: str, tmp_path: Path) -> None:
     """The "measured on RTL" line is part of the table: a stamp changed in the results file (or a line
     edited in the docs) without regenerating is a mismatch."""
@@ -305,6 +346,10 @@ def test_a_changed_rtl_stamp_is_caught(name: str, tmp_path: Path) -> None:
         changed = tmp_path / "r.json"
         changed.write_text(json.dumps(res))
         assert sm_scaling.stale(res=changed)
+    elif name == "lanes":
+        res = lanes_docs.load()
+        res["measured_on"] = {**res["measured_on"], "rtl_hash": "0" * 64}
+        assert lanes_docs.stale(res=res)
     else:
         files = cudac.committed()
         files["icarus"]["measured_on"]["commit"] = "f" * 40  # type: ignore[index]
