@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from spec import cli
 from tools.bench import _cudac_docs as cudac
+from tools.bench import _lanes as lanes
 from tools.bench import _provenance as provenance
 from tools.bench import _recorded as recorded
 from tools.bench import _sm_scaling as sm_scaling
@@ -78,6 +79,16 @@ TABLES: tuple[Table, ...] = (
         "SIM=verilator .venv/bin/python tools/bench/kernels_bench.py --sm-only -j 1 --resume --docs",
         "~2-2.5 h at load 12-16 (8 Verilator builds of 6-20 min; matrixmul 256 ~6-7 min per machine); "
         "--resume continues a stopped run",
+    ),
+    Table(
+        "lanes_cycles, lanes_speedup",
+        "docs/benchmarks.md",
+        ("docs/bench/lanes-verilator.json",),
+        lambda: lanes.stale(),
+        lambda: [("verilator", _file_stamp("docs/bench/lanes-verilator.json"))],
+        "SIM=verilator .venv/bin/python tools/bench/kernels_bench.py --report-size-only --sm-sweep '' -j 2 --docs",
+        "~5 min at -j 2 with the 3 Verilator builds in ccache (4.7 min at load ~5), plus 6-20 min per cold "
+        "build; matrixmul 256 (2-3 min per lane count) is the longest case",
     ),
     Table(
         "cudac_ratio, cudac_sizes",

@@ -12,6 +12,12 @@ At NUM_LANES = 8 every size of every kernel runs (FlexGrip's 16…256 and the un
 Table 4); global memory answers in a fixed ``--latency`` cycles, in order, without backpressure.
 Cases over the simulator's budget (``BUDGET``) are skipped and listed as such in the report.
 
+The report size runs on the same inputs (seed 1) at every lane count; with ``--docs`` its records go
+to the committed results file docs/bench/lanes-<sim>.json and the cycle and speed-up tables of
+docs/benchmarks.md "Snapshot (Verilator)" are generated from it (tools/bench/_lanes.py; ``--docs-only``
+rewrites them from that file, ``make model`` fails when they disagree). The lane sweep alone:
+``--report-size-only --sm-sweep ''``.
+
 ``--before OLD.jsonl`` adds a before/after table at the report size; with ``--same-inputs`` every case
 reuses the earlier run's inputs seed, so a change meant to be cycle-exact (a re-partition of the RTL)
 shows identical cycles and lists any performance counter that differs.
@@ -19,7 +25,7 @@ shows identical cycles and lists any performance counter that differs.
 ``--sm-sweep`` (default 8x1,8x2,8x4,8x8,8x16,16x1,32x1,32x2, LANESxSMS): the report size also runs on
 machines of Lies 2019 (seed 000) Table 5.1's family (spec/machines.py::tesla; 16 SMs of 8 lanes is Table
 5.1 itself), every retire checked; ``--sm-only`` runs only those. The report's "Scaling with SMs"
-section and, with ``--docs``, the generated tables in docs/benchmarks.md (from the committed results file
+section and, with ``--docs``, its generated tables in docs/benchmarks.md (from the committed results file
 docs/bench/sm_scaling-<sim>.json; ``make model`` fails when they disagree; ``--docs-only`` rewrites them
 from that file) come from those runs (tools/bench/_sm_scaling.py).
 """
@@ -43,21 +49,13 @@ from spec import cli  # noqa: E402
 from spec.config import GpuConfig  # noqa: E402
 from spec.machines import BENCH_LANES, tesla  # noqa: E402
 from spec.machines import bench as bench_config  # noqa: E402
+from tools.bench import _lanes as lane_sweep  # noqa: E402
 from tools.bench import _provenance as provenance  # noqa: E402
 from tools.bench import _sm_scaling as sm_scaling  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
 REPORT_SIZE = 256
-# FlexGrip (Merchant 2013 (seed 001), Table 4): cycles at 8, 16 and 32 cores (lanes), one SM, size 256 (256x256).
-FLEXGRIP = {
-    "autocor": (2641050, 1832976, 1441858),
-    "bitonic": (952327, 607695, 476820),
-    "matrixmul": (1247560898, 876982560, 693799691),
-    "reduction": (65577, 46346, 37188),
-    "transpose": (6207154, 4752104, 4026984),
-}
-FLEXGRIP_NAMES = {"autocor": "Autocor", "bitonic": "Bitonic", "matrixmul": "MatrixMul", "reduction": "Reduction",
-                  "transpose": "Transpose"}  # fmt: skip
+FLEXGRIP, FLEXGRIP_NAMES = lane_sweep.FLEXGRIP, lane_sweep.FLEXGRIP_NAMES  # Merchant 2013 Table 4
 # What a simulator may spend: Icarus runs ~6x slower than Verilator, so it validates every kernel at
 # 8 lanes but leaves its biggest matrices and the 16/32-lane sweep to Verilator (listed in the report).
 BUDGET = {
@@ -103,9 +101,9 @@ def job(
     stamp_file(out).write_text(json.dumps(provenance.stamp()) + "\n")  # the RTL this job runs
     start = time.monotonic()
     tag, cfg = machine(family, lanes, sms)
-    seed = f":{sm_scaling.INPUTS_SEED}" if family == "tesla" else ""  # the same inputs on every machine
-    fixed = seeds or {}
-    cases = [f"{kernel}:{n}:{fixed[(tag, kernel, n)]}" if (tag, kernel, n) in fixed else f"{kernel}:{n}{seed}"
+    fixed = {(tag, kernel, n): sm_scaling.INPUTS_SEED for n in sizes if family == "tesla" or n == REPORT_SIZE}
+    fixed |= seeds or {}  # the report size on the same inputs on every machine, unless --same-inputs says
+    cases = [f"{kernel}:{n}:{fixed[(tag, kernel, n)]}" if (tag, kernel, n) in fixed else f"{kernel}:{n}"
              for n in sizes]  # fmt: skip
     run_gpu(
         tag,
@@ -280,54 +278,18 @@ def report(
         "/ 32; *lane util.* = thread-instructions / (cycles × NUM_LANES); *passes* = shared-memory passes "
         "(bank conflicts replayed); *txns* = global-memory transactions.",
         "",
-        f"## Size {REPORT_SIZE}: cycles against FlexGrip (Merchant 2013 (seed 001), Table 4)",
+        f"## Size {REPORT_SIZE}: cycles against FlexGrip ({lane_sweep.SOURCE})",
         "",
-        "| kernel | lanes | cycles | FlexGrip cycles | FlexGrip / ours | warp-instr | cycles / warp-instr | idle | SIMT eff. "
-        "| lane util. | passes | txns |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]  # fmt: skip
-    for k in kernels:
-        for n in lanes:
-            r = by.get((k, REPORT_SIZE, n))
-            if r is None:
-                continue
-            fg = FLEXGRIP.get(k, (None,) * 3)[BENCH_LANES.index(n)] if n in BENCH_LANES else None
-            eff = r["thread_instrs"] / (32 * r["warp_instrs"]) if r["warp_instrs"] else 0
-            util = r["thread_instrs"] / (r["cycles"] * n) if r["cycles"] else 0
-            ratio = f"{fg / r['cycles']:.1f}x" if fg else "—"
-            lines.append(
-                f"| {k} | {n} | {_fmt(r['cycles'])} | {_fmt(fg) if fg else '—'} | "
-                f"{ratio} | {_fmt(r['warp_instrs'])} | {r['cycles'] / max(r['warp_instrs'], 1):.1f} | "
-                f"{r['idle_cycles'] / max(r.get('sm_cycles', r['cycles']), 1):.0%} | {eff:.0%} | "
-                f"{util:.0%} | {_fmt(r['shared_passes'])} | {_fmt(r['global_transactions'])} |"
-            )
+    ]
+    sweep = {"rows": lane_sweep.trim(rows)}
+    lines += lane_sweep.cycles_table(sweep)
     if len(lanes) > 1:
         lines += [
             "",
             f"## Speed-up from {lanes[0]} to {lanes[-1]} lanes (size {REPORT_SIZE})",
             "",
-            "| kernel | ours | FlexGrip |",
-            "|---|---|---|",
+            *lane_sweep.speedup_table(sweep),
         ]
-    ours_su, five, fg_su = [], [], []
-    for k in kernels if len(lanes) > 1 else []:
-        a, b = by.get((k, REPORT_SIZE, lanes[0])), by.get((k, REPORT_SIZE, lanes[-1]))
-        if a is None or b is None or a is b:
-            continue
-        su = a["cycles"] / b["cycles"]
-        ours_su.append(su)
-        fg = FLEXGRIP.get(k)
-        if fg:
-            five.append(su)
-            fg_su.append(fg[0] / fg[-1])
-        lines.append(f"| {k} | {su:.2f}x | {f'{fg[0] / fg[-1]:.2f}x' if fg else '—'} |")
-    if five:
-        lines.append(
-            f"| **mean, FlexGrip's five** | **{sum(five) / len(five):.2f}x** | "
-            f"**{sum(fg_su) / len(fg_su):.2f}x** |"
-        )
-    if ours_su:
-        lines.append(f"| mean, all kernels | {sum(ours_su) / len(ours_su):.2f}x | |")
     lines += [
         "",
         "## Every case run (all matched C)",
@@ -418,9 +380,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--docs",
         action="store_true",
-        help="save the SM-scaling results to docs/bench/ and regenerate their table in docs/benchmarks.md",
+        help="save the lane sweep's (every kernel at size 256 on 8, 16 and 32 lanes) and the SM sweep's results "
+        "to docs/bench/ and regenerate their tables in docs/benchmarks.md",
     )
-    ap.add_argument("--docs-only", action="store_true", help="regenerate that table from the results file")
+    ap.add_argument(
+        "--docs-only", action="store_true", help="regenerate those tables from the committed results files"
+    )
     ap.add_argument("--sm-only", action="store_true", help="only the SM sweep (not the one-SM lane sweep)")
     ap.add_argument("--latency", type=int, default=20, help="global-memory latency in cycles (fixed)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
@@ -455,7 +420,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     sim = os.environ.get("SIM", "verilator")
     if args.docs_only:
+        for what in (sm_scaling, lane_sweep):
+            if not what.results_file(sim).is_file():
+                raise cli.InputError(
+                    f"--docs-only: no {what.results_file(sim).relative_to(ROOT)} (run with --docs)"
+                )
         print(sm_scaling.write_docs(json.loads(sm_scaling.results_file(sim).read_text())))
+        print(lane_sweep.write_docs(lane_sweep.load(sim)))
         return 0
     kernels = [k for k in args.kernels.split(",") if k]
     unknown = sorted(set(kernels) - set(suite.names()))
@@ -467,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     sm_sweep = sm_scaling.parse(args.sm_sweep)
     for n in lanes:
         bench_config(n)  # an illegal machine is refused here, before any build
+    if args.docs and not args.sm_only:
+        docs_check(sim, kernels, lanes)
     REPORTS.mkdir(parents=True, exist_ok=True)
     raw = REPORTS / f"kernels_bench-{sim}.jsonl"
     jobs, skipped = plan(kernels, lanes, sim, args.report_size_only, sm_sweep, args.sm_only)
@@ -497,15 +470,26 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     print(f"report: {REPORTS / f'kernels_bench-{sim}.md'}")
     if args.docs:
-        multi = [r for r in rows if r["config"].startswith("tesla-")]
-        if not multi:
-            raise SystemExit(
-                f"--docs: these results hold no SM sweep (run with --sm-sweep {sm_scaling.DEFAULT})"
-            )
-        tesla_parts = [p for p, j in zip(parts, jobs) if j[0] == "tesla" and p.exists()]
-        res = sm_scaling.results(multi, sim, args.latency, measured_on(tesla_parts))
-        print(sm_scaling.write_docs(res, save=True))
+        for family, what in (("bench", lane_sweep), ("tesla", sm_scaling)):
+            done = [p for p, j in zip(parts, jobs) if j[0] == family and p.exists()]
+            recs = [r for r in rows if r["config"].startswith(f"{family}-")]
+            if done and recs:
+                print(what.write_docs(what.results(recs, sim, args.latency, measured_on(done)), save=True))
     return 0
+
+
+def docs_check(sim: str, kernels: list[str], lanes: list[int]) -> None:
+    """--docs saves the lane sweep only whole: every kernel at every lane count of the docs' table."""
+    if not SWEEP[sim]:
+        raise cli.UsageError(
+            "--docs: the lane sweep runs on Verilator only (SIM=verilator), or add --sm-only"
+        )
+    want = ",".join(map(str, BENCH_LANES))
+    if lanes != list(BENCH_LANES) or set(kernels) != set(suite.names()):
+        raise cli.UsageError(
+            f"--docs: the lane-sweep tables hold every kernel at {want} lanes; run without --kernels and with "
+            f"--lanes {want}, or add --sm-only to save only the SM sweep"
+        )
 
 
 if __name__ == "__main__":

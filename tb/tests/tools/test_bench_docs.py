@@ -1,6 +1,7 @@
-"""docs/benchmarks.md's generated tables, the checking cost (tools/bench/check_overhead.py --docs) and
-scaling with SMs (tools/bench/kernels_bench.py --docs), match their committed results files, and a
-changed figure is caught; the SM sweep's areas are the PPA flow's and its machines are checked first."""
+"""docs/benchmarks.md's generated tables, the checking cost (tools/bench/check_overhead.py --docs), the
+lane sweep and scaling with SMs (tools/bench/kernels_bench.py --docs), match their committed results
+files, and a changed figure is caught; the SM sweep's areas are the PPA flow's and its machines are
+checked first."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from spec import cli
+from tools.bench import _lanes as lanes_docs
 from tools.bench import _sm_scaling as sm_scaling
 from tools.bench import check_overhead
 
@@ -134,6 +136,114 @@ def test_records_on_other_inputs_are_refused_and_missing_machines_say_not_run() 
     assert "not run" in line and "—" in line
 
 
+# ---- the lane sweep's tables (tools/bench/kernels_bench.py --docs, tools/bench/_lanes.py) ---------------
+def _lane_records(lanes: tuple[int, ...] = (8, 16, 32)) -> list[dict]:
+    """Synthetic bench records of every kernel at the report size (as KernelTest writes them)."""
+    from kernels import suite
+
+    rows = []
+    for i, k in enumerate(suite.names()):
+        for n in lanes:
+            cycles = 1000 * (i + 1) * 32 // n + 7
+            rows.append({"kernel": k, "size": lanes_docs.SIZE, "seed": sm_scaling.INPUTS_SEED,
+                         "config": f"bench-l{n}", "sim": "verilator", "lanes": n, "sms": 1, "blocks": 1,
+                         "latency": 20, "golden_words": 1, "cycles": cycles, "warp_instrs": 100,
+                         "thread_instrs": 3000, "idle_cycles": 5, "sm_cycles": cycles, "shared_passes": 3,
+                         "global_transactions": 7})  # fmt: skip
+    return rows
+
+
+def test_lanes_tables_match_their_results_file() -> None:
+    assert not lanes_docs.stale(), (
+        "docs/benchmarks.md's lanes_cycles/lanes_speedup tables differ from docs/bench/lanes-verilator.json: "
+        "run `python tools/bench/kernels_bench.py --docs-only` (or measure again with --report-size-only "
+        "--sm-sweep '' --docs) and commit"
+    )
+
+
+def _planted(text: str, name: str, old: str, new: str) -> str:
+    """``text`` with ``old`` typed over as ``new`` once, inside table ``name``'s markers."""
+    begin, end = lanes_docs.MARKS[name]
+    i, j = text.index(begin), text.index(end)
+    assert text[i:j].count(old) == 1, (name, old)
+    return text[:i] + text[i:j].replace(old, new) + text[j:]
+
+
+def test_a_hand_edit_of_a_lanes_figure_is_caught(tmp_path: Path) -> None:
+    """Planted: a figure typed over in either table (the way both were kept before: autocor at 8 lanes
+    read 24,929 from an older RTL), FlexGrip's published figure miscopied, or the results file changed
+    without regenerating: each is caught; the docs regenerated from the file are not."""
+    text, res = lanes_docs.DOCS.read_text(), lanes_docs.load()
+    assert not lanes_docs.stale()
+    r = next(x for x in res["rows"] if (x["kernel"], x["lanes"]) == ("autocor", 8))
+    su = lanes_docs.speedups(res)["autocor"]
+    assert su is not None
+    plants = [
+        ("lanes_cycles", f"| autocor | 8 | {r['cycles']:,} |", "| autocor | 8 | 24,929 |"),
+        ("lanes_cycles", "| 2,641,050 |", "| 2,641,000 |"),
+        ("lanes_speedup", f"| autocor | {su:.2f}x |", f"| autocor | {su + 0.1:.2f}x |"),
+    ]
+    doc = tmp_path / "benchmarks.md"
+    for name, old, new in plants:
+        doc.write_text(_planted(text, name, old, new))
+        assert lanes_docs.stale(doc), (name, old)
+    changed = json.loads(json.dumps(res))
+    changed["rows"][0]["cycles"] += 1  # the file changed, the docs were not regenerated
+    assert lanes_docs.stale(res=changed)
+    doc.write_text(lanes_docs.render(text, changed))
+    assert not lanes_docs.stale(doc, changed)
+
+
+def test_lane_sweep_records_on_other_inputs_are_refused_and_missing_cases_say_not_run() -> None:
+    rows = _lane_records()
+    extra = [dict(rows[0], size=64), dict(rows[0], config="tesla-l8-s2", sms=2)]  # not the lane sweep's
+    res = lanes_docs.results(rows + extra, "verilator", 20)
+    assert len(res["rows"]) == len(rows) and res["measured_on"]["rtl_hash"]
+    with pytest.raises(SystemExit, match="ran on other inputs"):
+        lanes_docs.results([dict(rows[0], seed=sm_scaling.INPUTS_SEED + 1), *rows[1:]], "verilator", 20)
+    kernel = "autocor"  # one of FlexGrip's five at 32 lanes: its cycles and its speed-up are lost
+    partial = lanes_docs.results(
+        [r for r in rows if (r["kernel"], r["lanes"]) != (kernel, 32)], "verilator", 20
+    )
+    tables = lanes_docs.docs_tables(partial)
+    assert any(x.startswith(f"| {kernel} | 32 | not run | 1,441,858 | — |") for x in tables["lanes_cycles"])
+    assert f"| {kernel} | not run | 1.83x |" in tables["lanes_speedup"]
+    assert "| **mean, FlexGrip's kernels run (4)** |" in tables["lanes_speedup"][-2]
+
+
+def test_lane_sweep_means_cover_flexgrips_five_and_every_kernel() -> None:
+    """Ours over FlexGrip's five and over every kernel; FlexGrip's over its five (Merchant 2013 Table 4)."""
+    res = lanes_docs.results(_lane_records(), "verilator", 20)
+    su = lanes_docs.speedups(res)
+    five = [su[k] for k in lanes_docs.FLEXGRIP]
+    fg = sum(a / c for a, _, c in lanes_docs.FLEXGRIP.values()) / 5
+    lines = lanes_docs.speedup_table(res)
+    assert lines[-2] == f"| **mean, FlexGrip's five** | **{sum(five) / 5:.2f}x** | **{fg:.2f}x** |"
+    assert lines[-1] == f"| mean, all kernels | {sum(su.values()) / len(su):.2f}x | |"
+    assert fg == pytest.approx(1.79, abs=0.005)  # the published figures, not ours
+    assert "Merchant 2013 (seed 001), Table 4" in "\n".join(lanes_docs.docs_tables(res)["lanes_speedup"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--docs", "--kernels", "vecadd", "--sm-sweep", ""], "every kernel at 8,16,32 lanes"),
+        (["--docs", "--lanes", "8,32", "--sm-sweep", ""], "every kernel at 8,16,32 lanes"),
+    ],
+)
+def test_a_partial_lane_sweep_is_not_saved_and_refused_before_any_build(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tb import rtlsim
+    from tools.bench import kernels_bench
+
+    monkeypatch.setattr(rtlsim, "run", lambda *a, **k: pytest.fail("a build started"))
+    monkeypatch.setenv("SIM", "verilator")
+    assert cli.entry(kernels_bench.main, argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and "--docs" in err[0], err
+
+
 # ---- compiled C against assembly, every C kernel at every size (tools/bench/cudac_bench.py --docs) ------
 def _c_sizes() -> dict[str, list[int]]:
     from kernels import suite
@@ -224,7 +334,7 @@ def test_every_results_file_names_its_rtl() -> None:
             assert st and len(st["rtl_hash"]) == 64 and st["commit"], (t.name, what)
 
 
-@pytest.mark.parametrize("name", ["sm_scaling", "cudac"])
+@pytest.mark.parametrize("name", ["sm_scaling", "cudac", "lanes"])
 def test_a_changed_rtl_stamp_is_caught(name: str, tmp_path: Path) -> None:
     """The "measured on RTL" line is part of the table: a stamp changed in the results file (or a line
     edited in the docs) without regenerating is a mismatch."""
@@ -236,6 +346,10 @@ def test_a_changed_rtl_stamp_is_caught(name: str, tmp_path: Path) -> None:
         changed = tmp_path / "r.json"
         changed.write_text(json.dumps(res))
         assert sm_scaling.stale(res=changed)
+    elif name == "lanes":
+        res = lanes_docs.load()
+        res["measured_on"] = {**res["measured_on"], "rtl_hash": "0" * 64}
+        assert lanes_docs.stale(res=res)
     else:
         files = cudac.committed()
         files["icarus"]["measured_on"]["commit"] = "f" * 40  # type: ignore[index]

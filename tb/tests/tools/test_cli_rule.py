@@ -64,7 +64,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),
     "tools.bench.check_replay": ("main", [UNKNOWN, ["--repeat", "0"], ["--case", "matrixmul"]]),
-    "tools.bench.kernels_bench": ("main", [UNKNOWN]),
+    "tools.bench.kernels_bench": ("main", [UNKNOWN, ["--docs", "--lanes", "8"], ["--docs", "--kernels", "vecadd"]]),
     "tools.bench.model_throughput": ("main", [UNKNOWN]),
     "tools.bench.raw_bench": ("main", [UNKNOWN]),
     "tools.bench.timeline_bench": ("main", [UNKNOWN]),
