@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.bench import _provenance as provenance
+from tools.bench._markers import splice
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "benchmarks.md"
@@ -193,11 +194,7 @@ def render(current: str, files: dict[str, Results | None]) -> str:
         raise SystemExit("no cudac results file in docs/bench/: run cudac_bench.py --rtl verilator --docs")
     tables = {"cudac_ratio": ratio_table(ratio_src), "cudac_sizes": sizes_table(files)}
     for name, body in tables.items():
-        begin, end = MARKS[name]
-        i, j = current.find(begin), current.find(end)
-        if i < 0 or j < 0:
-            raise SystemExit(f"{DOCS}: the {name} table markers are missing; restore {begin!r} ... {end!r}")
-        current = current[:i] + "\n".join([begin, *body, end]) + current[j + len(end) :]
+        current = splice(current, *MARKS[name], body, DOCS, name)
     return current
 
 

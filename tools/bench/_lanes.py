@@ -21,6 +21,7 @@ from typing import Any
 
 from spec.machines import BENCH_LANES
 from tools.bench import _provenance as provenance
+from tools.bench._markers import splice
 from tools.bench._sm_scaling import INPUTS_SEED
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,11 +195,7 @@ def docs_tables(res: Results) -> dict[str, list[str]]:
 
 def render(current: str, res: Results) -> str:
     for name, body in docs_tables(res).items():
-        begin, end = MARKS[name]
-        i, j = current.find(begin), current.find(end)
-        if i < 0 or j < 0:
-            raise SystemExit(f"{DOCS}: the {name} table markers are missing; restore {begin!r} ... {end!r}")
-        current = current[:i] + "\n".join([begin, *body, end]) + current[j + len(end) :]
+        current = splice(current, *MARKS[name], body, DOCS, name)
     return current
 
 

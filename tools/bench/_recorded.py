@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.bench import _provenance as provenance
+from tools.bench._markers import splice
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "bench"
@@ -81,10 +82,7 @@ RENDER = {"issue32_round3": (ROUND3, round3_table), "launch_history": (HISTORY, 
 
 def render(name: str, current: str, res: Results) -> str:
     doc, begin, end = MARKS[name]
-    i, j = current.find(begin), current.find(end)
-    if i < 0 or j < 0:
-        raise SystemExit(f"{doc}: the {name} markers are missing; restore {begin!r} ... {end!r}")
-    return current[:i] + "\n".join([begin, *RENDER[name][1](res), end]) + current[j + len(end) :]
+    return splice(current, begin, end, RENDER[name][1](res), doc, name)
 
 
 def load(name: str, path: Path | None = None) -> Results:

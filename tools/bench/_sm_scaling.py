@@ -29,6 +29,7 @@ from spec import cli
 from spec.config import ConfigError
 from spec.machines import tesla
 from tools.bench import _provenance as provenance
+from tools.bench._markers import splice
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "benchmarks.md"
@@ -187,10 +188,7 @@ def table(res: dict[str, Any]) -> list[str]:
 
 
 def render_docs(current: str, res: dict[str, Any]) -> str:
-    start, end = current.find(BEGIN), current.find(END)
-    if start < 0 or end < 0:
-        raise SystemExit(f"{DOCS}: the sm_scaling table markers are missing; restore {BEGIN!r} ... {END!r}")
-    return current[:start] + "\n".join([BEGIN, *table(res), END]) + current[end + len(END) :]
+    return splice(current, BEGIN, END, table(res), DOCS, "sm_scaling")
 
 
 def results_file(sim: str) -> Path:
