@@ -6,7 +6,8 @@ while a launch runs (`run`); a retire counts one warp-instruction, its active th
 class's pair of counters; divergent branches, stack pushes and pops, the deepest stack depth (with
 depth_valid), shared accesses and their passes, global accesses and their transactions, barrier arrivals,
 released barriers (one per set bit) and barrier wait cycles (bar_waiting per cycle) count their events;
-reset clears every counter, and an index past the last counter reads 0.
+reset clears every counter (and the events of the cycle before it), an index past the last counter reads 0,
+and a counter shows an event one cycle after the ports report it (the unit registers its events first).
 
 * ``random_events``: random events of every kind every cycle (bursts and quiet stretches, `run` on and
   off, occasional resets); each cycle one random counter is read through `sel` and compared, and every
@@ -39,8 +40,15 @@ CLASSES = ("alu", "sreg", "shared", "const", "global", "branch", "sync", "exit")
 class PerfRef:
     def __init__(self) -> None:
         self.c = [0] * 32
+        self.pending: dict[str, int] | None = None  # the events registered last cycle, counted at this edge
 
     def step(self, i: dict[str, int]) -> None:
+        """One clock edge: count the events registered at the previous edge, register ``i``."""
+        if self.pending is not None:
+            self._count(self.pending)
+        self.pending = dict(i)
+
+    def _count(self, i: dict[str, int]) -> None:
         c, add = self.c, self._add
         if i["run"]:
             add("cycles", 1)
