@@ -113,6 +113,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SEED", "regression seed: repeats a run (cocotb's seed, Verilator's initial state)", "integer >= 0", _seed),
     EnvVar("WAVES", "dump FST waves of every run (path printed)", "0 | 1", _flag),
     EnvVar("KERNEL_SEEDS", "random-kernel seeds of the system/differential tests", "a:b (b excluded) | a,b,c", _kernel_seeds),
+    EnvVar("ARB_PADS", "ArbiterHistoryTest's paddings (tb/tests/system/gpu_tests.py): SM 0's/SM 1's instructions before the first store, ';' between instructions, '|' between pairs", "pairs like ADDI r9, r9, 1/LD r9, [r0]", internal=True),
     EnvVar("KERNEL_CASES", "benchmark kernels of a KernelTest run", "name:size[:seed],...", _kernel_cases),
     EnvVar("GMEM_PROFILE", "memory timing of the GPU bench", " | ".join(GMEM_PROFILE_NAMES), _one_of(GMEM_PROFILE_NAMES)),
     EnvVar("GMEM_LATENCY", "fixed memory latency of the GPU bench", "cycles >= 1", _cycles),

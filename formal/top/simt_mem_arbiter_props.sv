@@ -1,7 +1,9 @@
 // Properties of simt_mem_arbiter (docs/gpu.md "Global memory port"): proved by k-induction in `make formal`.
 //
 // Contract (docs/sm.md "SM memory port", tb/tests/unit/test_mem_arbiter.py): reset first; an SM holds
-// s_mreq_valid and its payload until s_mreq_ready; x_mreq_ready, the responses and s_mrsp_ready are free.
+// s_mreq_valid and its payload until s_mreq_ready; x_mreq_ready, the responses and s_mrsp_ready are free;
+// `restart` (the pointer back to its reset value) comes only in a cycle no SM requests, as in simt_gpu
+// (it pulses at a launch's start, when the loader's stores are answered and no SM has requested yet).
 // The wrapper keeps the requests granted but not yet sent (at most two: output + skid register) as a queue.
 // Properties:
 //   at most one SM is told ready per cycle, and only one that requests;
@@ -18,6 +20,7 @@ module simt_mem_arbiter_props #(
 ) (
     input wire                            clk,
     input wire                            rst,
+    input wire                            restart,
     input wire [NUM_SMS-1:0]              s_mreq_valid,
     input wire [NUM_SMS*32-1:0]           s_mreq_addr,
     input wire [NUM_SMS-1:0]              s_mreq_write,
@@ -45,7 +48,7 @@ module simt_mem_arbiter_props #(
     wire [DATA_W-1:0]         x_mreq_wdata;
     wire [XT-1:0]             x_mreq_tag;
     simt_mem_arbiter #(.NUM_SMS(NUM_SMS), .SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W)) dut (
-        .clk(clk), .rst(rst),
+        .clk(clk), .rst(rst), .restart(restart),
         .s_mreq_valid(s_mreq_valid), .s_mreq_ready(s_mreq_ready), .s_mreq_addr(s_mreq_addr),
         .s_mreq_write(s_mreq_write), .s_mreq_mask(s_mreq_mask), .s_mreq_wdata(s_mreq_wdata),
         .s_mreq_tag(s_mreq_tag), .s_mrsp_valid(s_mrsp_valid), .s_mrsp_ready(s_mrsp_ready),
@@ -59,6 +62,7 @@ module simt_mem_arbiter_props #(
     reg init = 1'b1;
     always @(posedge clk) init <= 1'b0;
     always @* if (init) assume (rst);
+    always @* if (restart) assume (s_mreq_valid == 0);
 
     // ---- contract: a request is held, unchanged, until it is taken
     reg [NUM_SMS-1:0]         h_valid;
@@ -117,7 +121,7 @@ module simt_mem_arbiter_props #(
     always @* assume (ws < N);
     reg [SM_W:0] waited;
     always @(posedge clk) begin
-        if (rst) waited <= 0;
+        if (rst || restart) waited <= 0;  // restart comes with no request: ws is not waiting
         else if (grant) waited <= (s_mreq_ready[ws] || !s_mreq_valid[ws]) ? 0 : waited + 1'b1;
     end
     // cyclic distance from the SM after `last` to b

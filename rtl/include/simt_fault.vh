@@ -39,5 +39,6 @@
 `define SIMT_FAULT_SWB_PORT    22 // simt_shared_wb: a landed row is written in a cycle EX's row has the write port
 `define SIMT_FAULT_NO_IDLE_FIRST 23 // simt_warp_table: the idle-warp rule is off (a warp far ahead is granted before an idle one)
 `define SIMT_FAULT_SCHED_HISTORY 24 // simt_issue: the warp scheduler's pointer survives from the previous launch
+`define SIMT_FAULT_ARB_HISTORY 25 // simt_mem_arbiter: the round-robin pointer survives from the previous launch
 
 `endif

@@ -286,8 +286,11 @@ module simt_gpu #(
             else if (draining && outstanding == 16'd0 && !mreq_valid) draining <= 1'b0;
         end
     end
+    // The arbiter's pointer restarts with each launch (restart = launch_ok: the loader's DATA stores
+    // are all answered by then and no SM has requested yet), so a launch's cycles do not depend on the
+    // launches before it; like rst, ABORT does not reset it (see above).
     simt_mem_arbiter #(.NUM_SMS(NUM_SMS + 1), .SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W)) u_arb (
-        .clk(clk), .rst(rst),
+        .clk(clk), .rst(rst), .restart(launch_ok),
         .s_mreq_valid({ld_mreq_valid, s_mreq_valid}), .s_mreq_ready({ld_mreq_ready, s_mreq_ready}),
         .s_mreq_addr({ld_mreq_addr, s_mreq_addr}), .s_mreq_write({ld_mreq_write, s_mreq_write}),
         .s_mreq_mask({ld_mreq_mask, s_mreq_mask}), .s_mreq_wdata({ld_mreq_wdata, s_mreq_wdata}),

@@ -7,7 +7,7 @@
 // {sm index (SM_W = max(1, clog2(NUM_SMS)) bits), sm tag (TAG_W bits)}.
 //
 // Requests. Every cycle a round-robin arbiter picks, among the SMs with s_mreq_valid high, the first
-// one after the last granted SM (SM 0 first after reset), so with every SM requesting each is granted
+// one after the last granted SM (SM 0 first after reset and after a `restart` pulse), so with every SM requesting each is granted
 // exactly once per NUM_SMS grants and no SM can starve another. The granted request goes into a
 // two-entry skid buffer (output register + skid register) that drives x_mreq_*: every x_* request
 // output is a flop and s_mreq_ready is a function of flops and s_mreq_valid only, so there is no
@@ -19,6 +19,12 @@
 // stays in the output register unchanged (valid/ready rule on the external side), and an SM is only
 // told ready when its request is taken, so its own held request is never dropped or duplicated.
 // Requests leave on x_* in the order they were granted.
+//
+// `restart` (pulse) puts the round-robin pointer back to its reset value and touches nothing else (a
+// request in the skid buffer stays; a request not yet granted is only picked in another order, which
+// valid/ready allows). simt_gpu pulses it when a launch starts, so a launch's grant order, and with it
+// its cycle count, does not depend on where the launch before left the pointer (docs/gpu.md "Global
+// memory port").
 //
 // Responses. Combinational routing: x_mrsp_tag's top SM_W bits select the SM; s_mrsp_valid is high
 // for that SM only, s_mrsp_tag/s_mrsp_rdata are the external tag's low TAG_W bits and the data,
@@ -33,6 +39,7 @@
 // two, and only if the memory invents a tag) is taken (x_mrsp_ready = 1) and dropped, so a broken memory
 // cannot hang the port; no SM sees it.
 `include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
+`include "simt_fault.vh"
 module simt_mem_arbiter #(
     parameter integer NUM_SMS   = 2,  // SM-side ports: 1..32 (simt_gpu: NUM_SMS SMs + the loader)
     parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per memory segment
@@ -40,6 +47,7 @@ module simt_mem_arbiter #(
 ) (
     input  wire                                        clk,
     input  wire                                        rst,
+    input  wire                                        restart,  // pulse: pointer to its reset value
     // SM side: requests
     input  wire [NUM_SMS-1:0]                          s_mreq_valid,
     output wire [NUM_SMS-1:0]                          s_mreq_ready,
@@ -127,8 +135,15 @@ module simt_mem_arbiter #(
         end
     endgenerate
 
+`ifdef SIMT_FAULTS
+    `SIMT_FAULT_PLUSARG
+    // Fault 25: the pointer survives from the previous launch (restart is ignored).
+    wire restart_ok = restart && simt_fault != `SIMT_FAULT_ARB_HISTORY;
+`else
+    wire restart_ok = restart;
+`endif
     always @(posedge clk) begin
-        if (rst) last_q <= NUM_SMS[SM_W-1:0] - 1'b1;  // SM 0 is first after reset
+        if (rst || restart_ok) last_q <= NUM_SMS[SM_W-1:0] - 1'b1;  // SM 0 is first after reset
         else if (in_fire) last_q <= pick;
     end
 

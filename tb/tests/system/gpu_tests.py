@@ -410,6 +410,57 @@ class HistoryTest(GpuTest):
 # HistoryTest's launches: the first runs again at the end (after the others moved the scheduler's pointer)
 HISTORY_CASES = [("matrixmul.cu", 32), ("matrixmul.cu", 5), ("matrixmul.cu", 16)]
 
+
+@pyuvm.test()
+class ArbiterHistoryTest(HistoryTest):
+    """The memory arbiter's round-robin pointer starts every launch from its reset value (docs/gpu.md
+    "Global memory port"). scenarios/arb_collide.s, two one-warp blocks without DATA records whose SMs
+    make their first memory request in the same cycle, runs after a launch whose last request is the
+    loader's (a DATA record, no kernel access: the pointer where reset leaves it), then after a one-block
+    launch whose last request is SM 0's. With the pointer kept from the launch before, the second run
+    grants SM 1 first at that collision; SM 1 works on after its store, so the launch's cycles differ. Which padding makes the requests
+    collide depends on the machine's timing: each pad of ARB_PADS ("SM 0's/SM 1's", ";" between
+    instructions) runs as its own pair."""
+
+    gmem_profile = "ideal"
+
+    def items(self) -> list[LaunchItem]:
+        from kernels import launch
+
+        pads = os.environ.get("ARB_PADS", "|".join(ARB_PADS)).split("|")
+        loader_last = launch.build(".block 32\n        EXIT\n", "exit", data=[(4096, [1])])
+        only_sm0 = scenario_image("arb_collide", grid=(1, 1, 1))
+        items: list[LaunchItem] = []
+        self.pairs = []
+        for pad in pads:
+            first = LaunchItem(f"arb_collide pad {pad}", arb_collide_image(pad))
+            again = LaunchItem(f"arb_collide pad {pad} after SM 0's", arb_collide_image(pad))
+            self.pairs.append((first, again))
+            items += [
+                LaunchItem("DATA only: the loader requests last", loader_last),
+                first,
+                LaunchItem("one block: SM 0 requests last", only_sm0),
+                again,
+            ]
+        return items
+
+
+def arb_collide_image(pad: str):  # noqa: ANN201 - a LaunchImage
+    """scenarios/arb_collide.s with ``pad`` ("SM 0's/SM 1's" instructions, ";" between them) in place
+    of its PAD0 and PAD1 lines."""
+    from kernels import launch
+    from kernels.directed import SCENARIOS
+
+    source = SCENARIOS["arb_collide"]
+    for sm, text in enumerate(pad.split("/")):
+        source = source.replace(f"; PAD{sm}\n", "".join(f"{i}\n        " for i in text.split(";") if i))
+    return launch.build(source, "arb_collide")
+
+
+# ArbiterHistoryTest's paddings ("SM 0's/SM 1's"): on sm2-l8 the SMs' first requests collide with these
+ARB_PADS = ["ADDI r9, r9, 1;ADDI r10, r10, 1/LD r9, [r0]"]
+
+
 BENCH_KERNELS = ["matmul", "shared_barrier", "divergence", "vecadd", "alu", "big_grid"]
 
 

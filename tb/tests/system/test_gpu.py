@@ -167,3 +167,19 @@ def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
     rtlsim.expect_fatal(
         "simt_gpu", SOURCES, rtlsim.machine_parameters(CONFIGS["sm1-l8"], "simt_gpu") | params, message
     )
+
+
+@pytest.mark.parametrize("fault", [None, 25], ids=["clean", "planted-arbiter-history"])
+def test_arbiter_history(fault: int | None) -> None:
+    """A launch's cycles do not depend on where the memory arbiter's round-robin pointer was left by
+    the launch before (ArbiterHistoryTest, on a two-SM machine). Meta-test: with fault 25 (the arbiter's
+    pointer survives from the previous launch, as before the pointer restarted at each launch) the same
+    test must fail, in its cycle comparison."""
+    if fault is None:
+        run_gpu("sm2-l8", ["ArbiterHistoryTest"])
+        return
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_gpu("sm2-l8", ["ArbiterHistoryTest"], SIMT_FAULT=str(fault))
+    assert any("launch history:" in m for m in failed.value.messages), (
+        f"ArbiterHistoryTest failed, but not in its cycle comparison: {failed.value.messages}"
+    )

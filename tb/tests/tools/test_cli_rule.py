@@ -66,6 +66,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.bench.check_replay": ("main", [UNKNOWN, ["--repeat", "0"], ["--case", "matrixmul"]]),
     "tools.bench.kernels_bench": ("main", [UNKNOWN, ["--docs", "--lanes", "8"], ["--docs", "--kernels", "vecadd"]]),
     "tools.bench.model_throughput": ("main", [UNKNOWN]),
+    "tools.bench.load_ahead_reach": ("main", [UNKNOWN, ["--kernels", "vecad"], ["--size", "0"]]),
     "tools.bench.raw_bench": ("main", [UNKNOWN]),
     "tools.bench.timeline_bench": ("main", [UNKNOWN]),
     "ppa.__main__": ("main", [UNKNOWN, ["nosuch"], ["--jobs", "x"]]),

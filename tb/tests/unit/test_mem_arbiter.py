@@ -158,6 +158,7 @@ class ArbBench:
         d.s_mreq_wdata.value = 0
         d.s_mreq_tag.value = 0
         d.s_mrsp_ready.value = 0
+        d.restart.value = 0
         d.rst.value = 1
         for _ in range(3):
             await RisingEdge(d.clk)
@@ -479,6 +480,7 @@ async def response_routing(dut) -> None:
     d.x_mrsp_tag.value = 0
     d.x_mrsp_rdata.value = 0
     d.s_mrsp_ready.value = 0
+    d.restart.value = 0
     d.rst.value = 1
     await RisingEdge(d.clk)
     await RisingEdge(d.clk)
@@ -511,6 +513,55 @@ async def response_routing(dut) -> None:
         checked += 1
     cocotb.log.info("checked %d routed responses (%d SM field values, NUM_SMS=%d)", checked, 1 << sm_w, n)
     assert checked > 0
+
+
+@cocotb.test()
+async def restart_pointer(dut) -> None:
+    """Directed: `restart` puts the round-robin pointer back to its reset value (docs/gpu.md "Global memory
+    port": every launch starts from it). For each SM s: grant s alone, so the pointer is left at s; pulse
+    restart in a cycle with no request (as simt_gpu does); then every SM requests at once and SM 0 must be
+    the one told ready. Without the pulse the same requests go to SM s + 1, checked too, so the bench sees
+    the pointer move (and a restart that did nothing would fail for every s but the last)."""
+    await _start(dut, "restart_pointer")
+    d = dut
+    n = len(d.s_mreq_valid)
+    for name in ("s_mreq_valid", "s_mreq_addr", "s_mreq_write", "s_mreq_mask", "s_mreq_wdata", "s_mreq_tag"):
+        getattr(d, name).value = 0
+    d.s_mrsp_ready.value = (1 << n) - 1
+    d.x_mreq_ready.value = 1
+    d.x_mrsp_valid.value = 0
+    d.x_mrsp_tag.value = 0
+    d.x_mrsp_rdata.value = 0
+    d.restart.value = 0
+    d.rst.value = 1
+    await RisingEdge(d.clk)
+    await RisingEdge(d.clk)
+    d.rst.value = 0
+    checked = 0
+    for s in range(n):
+        for restart in (False, True):
+            d.s_mreq_valid.value = 1 << s  # grant s alone: the pointer is left at s
+            await ReadOnly()
+            assert int(d.s_mreq_ready.value) == 1 << s, f"SM {s} alone not granted"
+            await RisingEdge(d.clk)
+            d.s_mreq_valid.value = 0
+            d.restart.value = int(restart)
+            await RisingEdge(d.clk)
+            d.restart.value = 0
+            d.s_mreq_valid.value = (1 << n) - 1
+            await ReadOnly()
+            want = 0 if restart else (s + 1) % n
+            got = int(d.s_mreq_ready.value)
+            assert got == 1 << want, (
+                f"after SM {s} was granted {'and a restart' if restart else 'without a restart'}, "
+                f"all requesting: s_mreq_ready {got:#x}, expected SM {want} ({1 << want:#x})"
+            )
+            await RisingEdge(d.clk)
+            d.s_mreq_valid.value = 0
+            for _ in range(3):  # let the skid buffer empty
+                await RisingEdge(d.clk)
+            checked += 1
+    cocotb.log.info("checked %d pointer restarts and non-restarts, NUM_SMS=%d", checked, n)
 
 
 # ---------------------------------------------------------------------------------------- launchers
