@@ -226,6 +226,34 @@ def _record_duration(bdir: Path, key: str, seconds: float) -> None:
         os.replace(tmp, bdir / DURATIONS)
 
 
+BUILD_LOG = "build.json"  # per build folder: what the last build that compiled anything cost (tools/durations.py builds)
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (the compiler, make, vvp's iverilog)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _record_build(
+    bdir: Path, toplevel: str, sim: str, params: Mapping[str, object], defines: Mapping[str, object],
+    make_vars: Sequence[str], cpu: float, wall: float,
+) -> None:  # fmt: skip
+    """Write what a build cost into its folder's build.json, when it compiled something (an up-to-date
+    build, which only checks timestamps, leaves the last real build's figures): the profile of issue 29."""
+    if cpu < 0.5:
+        return
+    record = {
+        "toplevel": toplevel, "sim": sim, "parameters": dict(params), "defines": dict(defines),
+        "make_vars": [v for v in make_vars if not v.startswith("OBJCACHE=")],
+        "ccache": any(v.startswith("OBJCACHE=") for v in make_vars) and os.environ.get("CCACHE_DISABLE", "") in ("", "0"),
+        "cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "test": _run_name().rsplit("-", 1)[0],
+    }  # fmt: skip
+    (bdir / BUILD_LOG).write_text(json.dumps(record, default=str, sort_keys=True))
+
+
 class ProjectVerilator(_Bounded, Verilator):
     """cocotb's Verilator runner with two project choices: ``selective`` drops ``--public-flat-rw`` (only
     what a Verilator control file, ``visibility=``, marks public is visible to the harness, so Verilator
@@ -344,6 +372,7 @@ def _build_and_test(
         build_args += ["--trace-fst", "--trace-structs"]
     if sim == "verilator" and visibility is not None:
         build_args.append(str(visibility))
+    make_vars: tuple[str, ...] = ()
     if sim == "verilator":
         make_vars = (FAST_BUILD if fast else ()) + compiler_cache()
         runner = ProjectVerilator(visibility is not None, make_vars)
@@ -351,6 +380,7 @@ def _build_and_test(
         runner = _bounded_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent tests of one configuration build it once
+        cpu0, wall0 = _children_cpu(), time.monotonic()
         runner.build(
             sources=srcs,
             includes=[RTL / "include"],
@@ -362,6 +392,9 @@ def _build_and_test(
             build_args=build_args,
             waves=waves,
             log_file=log_file,
+        )
+        _record_build(
+            bdir, toplevel, sim, params, defs, make_vars, _children_cpu() - cpu0, time.monotonic() - wall0
         )
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
