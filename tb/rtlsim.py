@@ -226,6 +226,13 @@ def _record_duration(bdir: Path, key: str, seconds: float) -> None:
         os.replace(tmp, bdir / DURATIONS)
 
 
+# The build of a bench with planted faults (``run(..., fault=n)``): every hook of rtl/include/simt_fault.vh
+# compiled in, each reading +SIMT_FAULT=n at time 0 and inert when the plusarg is absent (n = 0). So the
+# fault-free tests run on the build their meta-tests use, one build per configuration instead of two;
+# measured (issue 29): the same simulated time, test for test, as a build without the hooks under the
+# same SEED (docs/verification.md "Where the time of make test goes").
+FAULT_HOOKS: dict[str, object] = {"SIMT_FAULTS": 1}
+
 BUILD_LOG = "build.json"  # per build folder: what the last build that compiled anything cost (tools/durations.py builds)
 
 
@@ -337,7 +344,15 @@ def _build_and_test(
     machine: GpuConfig | None = None,
     cpu_timeout: float | None = None,
     fast_build: bool | None = None,
+    fault: int | None = None,
 ) -> Path:
+    if fault is not None:  # a build with the fault hooks, fault n planted by the run's plusarg (FAULT_HOOKS)
+        if not isinstance(fault, int) or isinstance(fault, bool) or fault < 0:
+            raise ValueError(
+                f"fault must be None or a fault number >= 0 (rtl/include/simt_fault.vh), not {fault!r}"
+            )
+        defines = FAULT_HOOKS | dict(defines or {})
+        plusargs = [*plusargs, f"+SIMT_FAULT={fault}"] if fault else plusargs
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
         parameters = machine_parameters(machine, toplevel) | dict(parameters or {})
@@ -492,6 +507,7 @@ def run(
     machine: GpuConfig | None = None,
     cpu_timeout: float | None = None,
     fast_build: bool | None = None,
+    fault: int | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -508,7 +524,9 @@ def run(
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
     ``cpu_timeout`` bounds the simulator's CPU time of this run (instead of the bound of :func:`wall_bound`).
     ``fast_build`` (Verilator) compiles the model's C++ at -O0 (FAST_BUILD) or not; by default the unit
-    benches (no ``visibility``) are, the GPU benches are not.
+    benches (no ``visibility``) are, the GPU benches are not. ``fault`` (a unit bench with planted faults)
+    builds with the fault hooks (:data:`FAULT_HOOKS`) and plants fault ``fault`` in this run (0: none, the
+    hooks inert), so a bench's fault-free and planted-fault runs share one build per configuration.
     """
     results = _build_and_test(
         toplevel,
@@ -526,6 +544,7 @@ def run(
         machine=machine,
         cpu_timeout=cpu_timeout,
         fast_build=fast_build,
+        fault=fault,
     )
     _check(results)
     return results

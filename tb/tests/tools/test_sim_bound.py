@@ -51,3 +51,10 @@ def test_a_process_burning_cpu_is_stopped_and_a_slow_one_is_not_by_cpu() -> None
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+@pytest.mark.parametrize("fault", [-1, True, "3"])
+def test_a_bad_fault_number_is_refused_before_any_build(fault: object) -> None:
+    """rtlsim.run(..., fault=n): a fault number that is not an integer >= 0 is a clear error, not a build."""
+    with pytest.raises(ValueError, match="fault must be None or a fault number >= 0"):
+        rtlsim.run("simt_alu", ["sm/simt_alu.v"], __name__, fault=fault, sim="icarus")  # type: ignore[arg-type]
