@@ -233,6 +233,26 @@ def _record_duration(bdir: Path, key: str, seconds: float) -> None:
 # same SEED (docs/verification.md "Where the time of make test goes").
 FAULT_HOOKS: dict[str, object] = {"SIMT_FAULTS": 1}
 
+
+def fault_build(
+    fault: int | None, defines: Mapping[str, object] | None, plusargs: Sequence[str]
+) -> tuple[dict[str, object], list[str]]:
+    """The defines and plusargs of a run with ``fault`` (``run(..., fault=n)``): the fault hooks
+    (FAULT_HOOKS) and ``+SIMT_FAULT=n`` for n > 0; for n = 0 the hooks too, except under mutation testing
+    (``SIMT_RTL_ROOT``, tools/mutants/): a mutated copy is tested as it ships, so a mutant in a hook's
+    `` `else `` arm (the real design) is in the fault-free build. ``None``: neither."""
+    defs, args = dict(defines or {}), list(plusargs)
+    if fault is None:
+        return defs, args
+    if not isinstance(fault, int) or isinstance(fault, bool) or fault < 0:
+        raise ValueError(
+            f"fault must be None or a fault number >= 0 (rtl/include/simt_fault.vh), not {fault!r}"
+        )
+    if fault or not os.environ.get("SIMT_RTL_ROOT"):
+        defs = FAULT_HOOKS | defs
+    return defs, [*args, f"+SIMT_FAULT={fault}"] if fault else args
+
+
 BUILD_LOG = "build.json"  # per build folder: what the last build that compiled anything cost (tools/durations.py builds)
 
 
@@ -255,7 +275,7 @@ def _record_build(
     record = {
         "toplevel": toplevel, "sim": sim, "parameters": dict(params), "defines": dict(defines),
         "make_vars": [v for v in make_vars if not v.startswith("OBJCACHE=")],
-        "ccache": any(v.startswith("OBJCACHE=") for v in make_vars) and os.environ.get("CCACHE_DISABLE", "") in ("", "0"),
+        "objcache": any(v.startswith("OBJCACHE=") for v in make_vars),  # ccache in use (unless CCACHE_DISABLE)
         "cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "test": _run_name().rsplit("-", 1)[0],
     }  # fmt: skip
     (bdir / BUILD_LOG).write_text(json.dumps(record, default=str, sort_keys=True))
@@ -346,13 +366,7 @@ def _build_and_test(
     fast_build: bool | None = None,
     fault: int | None = None,
 ) -> Path:
-    if fault is not None:  # a build with the fault hooks, fault n planted by the run's plusarg (FAULT_HOOKS)
-        if not isinstance(fault, int) or isinstance(fault, bool) or fault < 0:
-            raise ValueError(
-                f"fault must be None or a fault number >= 0 (rtl/include/simt_fault.vh), not {fault!r}"
-            )
-        defines = FAULT_HOOKS | dict(defines or {})
-        plusargs = [*plusargs, f"+SIMT_FAULT={fault}"] if fault else plusargs
+    defines, plusargs = fault_build(fault, defines, plusargs)
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
         parameters = machine_parameters(machine, toplevel) | dict(parameters or {})
