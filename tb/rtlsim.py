@@ -226,6 +226,61 @@ def _record_duration(bdir: Path, key: str, seconds: float) -> None:
         os.replace(tmp, bdir / DURATIONS)
 
 
+# The build of a bench with planted faults (``run(..., fault=n)``): every hook of rtl/include/simt_fault.vh
+# compiled in, each reading +SIMT_FAULT=n at time 0 and inert when the plusarg is absent (n = 0). So the
+# fault-free tests run on the build their meta-tests use, one build per configuration instead of two;
+# measured (issue 29): the same simulated time, test for test, as a build without the hooks under the
+# same SEED (docs/verification.md "Where the time of make test goes").
+FAULT_HOOKS: dict[str, object] = {"SIMT_FAULTS": 1}
+
+
+def fault_build(
+    fault: int | None, defines: Mapping[str, object] | None, plusargs: Sequence[str]
+) -> tuple[dict[str, object], list[str]]:
+    """The defines and plusargs of a run with ``fault`` (``run(..., fault=n)``): the fault hooks
+    (FAULT_HOOKS) and ``+SIMT_FAULT=n`` for n > 0; for n = 0 the hooks too, except under mutation testing
+    (``SIMT_RTL_ROOT``, tools/mutants/): a mutated copy is tested as it ships, so a mutant in a hook's
+    `` `else `` arm (the real design) is in the fault-free build. ``None``: neither."""
+    defs, args = dict(defines or {}), list(plusargs)
+    if fault is None:
+        return defs, args
+    if not isinstance(fault, int) or isinstance(fault, bool) or fault < 0:
+        raise ValueError(
+            f"fault must be None or a fault number >= 0 (rtl/include/simt_fault.vh), not {fault!r}"
+        )
+    if fault or not os.environ.get("SIMT_RTL_ROOT"):
+        defs = FAULT_HOOKS | defs
+    return defs, [*args, f"+SIMT_FAULT={fault}"] if fault else args
+
+
+BUILD_LOG = "build.json"  # per build folder: what the last build that compiled anything cost (tools/durations.py builds)
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (the compiler, make, vvp's iverilog)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _record_build(
+    bdir: Path, toplevel: str, sim: str, params: Mapping[str, object], defines: Mapping[str, object],
+    make_vars: Sequence[str], cpu: float, wall: float,
+) -> None:  # fmt: skip
+    """Write what a build cost into its folder's build.json, when it compiled something (an up-to-date
+    build, which only checks timestamps, leaves the last real build's figures): the profile of issue 29."""
+    if cpu < 0.5:
+        return
+    record = {
+        "toplevel": toplevel, "sim": sim, "parameters": dict(params), "defines": dict(defines),
+        "make_vars": [v for v in make_vars if not v.startswith("OBJCACHE=")],
+        "objcache": any(v.startswith("OBJCACHE=") for v in make_vars),  # ccache in use (unless CCACHE_DISABLE)
+        "cpu_s": round(cpu, 1), "wall_s": round(wall, 1), "test": _run_name().rsplit("-", 1)[0],
+    }  # fmt: skip
+    (bdir / BUILD_LOG).write_text(json.dumps(record, default=str, sort_keys=True))
+
+
 class ProjectVerilator(_Bounded, Verilator):
     """cocotb's Verilator runner with two project choices: ``selective`` drops ``--public-flat-rw`` (only
     what a Verilator control file, ``visibility=``, marks public is visible to the harness, so Verilator
@@ -309,7 +364,9 @@ def _build_and_test(
     machine: GpuConfig | None = None,
     cpu_timeout: float | None = None,
     fast_build: bool | None = None,
+    fault: int | None = None,
 ) -> Path:
+    defines, plusargs = fault_build(fault, defines, plusargs)
     sim = simenv.check_sim_name(sim) if sim else simenv.sim_from_env()
     if machine is not None:  # the machine's parameters first; explicit ones (non-machine, or overrides) win
         parameters = machine_parameters(machine, toplevel) | dict(parameters or {})
@@ -344,6 +401,7 @@ def _build_and_test(
         build_args += ["--trace-fst", "--trace-structs"]
     if sim == "verilator" and visibility is not None:
         build_args.append(str(visibility))
+    make_vars: tuple[str, ...] = ()
     if sim == "verilator":
         make_vars = (FAST_BUILD if fast else ()) + compiler_cache()
         runner = ProjectVerilator(visibility is not None, make_vars)
@@ -351,6 +409,7 @@ def _build_and_test(
         runner = _bounded_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent tests of one configuration build it once
+        cpu0, wall0 = _children_cpu(), time.monotonic()
         runner.build(
             sources=srcs,
             includes=[RTL / "include"],
@@ -362,6 +421,9 @@ def _build_and_test(
             build_args=build_args,
             waves=waves,
             log_file=log_file,
+        )
+        _record_build(
+            bdir, toplevel, sim, params, defs, make_vars, _children_cpu() - cpu0, time.monotonic() - wall0
         )
     run_dir = bdir / "runs" / _run_name()
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -459,6 +521,7 @@ def run(
     machine: GpuConfig | None = None,
     cpu_timeout: float | None = None,
     fast_build: bool | None = None,
+    fault: int | None = None,
 ) -> Path:
     """Build ``toplevel`` from ``sources`` and run the cocotb tests of ``test_module``.
 
@@ -475,7 +538,9 @@ def run(
     module (``tb.benchenv.machine()``). Every bench also gets its parameters (``tb.benchenv.parameters()``).
     ``cpu_timeout`` bounds the simulator's CPU time of this run (instead of the bound of :func:`wall_bound`).
     ``fast_build`` (Verilator) compiles the model's C++ at -O0 (FAST_BUILD) or not; by default the unit
-    benches (no ``visibility``) are, the GPU benches are not.
+    benches (no ``visibility``) are, the GPU benches are not. ``fault`` (a unit bench with planted faults)
+    builds with the fault hooks (:data:`FAULT_HOOKS`) and plants fault ``fault`` in this run (0: none, the
+    hooks inert), so a bench's fault-free and planted-fault runs share one build per configuration.
     """
     results = _build_and_test(
         toplevel,
@@ -493,6 +558,7 @@ def run(
         machine=machine,
         cpu_timeout=cpu_timeout,
         fast_build=fast_build,
+        fault=fault,
     )
     _check(results)
     return results

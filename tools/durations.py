@@ -11,6 +11,12 @@ no test is skipped or weighted by it.
 
     python -m tools.durations update [REPORT.xml ...]   (default: build/reports/*.xml of the last run)
     python -m tools.durations show --sim icarus        (the stored costs, longest first)
+    python -m tools.durations builds [--sim verilator] [BUILD_ROOT]  (every build's compile CPU seconds)
+
+``builds`` lists the simulator builds that the benches made under a build root (default build/sim), from
+the ``build.json`` that tb/rtlsim.py writes into each build folder when a build compiled something: the
+profile of how many builds a stage makes and what each costs (run the stage with ``CCACHE_DISABLE=1``
+so ccache does not hide compiles).
 """
 
 from __future__ import annotations
@@ -102,6 +108,37 @@ def longest_first(nodeids: Sequence[str], sim: str, data: dict[str, dict[str, fl
     return sorted(range(len(nodeids)), key=lambda i: (-cost[i], i))
 
 
+def build_records(root: Path, sim: str | None = None) -> list[dict[str, object]]:
+    """The ``build.json`` of every build folder under ``root`` (tb/rtlsim.py), costliest first."""
+    found = []
+    for path in sorted(root.glob("*/*/build.json")):
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if sim is None or record.get("sim") == sim:
+            found.append({**record, "folder": str(path.parent.relative_to(root))})
+    return sorted(found, key=lambda r: -float(r.get("cpu_s", 0)))  # type: ignore[arg-type]
+
+
+def builds_table(records: Sequence[dict[str, object]]) -> list[str]:
+    """One line a build (CPU s, wall s, folder, parameters and defines, C++ optimisation), then the totals."""
+    lines = []
+    for r in records:
+        opt = (
+            "-O0"
+            if "OPT_FAST=-O0" in r.get("make_vars", [])
+            else ("" if r.get("sim") != "verilator" else "-Os")
+        )  # type: ignore[operator]
+        what = {**r.get("parameters", {}), **{f"`{k}": v for k, v in r.get("defines", {}).items()}}  # type: ignore[dict-item]
+        lines.append(
+            f"{r['cpu_s']:7.1f} {r['wall_s']:7.1f}  {opt:4} {r['folder']}  {json.dumps(what, sort_keys=True)}"
+        )
+    total = sum(float(r["cpu_s"]) for r in records)  # type: ignore[arg-type]
+    lines.append(f"{len(records)} builds, {total:.1f} CPU s")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = cli.ArgumentParser(
         prog="python -m tools.durations", description="Per-test times for scheduling."
@@ -112,7 +149,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     show = sub.add_parser("show", help="the stored times, longest first")
     show.add_argument("--sim", default=ANY, choices=[ANY, *SIMS])
     show.add_argument("--top", type=int, default=20)
+    bld = sub.add_parser("builds", help="every build's compile CPU seconds (tb/rtlsim.py's build.json)")
+    bld.add_argument("root", nargs="?", type=Path, default=ROOT / "build" / "sim")
+    bld.add_argument("--sim", choices=SIMS)
     args = parser.parse_args(argv)
+    if args.cmd == "builds":
+        print("\n".join(builds_table(build_records(args.root, args.sim))))
+        return 0
     if args.cmd == "update":
         reports = args.reports or sorted(REPORTS.glob("*.xml"))
         if not reports:

@@ -55,3 +55,25 @@ def test_the_checked_in_table_has_the_slow_system_tests() -> None:
     for sim in durations.SIMS:
         assert any(k.startswith("tb.tests.system.") for k in data.get(sim, {})), sim
         assert durations.MEDIAN in data[sim]
+
+
+def test_builds_lists_each_build_costliest_first(tmp_path: Path) -> None:
+    """``builds`` reads the build.json that tb/rtlsim.py leaves in each build folder (issue 29's profile)."""
+    for folder, cpu, defines in (
+        ("simt_alu/verilator-a", 3.5, {}),
+        ("simt_sm/verilator-w32l8-b", 20.25, {"SIMT_FAULTS": 1}),
+    ):
+        (tmp_path / folder).mkdir(parents=True)
+        record = {"sim": "verilator", "cpu_s": cpu, "wall_s": 2 * cpu, "parameters": {"N": 1}, "defines": defines,
+                  "make_vars": ["OPT_FAST=-O0", "OPT_SLOW=-O0"]}  # fmt: skip
+        (tmp_path / folder / "build.json").write_text(json.dumps(record))
+    (tmp_path / "simt_alu" / "icarus-c").mkdir()
+    (tmp_path / "simt_alu" / "icarus-c" / "build.json").write_text(
+        json.dumps({"sim": "icarus", "cpu_s": 1.0, "wall_s": 1.0})
+    )
+    records = durations.build_records(tmp_path, "verilator")
+    assert [r["folder"] for r in records] == ["simt_sm/verilator-w32l8-b", "simt_alu/verilator-a"]
+    lines = durations.builds_table(records)
+    assert "-O0" in lines[0] and '"`SIMT_FAULTS": 1' in lines[0]
+    assert lines[-1] == "2 builds, 23.8 CPU s"
+    assert len(durations.build_records(tmp_path)) == 3

@@ -51,3 +51,24 @@ def test_a_process_burning_cpu_is_stopped_and_a_slow_one_is_not_by_cpu() -> None
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+@pytest.mark.parametrize("fault", [-1, True, "3"])
+def test_a_bad_fault_number_is_refused_before_any_build(fault: object) -> None:
+    """rtlsim.run(..., fault=n): a fault number that is not an integer >= 0 is a clear error, not a build."""
+    with pytest.raises(ValueError, match="fault must be None or a fault number >= 0"):
+        rtlsim.run("simt_alu", ["sm/simt_alu.v"], __name__, fault=fault, sim="icarus")  # type: ignore[arg-type]
+
+
+def test_a_fault_build_carries_the_hooks_except_a_mutants_fault_free_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """fault=0 shares the planted runs' build (hooks inert); under mutation testing (SIMT_RTL_ROOT) the
+    fault-free run builds without them, so a mutant in a hook's `else arm is compiled in."""
+    monkeypatch.delenv("SIMT_RTL_ROOT", raising=False)
+    assert rtlsim.fault_build(None, {"X": 1}, ["+a"]) == ({"X": 1}, ["+a"])
+    assert rtlsim.fault_build(0, None, ()) == ({"SIMT_FAULTS": 1}, [])
+    assert rtlsim.fault_build(5, None, ["+a"]) == ({"SIMT_FAULTS": 1}, ["+a", "+SIMT_FAULT=5"])
+    monkeypatch.setenv("SIMT_RTL_ROOT", "/tmp/mutant/rtl")
+    assert rtlsim.fault_build(0, None, ()) == ({}, [])
+    assert rtlsim.fault_build(5, None, ()) == ({"SIMT_FAULTS": 1}, ["+SIMT_FAULT=5"])

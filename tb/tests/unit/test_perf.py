@@ -180,7 +180,5 @@ def test_perf(params: dict[str, int], fault: int) -> None:
         __name__,
         parameters=params,
         extra_env={"PERF_FAULT": str(fault)},
-        tag="faults" if fault else "",
-        defines={"SIMT_FAULTS": 1} if fault else None,
-        plusargs=[f"+SIMT_FAULT={fault}"] if fault else (),
+        fault=fault,  # one build with the hooks for the fault-free and the planted runs
     )

@@ -294,7 +294,5 @@ def _run(lanes: int, fault: int, ex_want: float, ex_first: int) -> None:
         __name__,
         parameters={"WARP_SIZE": 32, "NUM_LANES": lanes, "RF_AW": 10, "WID_W": 4, "EX_FIRST": ex_first},
         extra_env={"SWB_FAULT": str(fault), "SWB_EX_WANT": str(ex_want), "SWB_EX_FIRST": str(ex_first)},
-        tag="faults" if fault else "",
-        defines={"SIMT_FAULTS": 1} if fault else None,
-        plusargs=[f"+SIMT_FAULT={fault}"] if fault else (),
+        fault=fault,  # one build with the hooks for the fault-free and the planted runs
     )

@@ -447,7 +447,8 @@ CONFIGS = SM_UNIT
 
 
 def run_sm(cfg_name: str, testcase: str, **env: str) -> None:
-    """Build simt_sm for machine ``cfg_name`` (one build per machine) and run cocotb test ``testcase``."""
+    """Build simt_sm for machine ``cfg_name`` (one build per machine, shared with test_sm_pipeline.py) and run
+    cocotb test ``testcase``."""
     rtlsim.run(
         "simt_sm",
         SM_SOURCES,
@@ -456,6 +457,7 @@ def run_sm(cfg_name: str, testcase: str, **env: str) -> None:
         extra_env=env,
         testcase=testcase,
         tag=cfg_name,
+        fault=0,  # built with the fault hooks (inert): test_sm_pipeline.py's planted faults run on this build
     )
 
 

@@ -340,9 +340,8 @@ def _run(testcase: str, machine: str, fault: int, kernel: str = "alustream") -> 
         machine=MACHINES[machine],
         extra_env={"PIPE_FAULT": str(fault), "PIPE_KERNEL": kernel},
         testcase=testcase,
-        tag=f"w32{machine}" + ("-faults" if fault else ""),
-        defines={"SIMT_FAULTS": 1} if fault else None,
-        plusargs=[f"+SIMT_FAULT={fault}"] if fault else (),
+        tag=f"w32{machine}",  # the build of test_sm.py's machine of that name
+        fault=fault,  # one build with the hooks for the fault-free and the planted runs
     )
 
 

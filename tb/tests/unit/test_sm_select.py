@@ -133,7 +133,5 @@ def test_sm_select(num_sms: int, fault: int) -> None:
         __name__,
         parameters={"NUM_SMS": num_sms},
         extra_env={"SELECT_FAULT": str(fault)},
-        tag="faults" if fault else "",
-        defines={"SIMT_FAULTS": 1} if fault else None,
-        plusargs=[f"+SIMT_FAULT={fault}"] if fault else (),
+        fault=fault,  # one build with the hooks for the fault-free and the planted runs
     )
