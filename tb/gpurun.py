@@ -61,10 +61,14 @@ def run_gpu(
     for var in ("SIMT_STATS", "SIMT_BENCH", "SIMT_FCOV", "SIMT_PROFILE", "SIMT_FAST_CHECK"):
         if os.environ.get(var):
             extra[var] = os.environ[var]
-    plusargs = [f"+SIMT_FAULT={env['SIMT_FAULT']}"] if "SIMT_FAULT" in env else []
+    plusargs = []
     if env.get("CHECK_MODE", os.environ.get("CHECK_MODE", "full")) == "end":
         plusargs.append("+SIMT_TRACE_RETIRES=0")  # end-of-kernel checking reads no retire
-    defines = {"SIMT_FAULTS": 1} if "SIMT_FAULT" in env else None  # the fault hooks only for a planted fault
+    # The fault hooks only with SIMT_FAULT=n: n > 0 plants fault n, n = 0 runs clean on the meta-tests' build
+    # (rtlsim.fault_build: hooks inert without the plusarg; not under mutation testing).
+    fault = int(env["SIMT_FAULT"]) if "SIMT_FAULT" in env else None
+    fdefs, plusargs = rtlsim.fault_build(fault, None, plusargs)
+    defines = fdefs or None
     # A fault build serves only meta-tests, which run briefly and catch their fault early: its C++ at -O0
     # (Verilator, a folder of its own) saves ~18 of ~57 CPU s per build (docs/verification.md "Where the
     # time of make test goes"); no benchmark ever runs a fault build.

@@ -36,11 +36,11 @@ AXI_FAULTS = {
 
 
 def run_axi(tests: list[str], **env: str) -> None:
-    """Run pyuvm ``tests`` on the AXI top; SIMT_FAULT=n in ``env`` builds with the RTL's fault hooks
-    and plants fault n (as tb/gpurun.py's run_gpu)."""
+    """Run pyuvm ``tests`` on the AXI top; SIMT_FAULT=n in ``env`` plants the RTL's fault n. Every run
+    uses the one build with the fault hooks (inert without a fault: rtlsim.fault_build), so the clean
+    tests and the meta-tests share one Verilator model of the AXI top instead of two."""
     cfg = CONFIGS[CONFIG]
     extra = {"GPU_TAG": f"axi-{CONFIG}", **env}
-    fault = "SIMT_FAULT" in env
     rtlsim.run(
         TOPLEVEL,
         AXI_SOURCES,
@@ -48,9 +48,8 @@ def run_axi(tests: list[str], **env: str) -> None:
         machine=cfg,
         extra_env=extra,
         testcase=tests,
-        tag=f"axi-{CONFIG}" + ("-faults" if fault else ""),
-        defines={"SIMT_FAULTS": 1} if fault else None,
-        plusargs=[f"+SIMT_FAULT={env['SIMT_FAULT']}"] if fault else [],
+        tag=f"axi-{CONFIG}-faults",
+        fault=int(env.get("SIMT_FAULT", "0")),
         visibility=VISIBILITY,
         trace=True,
     )
