@@ -130,7 +130,7 @@ def test_launch_history(fault: int | None) -> None:
     cycle comparison."""
     # the benchmark machine (16 warps: two matrixmul blocks share the SM, so the pointer matters)
     cfg = machines.bench(8)
-    if fault is None:  # on the meta-test's build (hooks compiled in, inert: SIMT_FAULT=0), not a build of its own
+    if fault is None:  # on the meta-test's build (hooks in, inert: SIMT_FAULT=0), not one of its own
         run_gpu("bench-l8", ["HistoryTest"], cfg=cfg, SIMT_FAULT="0")
         return
     with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
