@@ -1,4 +1,4 @@
-"""The launch checker's compiled fast path (issue 29), behind the switch ``SIMT_FAST_CHECK=1``.
+"""The launch checker's compiled fast path (issue 29): on by default, ``SIMT_FAST_CHECK=0`` turns it off.
 
 ``fastcheck.c`` checks the trace's retire lines without the interpreter: it steps the warp as
 :meth:`spec.model.Model.step` would (ALU, LDS, shared, constant and global loads and stores, BRA, SSY,
@@ -39,6 +39,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -82,7 +83,25 @@ PEND = 64  # bank writes of one warp slot the fast path holds at most (fastcheck
 
 
 def enabled() -> bool:
-    return os.environ.get(ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+    """The fast path is asked for: the default; ``SIMT_FAST_CHECK=0`` (or false/no/off) turns it off."""
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+_WARNED: list[str] = []  # the warning :func:`available` gave (once a process)
+
+
+def available() -> bool:
+    """The fast path can be built and loaded; if not (no gcc, a failed build), say so in one warning
+    line, once a process, and the launch checker goes on with the Python path alone."""
+    try:
+        library()
+    except (RuntimeError, OSError) as err:
+        if not _WARNED:
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            _WARNED.append(f"warning: {ENV}: no compiled fast path ({first}); checking with the Python path")
+            print(_WARNED[0], file=sys.stderr, flush=True)
+        return False
+    return True
 
 
 class Ins(C.Structure):
@@ -145,7 +164,9 @@ def library() -> Any:
     out = build_dir() / f"fastcheck-{tag}.so"
     if not out.exists():
         if shutil.which(cc) is None:
-            raise RuntimeError(f"{ENV}=1 needs a C compiler ({cc}, a prerequisite: README); unset {ENV}")
+            raise RuntimeError(
+                f"{ENV} needs a C compiler ({cc}, a prerequisite: README); {ENV}=0 turns it off"
+            )
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=out.parent)
         os.close(fd)

@@ -504,3 +504,31 @@ def test_planted_fast_path_faults_are_caught(plant: int) -> None:
     elif bad == "stg":
         lines = _corrupt_store_data(cfg, lines, _fast_line(cfg, image, lines, "stg"))
     assert differ(cfg, image, lines, plant) != []
+
+
+def test_no_compiler_falls_back_with_one_warning(monkeypatch: Any, capsys: Any) -> None:
+    """Without gcc the launch checker goes on with the Python path, saying so in one line, once."""
+    import tb.fastcheck as fc
+
+    def broken() -> Any:
+        raise RuntimeError("SIMT_FAST_CHECK needs a C compiler (gcc, a prerequisite: README)")
+
+    monkeypatch.setattr(fc, "library", broken)
+    monkeypatch.setattr(fc, "_WARNED", [])
+    assert not fc.available() and not fc.available()
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "warning: SIMT_FAST_CHECK: no compiled fast path (SIMT_FAST_CHECK needs a C compiler (gcc, a "
+        "prerequisite: README)); checking with the Python path"
+    ]
+
+
+@pytest.mark.parametrize(("value", "on"), [(None, True), ("1", True), ("0", False), ("off", False)])
+def test_the_fast_path_is_the_default(monkeypatch: Any, value: str | None, on: bool) -> None:
+    import tb.fastcheck as fc
+
+    if value is None:
+        monkeypatch.delenv(fc.ENV, raising=False)
+    else:
+        monkeypatch.setenv(fc.ENV, value)
+    assert fc.enabled() is on
