@@ -401,7 +401,13 @@ class LaunchChecker(pyuvm.uvm_component):
         if self.expect_fault is not None:
             self.fault = exc
             self.fault_event.set()
-            self.logger.info(f"planted fault caught by {kind.__name__}")
+            fast = self.fast
+            how = (
+                f"fast path on, {self.fast_retires + fast.handled + int(fast.counters[0])} retires checked in C"
+                if fast is not None
+                else "Python path alone"
+            )
+            self.logger.info(f"planted fault caught by {kind.__name__} ({how})")
             raise _Stop()
         raise exc
 
