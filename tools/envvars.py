@@ -119,7 +119,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("GMEM_LATENCY", "fixed memory latency of the GPU bench", "cycles >= 1", _cycles),
     EnvVar("CHECK_MODE", "every retire checked (full) or only the final memory (end)", " | ".join(CHECK_MODES), _one_of(CHECK_MODES)),
     EnvVar("SIMT_HOST_LOAD", "how the GPU benches write a launch image to IMAGE: the HDL image driver (tb/hdl/simt_tb_loader.v, one Python callback per launch) or Python host-register writes", "hdl | registers (default hdl)", _one_of(HOST_LOADS)),
-    EnvVar("SIMT_FAST_CHECK", "check the common retires with the compiled fast path (tb/fastcheck, built with gcc; proved equal to the Python model in make model); default 0, the Python checker", "0 | 1", _flag),
+    EnvVar("SIMT_FAST_CHECK", "check the retires with the compiled fast path (tb/fastcheck, built with gcc; proved equal to the Python model in make model; without gcc: one warning, the Python checker); default 1, 0 = the Python checker alone", "0 | 1", _flag),
     EnvVar("SIMT_SHARD", "run only shard I of N of a pytest run (as --shard)", "I/N, 1 <= I <= N", _shard),
     EnvVar("SIMT_CCACHE", "compile Verilator's C++ through ccache when it is installed (default 1)", "0 | 1", _flag),
     EnvVar("SIMT_RANDOM_INIT", "Verilator's random initial state (default 1; coverage runs 0)", "0 | 1", _flag),

@@ -32,6 +32,7 @@ from tb.agents.trace_monitor import port_writers
 from tb.benchutil import rerun_seed
 from tb.env.items import LaunchItem
 from tb.fastcheck import FastPath
+from tb.fastcheck import available as fast_available
 from tb.fastcheck import enabled as fast_enabled
 from tb.scoreboards.base import Mismatch, Scoreboard
 from tb.scoreboards.coalescing import CoalescingScoreboard
@@ -135,13 +136,13 @@ class LaunchChecker(pyuvm.uvm_component):
         # every retire after all scoreboards agreed: (model record, sm, the model's warp after it)
         self.checked_ap = pyuvm.uvm_analysis_port("checked_ap", self)
         self.item: LaunchItem | None = None
-        self.fast: FastPath | None = None  # the compiled fast path of this launch (SIMT_FAST_CHECK=1)
+        self.fast: FastPath | None = None  # the compiled fast path of this launch (SIMT_FAST_CHECK=0: none)
         self.model: Model | None = None
         self.boards: list[Scoreboard] = []
         self.end_board = EndOfKernelChecker()
         self.totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.launches = self.kernels_checked = self.golden_words = 0
-        self.fast_retires = 0  # retires the compiled fast path checked (SIMT_FAST_CHECK=1)
+        self.fast_retires = 0  # retires the compiled fast path checked
         self.fast_stores = 0  # of them shared stores (with their bank writes)
         self.seeds: list[int] = []
         db.set(None, "*", "HANG_REPORT", self.hang_report)  # read by the host driver's watchdog
@@ -185,7 +186,7 @@ class LaunchChecker(pyuvm.uvm_component):
             self.boards = [self.retire, *self.after_retire]
             self.wpb = image.warps_per_block(cfg.warp_size)  # warp slot = block slot x wpb + warp
             self._checked = port_writers(self.checked_ap)  # (connected before any launch)
-            if fast_enabled():
+            if fast_enabled() and fast_available():
                 self.fast = self._fast_path()
 
     def _fast_path(self) -> FastPath | None:
@@ -400,7 +401,13 @@ class LaunchChecker(pyuvm.uvm_component):
         if self.expect_fault is not None:
             self.fault = exc
             self.fault_event.set()
-            self.logger.info(f"planted fault caught by {kind.__name__}")
+            fast = self.fast
+            how = (
+                f"fast path on, {self.fast_retires + fast.handled + int(fast.counters[0])} retires checked in C"
+                if fast is not None
+                else "Python path alone"
+            )
+            self.logger.info(f"planted fault caught by {kind.__name__} ({how})")
             raise _Stop()
         raise exc
 
@@ -431,7 +438,7 @@ class LaunchChecker(pyuvm.uvm_component):
         lines.append(f"end of kernel: {self.end_board.summary()}")
         if self.fast_retires:
             lines.append(
-                f"fast path (SIMT_FAST_CHECK=1): {self.fast_retires} retires checked in C "
+                f"fast path (tb/fastcheck; SIMT_FAST_CHECK=0 turns it off): {self.fast_retires} retires checked in C "
                 f"({self.fast_stores} shared stores with their bank writes)"
             )
         if self.golden_words:

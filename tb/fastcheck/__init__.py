@@ -1,8 +1,10 @@
-"""The launch checker's compiled fast path (issue 29), behind the switch ``SIMT_FAST_CHECK=1``.
+"""The launch checker's compiled fast path (issue 29): on by default, ``SIMT_FAST_CHECK=0`` turns it off.
 
-``fastcheck.c`` checks the trace's retire lines of every class but EXIT without the interpreter: it steps
-the warp as :meth:`spec.model.Model.step` would (ALU, LDS, shared, constant and global loads and stores,
-BRA, SSY, BEQ/BNE uniform or divergent, BAR; the warp's divergence stack as ``spec/warp.py`` keeps it),
+``fastcheck.c`` checks the trace's retire lines without the interpreter: it steps the warp as
+:meth:`spec.model.Model.step` would (ALU, LDS, shared, constant and global loads and stores, BRA, SSY,
+BEQ/BNE uniform or divergent, BAR, EXIT partial or finishing the warp; the warp's divergence stack as
+``spec/warp.py`` keeps it; an EXIT that finishes its block, whose shared memory the shared board then
+checks, or that may release a barrier is the Python path's),
 compares the record as :func:`spec.retire_record.project` + ``==`` would, and counts what the boards'
 ``check`` or quiet path (:func:`tb.env.checker.count_quiet`), the model's counters and functional coverage
 count. It takes the shared-memory bank-write (S) lines into the shared board's mirror and its own
@@ -37,6 +39,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -56,21 +59,23 @@ ENV = "SIMT_FAST_CHECK"
 LAYOUT = ("block", "warp", "pc", "instr", "mask", "wr", "rd", "values", "next_pc", "next_mask", "pushes",
           "pops", "merged", "depth", "passes", "txns", "barrier", "done", "slot", "top_pc", "top_mask",
           "top_kind")  # fmt: skip
-K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, K_STG, K_SSY = range(13)
+K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, K_STG, K_SSY, K_EXIT = range(14)  # fmt: skip
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 52  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+NCNT = 54  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
 # the shared board's stores, writes and clears, barrier arrivals and releases (26); global accesses and
 # transactions, loader writes, responses, (31 unused), in-order and overtaking responses, 5 latency
 # buckets, requests taken (27-39); the loop, nested, if_else, merge and if_only shapes (40-44); stack
 # pushes, pops, merges, divergence board tops, the deepest push, divergent branches (45-50); a request
-# was held off (51)
+# was held off (51); the partial_exit shape (52); EXITs checked (53)
 SHAPES = ("loop", "nested", "if_else", "merge", "if_only")
 LATENCY_BUCKETS = ("1", "2-4", "5-16", "17-64", "65+")  # tb/coverage/functional.py latency_bucket
 GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, seq (then its data words)
 OUT_CAP = 4096  # outstanding requests the fast path holds at most
-STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other)
+STATES = {WarpState.READY: 0, WarpState.WAITING: 1}  # fastcheck.c wstate (2: any other, i.e. DONE)
+_STATE_OF = (WarpState.READY, WarpState.WAITING, WarpState.DONE)
+assert len(WarpState) == 3, "fastcheck's wstate 2 stands for DONE alone"
 HIST = 64  # the retire board's LOOP_HISTORY
 LOG = 16384  # coverage entries the fast path logs at most (it stops, the driver flushes and goes on)
 MAXW = 32
@@ -78,7 +83,25 @@ PEND = 64  # bank writes of one warp slot the fast path holds at most (fastcheck
 
 
 def enabled() -> bool:
-    return os.environ.get(ENV, "0").strip().lower() in ("1", "true", "yes", "on")
+    """The fast path is asked for: the default; ``SIMT_FAST_CHECK=0`` (or false/no/off) turns it off."""
+    return os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+_WARNED: list[str] = []  # the warning :func:`available` gave (once a process)
+
+
+def available() -> bool:
+    """The fast path can be built and loaded; if not (no gcc, a failed build), say so in one warning
+    line, once a process, and the launch checker goes on with the Python path alone."""
+    try:
+        library()
+    except (RuntimeError, OSError) as err:
+        if not _WARNED:
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            _WARNED.append(f"warning: {ENV}: no compiled fast path ({first}); checking with the Python path")
+            print(_WARNED[0], file=sys.stderr, flush=True)
+        return False
+    return True
 
 
 class Ins(C.Structure):
@@ -141,7 +164,9 @@ def library() -> Any:
     out = build_dir() / f"fastcheck-{tag}.so"
     if not out.exists():
         if shutil.which(cc) is None:
-            raise RuntimeError(f"{ENV}=1 needs a C compiler ({cc}, a prerequisite: README); unset {ENV}")
+            raise RuntimeError(
+                f"{ENV} needs a C compiler ({cc}, a prerequisite: README); {ENV}=0 turns it off"
+            )
         out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(suffix=".so", dir=out.parent)
         os.close(fd)
@@ -200,6 +225,8 @@ def code_table(model: Any) -> np.ndarray:
             e.kind = K_SSY
         elif ins.kind == "bar":
             e.kind = K_BAR
+        elif ins.kind == "exit":
+            e.kind = K_EXIT
         elif ins.kind in ("beq", "bne") and e.a >= 0:
             e.kind = K_BEQ if ins.kind == "beq" else K_BNE
     return table
@@ -307,6 +334,7 @@ class FastPath:
         self.handled = 0  # retires the fast path checked (all flushed ones)
         self.stores = 0  # of them shared stores (with their bank writes)
         self.barriers = 0  # ... and BARs
+        self.exits = 0  # ... and EXITs
         self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
@@ -357,9 +385,8 @@ class FastPath:
         d = int(self.sdepth[k])
         if d or w.stack:
             w.stack[:] = [[DIV if kind else SYNC, pc, m] for kind, pc, m in self.stack[k, :d].tolist()]
-        state = int(self.wstate[k])
-        if state < 2:  # (the fast path moves a warp between READY and WAITING only)
-            w.state = WarpState.READY if state == 0 else WarpState.WAITING
+        w.state = _STATE_OF[int(self.wstate[k])]  # (READY, WAITING or, after an EXIT, DONE)
+        w.exited = int(self.exited[k])
         new = int(self.hpos[k] - self.hdone[k])
         if new:
             n = min(new, HIST)
@@ -624,6 +651,9 @@ class FastPath:
             self.handled += n
             self.stores += cnt[22]
             self.barriers += cnt[25]
+            self.exits += cnt[53]
+            if cnt[52] and self.coverage is not None:
+                self.coverage.shape.counts[("partial_exit",)] += cnt[52]
             mc.barrier_arrivals += cnt[25]
             mc.barrier_releases += cnt[26]
             if cnt[26]:
@@ -698,8 +728,10 @@ class FastPath:
         span = 4 * (self.depth + 1)
         ps = log[:, 0].astype(np.int64) * span + log[:, 3]  # (pc, depth, switch)
         code, raw = self.model.code, cov.raw
-        groups = np.unique(mv)
-        for g in groups.tolist():
+        # (not np.unique: without return_counts it imports numpy.ma, whose ~8,000 lines cocotb's assertion
+        # rewriting parses and compiles again in every run: ~0.3 CPU s of a MatrixMul 64 run)
+        groups = sorted(set(mv.tolist()))
+        for g in groups:
             sel = ps if len(groups) == 1 else ps[mv == g]
             counts = np.bincount(sel)
             mask, valid = g >> 32, g & 0xFFFF_FFFF

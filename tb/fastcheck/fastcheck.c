@@ -1,8 +1,8 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
- * Checks the trace's retire lines ("R <cycle> <sm> <fields>") of every class but EXIT in C: it steps the
- * warp as spec/model.py's Model.step would (ALU, LDS, shared, constant and global loads and stores, BRA,
- * SSY, BEQ/BNE, BAR; the divergence stack, reconvergence and its record fields as spec/warp.py has them),
+ * Checks the trace's retire lines ("R <cycle> <sm> <fields>") in C: it steps the warp as spec/model.py's
+ * Model.step would (ALU, LDS, shared, constant and global loads and stores, BRA, SSY, BEQ/BNE, BAR, EXIT
+ * but the one that finishes its block (the shared board's block check: Python's); the divergence stack, reconvergence and its record fields as spec/warp.py has them),
  * compares the record the way spec/retire_record.py's project() + == would, and counts what the
  * scoreboards, the model's counters and functional coverage count. It also takes the shared-memory
  * bank-write lines ("S ...": the shared board's mirror and each warp slot's pending writes,
@@ -25,7 +25,7 @@
 #include <string.h>
 
 enum { K_NONE = 0, K_ALU = 1, K_LDS = 2, K_LDSH = 3, K_LDC = 4, K_BRA = 5, K_BEQ = 6, K_BNE = 7, K_STSH = 8, K_BAR = 9,
-       K_LDG = 10, K_STG = 11, K_SSY = 12 };
+       K_LDG = 10, K_STG = 11, K_SSY = 12, K_EXIT = 13 };
 enum {
     A_NOP, A_MAD, A_MUL, A_ADD, A_SUB, A_SLT, A_SGT, A_SHR, A_SHL, A_NOT, A_AND, A_OR, A_XOR, A_SLTU,
     A_SGTU, A_SEQ, A_SNE, A_MIN, A_MAX, A_MINU, A_MAXU, A_SRA, A_MULHU, A_MV
@@ -35,7 +35,7 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 52  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define NCNT 54  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
 #define SMAX 64  /* bank writes of one S line taken here at most */
 #define SEGMAX 32 /* words of a global-memory segment (spec/config.py seg_words) */
 #define GQ_HDR 6  /* a held transaction: addr, mask, write, tag, cycle, seq, then seg_words data words */
@@ -120,7 +120,8 @@ typedef struct {
                         6 = a global load writes word 0 of memory to lane 0 after comparing;
                         7 = a response's latency is counted as 1;
                         8 = a merge into a DIV entry is undone after comparing (the stack diverges);
-                        9 = the top of the stack is not compared */
+                        9 = the top of the stack is not compared;
+                        10 = a finishing EXIT does not record its threads as exited after comparing */
 } St;
 
 static int hexval(int ch) {
@@ -593,6 +594,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             }
             break;
         case K_SSY:
+        case K_EXIT:
             break;
         default:
             return pos;
@@ -603,7 +605,23 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         int d = s->sdepth[k], pushes = 0, pops = 0, merged = 0, divergent = 0, merged_at = -1;
         uint32_t merged_lanes = 0;
         uint32_t m = mask;
-        const uint32_t exited = s->exited[k];
+        uint32_t exited = s->exited[k];
+        int done = 0; /* an EXIT that finishes the warp (spec/warp.py control "exit") */
+        if (in->kind == K_EXIT) {
+            exited |= mask, m = 0; /* (npc = pc + 1) */
+            if (!(s->valid[k] & ~exited)) {
+                done = 1, d = 0; /* the stack is discarded, not popped */
+                const int b0 = (int)block * s->wpb;
+                int last = 1, waiting = 0;
+                for (int j = b0; j < b0 + s->wpb; j++) {
+                    last &= j == k || s->wstate[j] == 2;
+                    waiting |= s->wstate[j] == 1;
+                }
+                /* the block finishes (the shared board checks it), or the warp's leaving may release a
+                   barrier (spec/model.py _barrier_check; no random kernel does it): the Python path's */
+                if (last || waiting) return pos;
+            }
+        }
         if (d) memcpy(stk, s->stack + (int64_t)k * s->depth_limit * 3, sizeof(uint32_t) * 3 * (size_t)d);
         if (in->kind == K_SSY) {
             if (d >= s->depth_limit) return pos; /* STACK_OVERFLOW: the model reports it */
@@ -636,7 +654,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             }
         }
         const int pushed_depth = d;
-        if (d || !m) {
+        if (!done && (d || !m)) {
             while (d) {
                 if (m) {
                     int r = d - 1;
@@ -665,15 +683,15 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
                 if (v != res[l]) return pos;
             }
         }
-        if (f[8] != (uint64_t)npc || f[9] != m || f[10] != (uint64_t)pushes || f[11] != (uint64_t)pops ||
-            f[12] != (uint64_t)merged || f[13] != (uint64_t)d)
-            return pos;
-        if (d && s->plant != 9 &&
+        if (f[10] != (uint64_t)pushes || f[11] != (uint64_t)pops || f[12] != (uint64_t)merged) return pos;
+        /* a finished warp's next pc, mask and stack are the RTL's (spec/retire_record.py project) */
+        if (!done && (f[8] != (uint64_t)npc || f[9] != m || f[13] != (uint64_t)d)) return pos;
+        if (!done && d && s->plant != 9 &&
             (f[19] != stk[3 * (d - 1) + 1] || f[20] != stk[3 * (d - 1) + 2] || f[21] != stk[3 * (d - 1)]))
             return pos;
         if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
         if (ntx >= 0 && f[15] != (uint64_t)ntx) return pos;
-        if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17]) return pos;
+        if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17] != (uint64_t)done) return pos;
         /* equal: commit what Model.step, the boards and coverage do */
         if (wr) {
             uint32_t *row = s->regs[k] + in->rd * W;
@@ -724,6 +742,18 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             uint32_t *e = s->arr + s->narr * 3;
             e[0] = (uint32_t)block, e[1] = (uint32_t)warp, e[2] = (uint32_t)released;
             s->narr++;
+        }
+        if (in->kind == K_EXIT) { /* spec/warp.py control "exit"; spec/model.py step: DONE, _barrier_check */
+            if (s->plant != 10 || !done) s->exited[k] = exited;
+            s->live[k] = s->valid[k] & ~exited;
+            s->counters[53] += 1; /* EXITs checked here */
+            if (!done) {
+                s->counters[52] += 1; /* coverage: gpu.div.shape partial_exit */
+            } else {
+                s->wstate[k] = 2;
+                s->ready[k] = 0;
+                /* (no warp of the block waits at a barrier: nothing to release, see above) */
+            }
         }
         s->pc[k] = npc;
         s->mask[k] = m;

@@ -5,7 +5,7 @@ end-of-kernel check, and the harness checking every retire in lock-step (every s
     SIM=verilator python tools/bench/check_overhead.py [--cases matrixmul:64,matrixmul:256]
         [--lanes 8,32] [--repeat 2] [--load registers,hdl] [--fast] [--docs]
     python tools/bench/check_overhead.py --docs-only   # docs table from the committed results file
-    SIM=verilator python tools/bench/check_overhead.py --profile [--cases ...] [--lanes ...]
+    SIM=verilator python tools/bench/check_overhead.py --profile [--fast] [--cases ...] [--lanes ...]
         # where the harness's Python time goes: one end-only and one full run per case under cProfile
 
 Each case runs on the benchmark machine (spec/machines.py, one SM, 8 or 32 lanes) with a fixed 20-cycle
@@ -207,11 +207,14 @@ def stale(docs: Path = DOCS, results: Path | None = None) -> bool:
     return render_docs(current, json.loads(results.read_text())) != current
 
 
-def show_profiles(case: str, lanes: int, sim: str, top: int = 30, load: str = "hdl") -> None:
-    """Run ``case`` end-only and fully checked under cProfile; print each run's costliest functions."""
+def show_profiles(
+    case: str, lanes: int, sim: str, top: int = 30, load: str = "hdl", fast: bool = False
+) -> None:
+    """Run ``case`` end-only and fully checked (``fast``: also with the compiled fast path) under
+    cProfile; print each run's costliest functions."""
     import pstats
 
-    for mode in ("end", "full"):
+    for mode in ("end", "full", "fast") if fast else ("end", "full"):
         row = harness(case, lanes, mode, sim, profile=True, load=load)
         path = profile_path(case, lanes, mode)
         print(
@@ -243,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--profile",
         action="store_true",
-        help="instead of measuring: one end-only and one full run per case under cProfile; prints where "
-        "the harness's Python time goes (the .prof files stay in build/reports/)",
+        help="instead of measuring: one end-only and one full run per case under cProfile (with --fast, "
+        "also one with the fast path); prints where the harness's Python time goes (the .prof files stay "
+        "in build/reports/)",
     )
     args = ap.parse_args(argv)
     sim = os.environ.get("SIM", "verilator")
@@ -257,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         REPORTS.mkdir(parents=True, exist_ok=True)
         for case in args.cases.split(","):
             for lanes in (int(x) for x in args.lanes.split(",")):
-                show_profiles(case, lanes, sim, load=loads[0])
+                show_profiles(case, lanes, sim, load=loads[0], fast=args.fast)
         return 0
     if args.docs_only:
         DOCS.write_text(render_docs(DOCS.read_text(), json.loads(results_file(sim).read_text())))

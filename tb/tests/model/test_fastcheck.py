@@ -466,6 +466,9 @@ def test_the_fast_path_takes_memory_traffic_and_the_divergence_stack() -> None:
     chk.feed(lines)
     assert chk.fast.stores > 0 and chk.shared.clears > 0
     assert chk.fast.barriers > 0 and chk.model.counters.barrier_releases > 0
+    exits = sum(line[0] == "R" and chk.model.code[decode(line.split()[3:], cfg.warp_size).pc].kind == "exit"
+                for line in lines)  # fmt: skip
+    assert chk.fast.exits > exits // 2  # (the EXIT finishing its block is the Python path's)
     assert chk.fast.globals > chk.model.counters.global_accesses // 2 and chk.coal.loader_txns > 0
     assert chk.div.pushes and chk.div.pops and chk.div.merges and chk.model.counters.divergent_branches
     assert chk.fast.handled > 0.9 * chk.retire.compared
@@ -482,6 +485,7 @@ PLANTS = {
     7: (1, None),  # a response's latency is counted as 1 (coverage's latency buckets diverge)
     8: (1, None),  # a merge into a DIV entry is undone after the compare (the stacks diverge)
     9: (1, "top"),  # the top of the stack is not compared (a wrong top_pc goes through)
+    10: (0, None),  # a finishing EXIT does not record its threads as exited after the compare (warps diverge)
 }
 
 
@@ -500,3 +504,31 @@ def test_planted_fast_path_faults_are_caught(plant: int) -> None:
     elif bad == "stg":
         lines = _corrupt_store_data(cfg, lines, _fast_line(cfg, image, lines, "stg"))
     assert differ(cfg, image, lines, plant) != []
+
+
+def test_no_compiler_falls_back_with_one_warning(monkeypatch: Any, capsys: Any) -> None:
+    """Without gcc the launch checker goes on with the Python path, saying so in one line, once."""
+    import tb.fastcheck as fc
+
+    def broken() -> Any:
+        raise RuntimeError("SIMT_FAST_CHECK needs a C compiler (gcc, a prerequisite: README)")
+
+    monkeypatch.setattr(fc, "library", broken)
+    monkeypatch.setattr(fc, "_WARNED", [])
+    assert not fc.available() and not fc.available()
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "warning: SIMT_FAST_CHECK: no compiled fast path (SIMT_FAST_CHECK needs a C compiler (gcc, a "
+        "prerequisite: README)); checking with the Python path"
+    ]
+
+
+@pytest.mark.parametrize(("value", "on"), [(None, True), ("1", True), ("0", False), ("off", False)])
+def test_the_fast_path_is_the_default(monkeypatch: Any, value: str | None, on: bool) -> None:
+    import tb.fastcheck as fc
+
+    if value is None:
+        monkeypatch.delenv(fc.ENV, raising=False)
+    else:
+        monkeypatch.setenv(fc.ENV, value)
+    assert fc.enabled() is on
