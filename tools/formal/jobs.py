@@ -659,6 +659,62 @@ def all_jobs() -> list[Job]:
             ),
         ],
     )
+    jobs += _unit(
+        "simt_loader",
+        "top",
+        "against spec/image_rules.py check_words (reference checker in the wrapper, constants generated "
+        "from the spec): error exactly at the first word check_words rejects (a magic word outside a "
+        "payload starts a new image), with its ERR_RULE, ERR_KIND and IMG_WORDS index; IMG_WORDS = next "
+        "word's index while an image is taken; loaded only after a legal END; no word refused but a DATA "
+        "word waiting for the store register; cfg_* = the image's (grid, block, blocks, threads, warps per "
+        "block, regs, shared and its bank-rounded stride, params, instruction and constant counts); "
+        "INSTR / CONST word k written to address k",
+        params={
+            "WARP_SIZE": 8,
+            "NUM_LANES": 4,
+            "NUM_WARPS": 3,
+            "NUM_BLOCKS": 2,
+            "RF_DEPTH": 32,
+            "SHARED_WORDS": 64,
+            "NUM_BANKS": 2,
+            "CONST_WORDS": 16,
+            "IMEM_WORDS": 16,
+            "SEG_WORDS": 2,
+            "GLOBAL_WORDS": 1024,
+        },
+        depth=3,
+        extra_sources=(
+            "rtl/top/simt_image_check.v",
+            "rtl/top/simt_loader_store.v",
+            "formal/top/simt_image_rules_ref.vh",
+        ),
+        faults=[
+            Mutant(
+                "rtl/top/simt_image_check.v",
+                "REC_PARAM:            bad = hdr_cnt > 24'd16;",
+                "REC_PARAM:            bad = hdr_cnt >= 24'd16;",
+                "a PARAM record of 16 words (the most docs/isa.md 8.3 allows) is rejected as LENGTH",
+            ),
+            Mutant(
+                "rtl/top/simt_loader.v",
+                "sat11 = (v > 22'd1024) ? 11'd1025 : v[10:0];",
+                "sat11 = v[10:0];",
+                "block dimensions are not saturated: a block of 2048 threads wraps to 0 and fits (no FIT_WARPS)",
+            ),
+            Mutant(
+                "rtl/top/simt_loader_store.v",
+                "d_prev_end <= data_end;",
+                "d_prev_end <= {1'b0, img_word};",
+                "a DATA record's end is taken as its base: the next record may overlap it (no DATA_ORDER)",
+            ),
+            Mutant(
+                "rtl/top/simt_loader.v",
+                "wire        restart  = fire && is_magic && !in_payload;",
+                "wire        restart  = fire && is_magic;",
+                "a payload word equal to the magic value restarts the loader (it must be an ordinary word)",
+            ),
+        ],
+    )
     sm_sources = tuple(
         f"rtl/sm/{m}.v"
         for m in (
