@@ -691,21 +691,21 @@ def all_jobs() -> list[Job]:
         faults=[
             Mutant(
                 "rtl/top/simt_image_check.v",
-                "REC_PARAM:            bad = hdr_cnt > 24'd16;",
-                "REC_PARAM:            bad = hdr_cnt >= 24'd16;",
-                "a PARAM record of 16 words (the most docs/isa.md 8.3 allows) is rejected as LENGTH",
+                "REC_GRID, REC_BLOCK:  bad = hdr_cnt != 24'd3;",
+                "REC_GRID, REC_BLOCK:  bad = hdr_cnt > 24'd3;",
+                "a GRID or BLOCK record of fewer than 3 words is accepted (no LENGTH error)",
+            ),
+            Mutant(
+                "rtl/top/simt_image_check.v",
+                "bad      = dim_bad || (pidx == 24'd2 && nblk_hi != 16'd0);",
+                "bad      = dim_bad || (pidx == 24'd2 && nblk_hi > 16'd1);",
+                "a grid of 2^32 to 2^33-1 blocks is accepted (no BLOCKS error: the flat block index wraps)",
             ),
             Mutant(
                 "rtl/top/simt_loader.v",
-                "sat11 = (v > 22'd1024) ? 11'd1025 : v[10:0];",
-                "sat11 = v[10:0];",
-                "block dimensions are not saturated: a block of 2048 threads wraps to 0 and fits (no FIT_WARPS)",
-            ),
-            Mutant(
-                "rtl/top/simt_loader_store.v",
-                "d_prev_end <= data_end;",
-                "d_prev_end <= {1'b0, img_word};",
-                "a DATA record's end is taken as its base: the next record may overlap it (no DATA_ORDER)",
+                "if (state != S_ERROR) img_words <= img_words + 32'd1;",
+                "img_words <= img_words + 32'd1;",
+                "words ignored after an error still count (IMG_WORDS no longer names the offending word)",
             ),
             Mutant(
                 "rtl/top/simt_loader.v",
@@ -862,8 +862,10 @@ def mutant_jobs(rel: str) -> list[Job]:
     # The file's own unit proof when it has one (seconds); else the whole SM in its default configuration
     # (sm_ahead, ISSUE_AHEAD = 2: minutes; sm_pipeline, ISSUE_AHEAD = 0, is left out for its cost).
     own = [j for j in reading if j.sources[0] == f"rtl/{rel}" and j.unit != "simt_sm"]
+    # a part of a unit with its own proof (simt_image_check and simt_loader_store in the loader's job)
+    part = [j for j in reading if j.unit != "simt_sm" and j not in own]
     whole = [j for j in reading if j.name in MUTANT_WHOLE_SM]
-    for j in own + whole if rel in MUTANT_PARTIAL else own or whole:
+    for j in own + whole if rel in MUTANT_PARTIAL else own or part or whole:
         out.append(
             Job(
                 j.name,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.formal import gen_decode
+from tools.formal import gen_decode, gen_image_rules
 from tools.formal.jobs import Job, Mutant, all_jobs
 from tools.formal.sby import (
     CEX,
@@ -86,6 +86,28 @@ def test_reference_decoder_follows_the_spec(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(isa, "OPS", tuple(o for o in isa.OPS if o is not op))
     after = gen_decode.generate()
     assert after != before and "// SHL:" in before and "// SHL:" not in after
+
+
+def test_image_rules_reference_is_current() -> None:
+    """The loader proof's constants (formal/top/simt_image_rules_ref.vh) are spec/image_rules.py's today."""
+    text = gen_image_rules.OUT.read_text()
+    assert text == gen_image_rules.generate(), "run python -m tools.formal.gen_image_rules"
+    from spec import image_rules
+
+    assert f"IR_RULE_DATA_ORDER = 8'd{int(image_rules.Rule.DATA_ORDER)};" in text
+    assert "IR_RULE_TRUNCATED" not in text  # rules the loader cannot see have no number
+
+
+def test_image_rules_reference_follows_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change of the spec's record order changes the generated constants (so the loader proof would
+    catch an RTL that was not changed with it)."""
+    from spec import image_rules
+
+    before = gen_image_rules.generate()
+    order = image_rules.RECORD_ORDER
+    monkeypatch.setattr(image_rules, "RECORD_ORDER", (order[1], order[0], *order[2:]))
+    after = gen_image_rules.generate()
+    assert after != before and "3'd0: ir_order_tag = IR_TAG_BLOCK;" in after
 
 
 def test_ports_from_syntax() -> None:
