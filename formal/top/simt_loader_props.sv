@@ -112,15 +112,24 @@ module simt_loader_props #(
     // peek: p_rec = dut.rec
     // peek: p_pidx = dut.pidx
     // peek: p_plen = dut.plen
-    // peek (proof): p_gxy = dut.grid_xy
-    // peek (proof): p_txy = dut.thr_xy
+    // peek: p_gxy = dut.grid_xy
+    // peek: p_txy = dut.thr_xy
     // peek (proof): p_dprev = dut.d_prev_end
+    // peek (proof): p_slbusy = dut.sl_busy
+    // peek (proof): p_slw = dut.sl_w
+    // peek (proof): p_slr = dut.sl_r
+    // peek (proof): p_sls = dut.sl_s
+    // peek (proof): p_rowsq = dut.rows_q
     (* keep *) wire [3:0]  p_state;
     (* keep *) wire [2:0]  p_rec;
     (* keep *) wire [23:0] p_pidx, p_plen;
     (* keep *) wire [31:0] p_gxy;
     (* keep *) wire [21:0] p_txy;
     (* keep *) wire [32:0] p_dprev;
+    (* keep *) wire        p_slbusy;
+    (* keep *) wire [6:0]  p_slw;
+    (* keep *) wire [15:0] p_slr, p_rowsq;
+    (* keep *) wire [17:0] p_sls;
 
     // ---- the reference checker (spec/image_rules.py check_words, one word at a time)
     localparam [2:0] P_IDLE = 3'd0,  // no image: a word must be a magic word
@@ -155,26 +164,20 @@ module simt_loader_props #(
     // at 1025 (any v > 1024 becomes 1025), which keeps "x*y*z > L" exact for every L <= 1024 when all
     // factors are >= 1 (DIM is checked first): a saturated factor alone exceeds L. Here L = NUM_WARPS *
     // WARP_SIZE <= 1024. A grid's block count is exact (48 bits).
-    // In the proof job (INVARIANTS) the product operands are the loader's own registers (g_gxy =
-    // dut.grid_xy, g_txy = dut.thr_xy, g_gx / g_bx = cfg_grid / cfg_block x), each ASSERTED equal to the
-    // reference's below, so Yosys merges the equal multipliers (an unmerged pair would be a multiplier
-    // equivalence for the SAT solver: minutes). Sound: the two systems agree up to the first step where
-    // one of those equalities fails, and that step fails its assertion in both.
+    // The product operands are the loader's own registers (LP_GXY = dut.grid_xy, LP_TXY = dut.thr_xy,
+    // LP_GX / LP_BX = cfg_grid / cfg_block x), each ASSERTED equal to the reference's own (r_gxy, r_txy,
+    // r_grid, r_block), so Yosys merges the equal multipliers (an unmerged pair is a multiplier
+    // equivalence for the SAT solver: the induction step ran 8 minutes without an answer, a 24-cycle BMC
+    // stalled at step 7). Sound: this wrapper and one with the reference's own operands agree up to the
+    // first step where one of those equalities fails, and that step fails its assertion in both.
     function automatic [10:0] sat11(input [21:0] v);
         sat11 = (v > 22'd1024) ? 11'd1025 : v[10:0];
     endfunction
     // (macros, not wires: the runner's `connect -set` of a peek would leave a wire assigned from it undriven)
-`ifdef INVARIANTS
 `define LP_GXY p_gxy
 `define LP_TXY p_txy
 `define LP_GX  cfg_grid[15:0]
 `define LP_BX  cfg_block[15:0]
-`else
-`define LP_GXY r_gxy
-`define LP_TXY r_txy
-`define LP_GX  r_grid[15:0]
-`define LP_BX  r_block[15:0]
-`endif
     wire [47:0] g_n = {16'd0, `LP_GXY} * {32'd0, img_word[15:0]};  // grid x*y*z when this word is z
     wire [21:0] t_n = {11'd0, sat11(`LP_TXY)} * {11'd0, sat11({6'd0, img_word[15:0]})};  // block's threads
     wire [21:0] t_rnd = t_n + WARP_SIZE - 1;
@@ -318,6 +321,24 @@ module simt_loader_props #(
     wire live = r_ph == P_VER || r_ph == P_HDR || r_ph == P_PAY || r_ph == P_DONE;  // an image being taken
     wire past = r_ph == P_HDR || r_ph == P_PAY || r_ph == P_DONE;
     wire [SH_AW+1:0] stride = ((r_shared[SH_AW+1:0] + NUM_BANKS - 1) / NUM_BANKS) * NUM_BANKS;
+    // SmLaunch.of (tb/agents/sm_driver.py): slots = min(num_blocks, num_warps // wpb,
+    // rf_depth // (wpb * regs * warp_rows), shared_words // stride if stride else no limit)
+    wire [15:0] r_rows = {10'd0, r_wpb} * ROWS * {10'd0, r_regs};
+    // The largest k <= NUM_BLOCKS with k * wpb <= NUM_WARPS, k * rows <= RF_DEPTH and k * stride <=
+    // SHARED_WORDS: the same min (k * a <= N exactly when k <= N // a), without a divider for the solver.
+    reg [15:0] exp_slots;
+    integer    k;
+    always @* begin
+        exp_slots = 16'd0;
+        for (k = 1; k <= NUM_BLOCKS; k = k + 1)
+            if (k * r_wpb <= NUM_WARPS && k * r_rows <= RF_DEPTH && k * stride <= SHARED_WORDS)
+                exp_slots = k;
+    end
+    // the block slots per SM: SmLaunch.of's min(NUM_BLOCKS, warps, register rows, shared words)
+    always @* if (!init && loaded) assert (cfg_slots == exp_slots);
+    // SLOTS_ONLY (the slot search's planted fault, a 24-cycle BMC): only the assertion above; with every
+    // other one the solver stalls near step 12 (the fault's trace needs a whole image, 19 words)
+`ifndef SLOTS_ONLY
     always @* begin
         if (!init) begin
             // the verdict: the first word check_words rejects, its rule, code and index
@@ -335,12 +356,15 @@ module simt_loader_props #(
                 assert (cfg_nparams == r_nparams && cfg_params == r_params);
                 assert (cfg_ninstr == r_ninstr && cfg_nconst == r_nconst);
             end
+            // the loader's product registers equal the reference's (grid x*y, saturated block x*y)
+            assert (p_gxy == r_gxy && p_txy == r_txy);
             // INSTR / CONST words land at their index
             assert (imem_we == q_iwe && cmem_we == q_cwe);
             if (q_iwe) assert (imem_waddr == q_k && imem_wdata == q_w);
             if (q_cwe) assert (cmem_waddr == q_k && cmem_wdata == q_w);
         end
     end
+`endif
 
     // ---- induction invariants: the loader's registers agree with the reference
 `ifdef INVARIANTS
@@ -362,7 +386,7 @@ module simt_loader_props #(
                         assert (p_pidx == (r_k == 24'd0 ? 24'd0 : r_k - 24'd1));
                     end
                 end
-                P_DONE: assert (p_state == 4'd6 || p_state == 4'd7);
+                P_DONE: assert ((p_state == 4'd6 || p_state == 4'd7) && r_nord == IR_NORDER);
                 default: assert (p_state == 4'd8);
             endcase
             if (r_ph == P_HDR) assert (r_nord <= IR_NORDER);
@@ -372,8 +396,7 @@ module simt_loader_props #(
             if (r_ph == P_PAY && r_tag == IR_TAG_PARAM) assert (r_cnt <= IR_MAX_PARAMS);
             if (r_ph == P_PAY && r_tag == IR_TAG_INSTR) assert (r_cnt <= IMEM_WORDS);
             if (r_ph == P_PAY && r_tag == IR_TAG_CONST) assert (r_cnt <= CONST_WORDS);
-            assert (p_gxy == r_gxy && p_dprev == r_dend);
-            if (r_ph == P_PAY && r_tag == IR_TAG_BLOCK && r_k == 24'd2) assert (p_txy == r_txy);
+            assert (p_dprev == r_dend);
             if (past && r_nord >= 3'd2 && !(r_ph == P_PAY && r_tag == IR_TAG_BLOCK)) assert (r_wpb <= NUM_WARPS && r_wpb != 0);
             if (past && r_nord >= 3'd2 && !(r_ph == P_PAY && r_tag == IR_TAG_BLOCK))
                 assert (r_threads <= NUM_WARPS * WARP_SIZE && r_wpb == (r_threads + WARP_SIZE - 1) / WARP_SIZE);
@@ -382,6 +405,18 @@ module simt_loader_props #(
             // the block dimensions taken are in 1..65535 (DIM), so the block has a thread
             if (r_ph == P_PAY && r_tag == IR_TAG_BLOCK && r_k != 24'd0) assert (r_block[15:0] != 16'd0);
             if (r_ph == P_PAY && r_tag == IR_TAG_BLOCK && r_k == 24'd2) assert (r_block[31:16] != 16'd0 && r_txy != 22'd0);
+            // the slot search (started by SHARED): running sums of k * wpb, k * rows, k * stride
+            if (live) begin
+                if (r_nord < 3'd3 || (r_ph == P_PAY && r_tag == IR_TAG_REGS)) assert (p_rowsq == 16'd0);
+                else assert (p_rowsq == r_rows);
+                if (r_nord < 3'd4 || (r_ph == P_PAY && r_tag == IR_TAG_SHARED)) begin
+                    assert (!p_slbusy && cfg_slots == 0 && p_slw == 0 && p_slr == 0 && p_sls == 0);
+                end else begin
+                    assert (p_slw == cfg_slots * r_wpb && p_slr == cfg_slots * r_rows && p_sls == cfg_slots * stride);
+                    assert (cfg_slots <= exp_slots);
+                    if (!p_slbusy) assert (cfg_slots == exp_slots);
+                end
+            end
         end
     end
 `endif

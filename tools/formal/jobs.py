@@ -668,7 +668,7 @@ def all_jobs() -> list[Job]:
         "word's index while an image is taken; loaded only after a legal END; no word refused but a DATA "
         "word waiting for the store register; cfg_* = the image's (grid, block, blocks, threads, warps per "
         "block, regs, shared and its bank-rounded stride, params, instruction and constant counts); "
-        "INSTR / CONST word k written to address k",
+        "INSTR / CONST word k written to address k; at loaded, cfg_slots = SmLaunch.of's block slots",
         params={
             "WARP_SIZE": 8,
             "NUM_LANES": 4,
@@ -714,6 +714,31 @@ def all_jobs() -> list[Job]:
                 "a payload word equal to the magic value restarts the loader (it must be an ordinary word)",
             ),
         ],
+    )
+    loader = jobs[-5]
+    # the slot search's fault: its trace needs a whole image (the shortest reaching `loaded` is 19 words),
+    # so a 24-cycle BMC of the slot assertion alone (SLOTS_ONLY: with every assertion the solver stalls)
+    jobs.append(
+        Job(
+            "loader_fault5",
+            loader.unit,
+            loader.props,
+            loader.top,
+            loader.sources,
+            "planted fault: the slot search ignores the register file (cfg_slots counts blocks whose "
+            "registers do not fit); BMC of the slot assertion alone",
+            mode="bmc",
+            depth=24,
+            params=loader.params,
+            defines=("SLOTS_ONLY",),
+            mutant=Mutant(
+                "rtl/top/simt_loader.v",
+                "sl_fit = cfg_slots < BLK_LIM && sl_w_n <= WARP_LIM && sl_r_n <= RF_LIM &&",
+                "sl_fit = cfg_slots < BLK_LIM && sl_w_n <= WARP_LIM &&",
+                "the slot search ignores the register file",
+            ),
+            expect="fail",
+        )
     )
     sm_sources = tuple(
         f"rtl/sm/{m}.v"
