@@ -23,6 +23,7 @@ from tools.formal.sby import (
     ROOT,
     Result,
     failed_assertion,
+    job_files,
     keep_trace,
     parse_log,
     peeks_of,
@@ -108,6 +109,20 @@ def test_image_rules_reference_follows_the_spec(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(image_rules, "RECORD_ORDER", (order[1], order[0], *order[2:]))
     after = gen_image_rules.generate()
     assert after != before and "3'd0: ir_order_tag = IR_TAG_BLOCK;" in after
+
+
+def test_mutant_copy_replaces_only_rtl(tmp_path: Path) -> None:
+    """make mutants' formal stage reads the RTL from the mutant's copy of rtl/ but a wrapper's own sources
+    (the generated reference decoder, the image-rule constants) from the repository: mapping those into
+    the copy raised, and the traceback's exit 1 read as a kill."""
+    from tools.formal.jobs import by_name
+
+    for name in ("decode", "loader"):
+        job = by_name()[name]
+        files = job_files(job, tmp_path, rtl=tmp_path / "rtl")
+        for rel in job.sources:
+            want = tmp_path / rel if rel.startswith("rtl/") else ROOT / rel
+            assert want in files, (name, rel)
 
 
 def test_ports_from_syntax() -> None:
