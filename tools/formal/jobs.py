@@ -659,6 +659,87 @@ def all_jobs() -> list[Job]:
             ),
         ],
     )
+    jobs += _unit(
+        "simt_loader",
+        "top",
+        "against spec/image_rules.py check_words (reference checker in the wrapper, constants generated "
+        "from the spec): error exactly at the first word check_words rejects (a magic word outside a "
+        "payload starts a new image), with its ERR_RULE, ERR_KIND and IMG_WORDS index; IMG_WORDS = next "
+        "word's index while an image is taken; loaded only after a legal END; no word refused but a DATA "
+        "word waiting for the store register; cfg_* = the image's (grid, block, blocks, threads, warps per "
+        "block, regs, shared and its bank-rounded stride, params, instruction and constant counts); "
+        "INSTR / CONST word k written to address k; at loaded, cfg_slots = SmLaunch.of's block slots",
+        params={
+            "WARP_SIZE": 8,
+            "NUM_LANES": 4,
+            "NUM_WARPS": 3,
+            "NUM_BLOCKS": 2,
+            "RF_DEPTH": 32,
+            "SHARED_WORDS": 64,
+            "NUM_BANKS": 2,
+            "CONST_WORDS": 16,
+            "IMEM_WORDS": 16,
+            "SEG_WORDS": 2,
+            "GLOBAL_WORDS": 1024,
+        },
+        depth=3,
+        extra_sources=(
+            "rtl/top/simt_image_check.v",
+            "rtl/top/simt_loader_store.v",
+            "formal/top/simt_image_rules_ref.vh",
+        ),
+        faults=[
+            Mutant(
+                "rtl/top/simt_image_check.v",
+                "REC_GRID, REC_BLOCK:  bad = hdr_cnt != 24'd3;",
+                "REC_GRID, REC_BLOCK:  bad = hdr_cnt > 24'd3;",
+                "a GRID or BLOCK record of fewer than 3 words is accepted (no LENGTH error)",
+            ),
+            Mutant(
+                "rtl/top/simt_image_check.v",
+                "bad      = dim_bad || (pidx == 24'd2 && nblk_hi != 16'd0);",
+                "bad      = dim_bad || (pidx == 24'd2 && nblk_hi > 16'd1);",
+                "a grid of 2^32 to 2^33-1 blocks is accepted (no BLOCKS error: the flat block index wraps)",
+            ),
+            Mutant(
+                "rtl/top/simt_loader.v",
+                "if (state != S_ERROR) img_words <= img_words + 32'd1;",
+                "img_words <= img_words + 32'd1;",
+                "words ignored after an error still count (IMG_WORDS no longer names the offending word)",
+            ),
+            Mutant(
+                "rtl/top/simt_loader.v",
+                "wire        restart  = fire && is_magic && !in_payload;",
+                "wire        restart  = fire && is_magic;",
+                "a payload word equal to the magic value restarts the loader (it must be an ordinary word)",
+            ),
+        ],
+    )
+    loader = jobs[-5]
+    # the slot search's fault: its trace needs a whole image (the shortest reaching `loaded` is 19 words),
+    # so a 24-cycle BMC of the slot assertion alone (SLOTS_ONLY: with every assertion the solver stalls)
+    jobs.append(
+        Job(
+            "loader_fault5",
+            loader.unit,
+            loader.props,
+            loader.top,
+            loader.sources,
+            "planted fault: the slot search ignores the register file (cfg_slots counts blocks whose "
+            "registers do not fit); BMC of the slot assertion alone",
+            mode="bmc",
+            depth=24,
+            params=loader.params,
+            defines=("SLOTS_ONLY",),
+            mutant=Mutant(
+                "rtl/top/simt_loader.v",
+                "sl_fit = cfg_slots < BLK_LIM && sl_w_n <= WARP_LIM && sl_r_n <= RF_LIM &&",
+                "sl_fit = cfg_slots < BLK_LIM && sl_w_n <= WARP_LIM &&",
+                "the slot search ignores the register file",
+            ),
+            expect="fail",
+        )
+    )
     sm_sources = tuple(
         f"rtl/sm/{m}.v"
         for m in (
@@ -806,8 +887,10 @@ def mutant_jobs(rel: str) -> list[Job]:
     # The file's own unit proof when it has one (seconds); else the whole SM in its default configuration
     # (sm_ahead, ISSUE_AHEAD = 2: minutes; sm_pipeline, ISSUE_AHEAD = 0, is left out for its cost).
     own = [j for j in reading if j.sources[0] == f"rtl/{rel}" and j.unit != "simt_sm"]
+    # a part of a unit with its own proof (simt_image_check and simt_loader_store in the loader's job)
+    part = [j for j in reading if j.unit != "simt_sm" and j not in own]
     whole = [j for j in reading if j.name in MUTANT_WHOLE_SM]
-    for j in own + whole if rel in MUTANT_PARTIAL else own or whole:
+    for j in own + whole if rel in MUTANT_PARTIAL else own or part or whole:
         out.append(
             Job(
                 j.name,

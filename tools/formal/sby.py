@@ -178,7 +178,8 @@ def job_files(job: Job, work: Path, rtl: Path | None = None) -> list[Path]:
     RTL from this copy of rtl/ instead (a `make mutants` mutant, ``--mutant``)."""
     files = sorted(((rtl / "include") if rtl is not None else INCLUDE).glob("*.vh"))
     for rel in job.sources:
-        path = ROOT / rel if rtl is None else rtl / Path(rel).relative_to("rtl")
+        # a mutant's copy replaces rtl/ only: the wrapper's own sources (formal/...) stay the repository's
+        path = ROOT / rel if rtl is None or not rel.startswith("rtl/") else rtl / Path(rel).relative_to("rtl")
         if job.mutant is not None and rel == job.mutant.file:
             path = _mutated_copy(job, work / "mutant")
         files.append(path)

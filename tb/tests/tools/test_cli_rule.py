@@ -60,6 +60,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "tools.lint_workflows": ("main", [UNKNOWN, ["missing.yml"]]),
     "tools.formal.__main__": ("main", [UNKNOWN, ["--only", "nosuch"], ["--jobs", "0"], ["--timeout", "x"]]),
     "tools.formal.gen_decode": ("main", [UNKNOWN, ["x"]]),
+    "tools.formal.gen_image_rules": ("main", [UNKNOWN, ["x"]]),
     "tools.formal.holes": ("main", [UNKNOWN, ["--results", "missing.json"], ["--results", "spec/isa.py"]]),
     "tools.mutants.__main__": ("main", [UNKNOWN, [], ["nosuch"]]),
     "tools.bench.check_overhead": ("main", [UNKNOWN]),

@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.formal import gen_decode
+from tools.formal import gen_decode, gen_image_rules
 from tools.formal.jobs import Job, Mutant, all_jobs
 from tools.formal.sby import (
     CEX,
     ROOT,
     Result,
     failed_assertion,
+    job_files,
     keep_trace,
     parse_log,
     peeks_of,
@@ -86,6 +87,42 @@ def test_reference_decoder_follows_the_spec(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(isa, "OPS", tuple(o for o in isa.OPS if o is not op))
     after = gen_decode.generate()
     assert after != before and "// SHL:" in before and "// SHL:" not in after
+
+
+def test_image_rules_reference_is_current() -> None:
+    """The loader proof's constants (formal/top/simt_image_rules_ref.vh) are spec/image_rules.py's today."""
+    text = gen_image_rules.OUT.read_text()
+    assert text == gen_image_rules.generate(), "run python -m tools.formal.gen_image_rules"
+    from spec import image_rules
+
+    assert f"IR_RULE_DATA_ORDER = 8'd{int(image_rules.Rule.DATA_ORDER)};" in text
+    assert "IR_RULE_TRUNCATED" not in text  # rules the loader cannot see have no number
+
+
+def test_image_rules_reference_follows_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change of the spec's record order changes the generated constants (so the loader proof would
+    catch an RTL that was not changed with it)."""
+    from spec import image_rules
+
+    before = gen_image_rules.generate()
+    order = image_rules.RECORD_ORDER
+    monkeypatch.setattr(image_rules, "RECORD_ORDER", (order[1], order[0], *order[2:]))
+    after = gen_image_rules.generate()
+    assert after != before and "3'd0: ir_order_tag = IR_TAG_BLOCK;" in after
+
+
+def test_mutant_copy_replaces_only_rtl(tmp_path: Path) -> None:
+    """make mutants' formal stage reads the RTL from the mutant's copy of rtl/ but a wrapper's own sources
+    (the generated reference decoder, the image-rule constants) from the repository: mapping those into
+    the copy raised, and the traceback's exit 1 read as a kill."""
+    from tools.formal.jobs import by_name
+
+    for name in ("decode", "loader"):
+        job = by_name()[name]
+        files = job_files(job, tmp_path, rtl=tmp_path / "rtl")
+        for rel in job.sources:
+            want = tmp_path / rel if rel.startswith("rtl/") else ROOT / rel
+            assert want in files, (name, rel)
 
 
 def test_ports_from_syntax() -> None:
