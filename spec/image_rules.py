@@ -67,7 +67,7 @@ class Rule(enum.IntEnum):
     # Not visible to the loader (no ERR_RULE number is ever shown for these):
     TRUNCATED = 64  # the stream stops before END: the loader waits for the next word
     NOT_A_WORD = 65  # a value that is not an integer in 0..2^32-1
-    RESTART = 66  # the magic word where a record header is expected: the loader starts a new image
+    RESTART = 66  # the magic word where the version or a header is expected: the loader starts anew
 
     @property
     def code(self) -> int | None:
@@ -133,6 +133,13 @@ def check_words(words: Sequence[object], cfg: GpuConfig | None = None) -> Verdic
     if n < 2:
         return Verdict(
             Rule.TRUNCATED, 1, "the image stops after word 0: the loader would wait for the version word"
+        )
+    if words[1] == MAGIC:  # the loader restarts on a magic word wherever a payload word is not expected
+        return bad(
+            Rule.RESTART,
+            1,
+            "the magic word where the version word belongs: the loader would drop "
+            "the image so far and start a new one",
         )
     if words[1] != VERSION:
         return bad(Rule.VERSION, 1, f"unsupported launch image version {words[1]} (expected {VERSION})")
