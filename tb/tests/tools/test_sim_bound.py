@@ -72,3 +72,17 @@ def test_a_fault_build_carries_the_hooks_except_a_mutants_fault_free_run(
     monkeypatch.setenv("SIMT_RTL_ROOT", "/tmp/mutant/rtl")
     assert rtlsim.fault_build(0, None, ()) == ({}, [])
     assert rtlsim.fault_build(5, None, ()) == ({"SIMT_FAULTS": 1}, ["+SIMT_FAULT=5"])
+
+
+def test_simulator_python_caches_bytecode_and_rewrites_only_test_modules(monkeypatch) -> None:
+    """The Python inside each simulator run writes its bytecode under the build root even when the
+    caller said PYTHONDONTWRITEBYTECODE=1, and pytest's assertion rewriting covers the test modules only,
+    unless the caller chose otherwise (tb/rtlsim.py python_startup_env)."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("COCOTB_REWRITE_ASSERTION_FILES", raising=False)
+    env = rtlsim.python_startup_env()
+    assert env["PYTHONDONTWRITEBYTECODE"] == ""
+    assert Path(env["PYTHONPYCACHEPREFIX"]).is_relative_to(rtlsim.BUILD)
+    assert env["COCOTB_REWRITE_ASSERTION_FILES"] == "test_*.py *_tests.py"
+    monkeypatch.setenv("COCOTB_REWRITE_ASSERTION_FILES", "*.py")
+    assert rtlsim.python_startup_env()["COCOTB_REWRITE_ASSERTION_FILES"] == "*.py"
