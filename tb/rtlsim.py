@@ -452,12 +452,9 @@ def _build_and_test(
     # The regression seed is chosen here (not left to cocotb) so the Verilator seed can derive from it.
     seed = seed_given if seed_given is not None else secrets.randbelow(1 << 31)
     # What the bench is handed, in one encoding each (tb/benchenv.py reads them back).
-    env = {
-        **python_startup_env(),
-        **(extra_env or {}),
-        "SIM": sim,
-        PARAMETERS_ENV: json.dumps(params, sort_keys=True, default=str),
-    }
+    env = {**(extra_env or {}), "SIM": sim, PARAMETERS_ENV: json.dumps(params, sort_keys=True, default=str)}
+    # cocotb's runner lays os.environ over extra_env, so the simulator's Python settings go into os.environ
+    os.environ.update(python_startup_env())
     if machine is not None:
         env |= machine.to_env()
     run_plusargs = list(plusargs)
