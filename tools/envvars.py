@@ -126,6 +126,7 @@ VARS: tuple[EnvVar, ...] = (
     EnvVar("SIMT_CODE_COVERAGE", "Verilator line/toggle coverage (make coverage sets it)", "0 | 1", _flag),
     EnvVar("SIMT_COVERAGE_DIR", "where coverage runs write their .dat files", "a folder"),
     EnvVar("SIMT_RTL_ROOT", "run on a copy of rtl/ (mutation testing)", "a folder holding sm/", _rtl_root),
+    EnvVar("COCOTB_REWRITE_ASSERTION_FILES", "cocotb's pytest assertion rewriting inside simulator runs (default: the test modules, 'test_*.py *_tests.py'; tb/rtlsim.py)", "file globs, space-separated"),
     EnvVar("SIMT_BUILD_ROOT", "build folder of the simulator runs (default build/sim)", "a folder"),
     EnvVar("SIMT_SIM_TIMEOUT", "wall-clock bound of one simulator run, in seconds (default: a CPU-time bound scaled from the run's last duration)", "seconds >= 1", _cycles),
     EnvVar("SOAK_LAUNCHES", "launches of one fault-soak run (make soak, test_soak.py)", "integer >= 2", lambda v: None if v.strip().isdigit() and int(v) >= 2 else "a whole number of launches >= 2"),
