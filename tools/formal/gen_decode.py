@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from spec import cli, isa
+from tools.formal import _genfile
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "formal" / "sm" / "simt_decode_ref.v"
@@ -145,22 +146,7 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.ArgumentParser(
-        prog="python -m tools.formal.gen_decode",
-        description="Write formal/sm/simt_decode_ref.v from spec/isa.py.",
-    )
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale; write nothing")
-    args = parser.parse_args(argv)
-    text = generate()
-    current = OUT.read_text() if OUT.exists() else None
-    if args.check:
-        if current != text:
-            return cli.fail(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_decode")
-        return 0
-    if current != text:
-        OUT.write_text(text)
-    print(f"{OUT.relative_to(ROOT)} is up to date")
-    return 0
+    return _genfile.main("gen_decode", OUT, "spec/isa.py", generate, argv)
 
 
 if __name__ == "__main__":

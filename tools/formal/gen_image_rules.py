@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spec import cli, image_rules
+from tools.formal import _genfile
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "formal" / "top" / "simt_image_rules_ref.vh"
@@ -69,22 +70,7 @@ def generate() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.ArgumentParser(
-        prog="python -m tools.formal.gen_image_rules",
-        description="Write formal/top/simt_image_rules_ref.vh from spec/image_rules.py.",
-    )
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale; write nothing")
-    args = parser.parse_args(argv)
-    text = generate()
-    current = OUT.read_text() if OUT.exists() else None
-    if args.check:
-        if current != text:
-            return cli.fail(f"{OUT.relative_to(ROOT)} is stale: run python -m tools.formal.gen_image_rules")
-        return 0
-    if current != text:
-        OUT.write_text(text)
-    print(f"{OUT.relative_to(ROOT)} is up to date")
-    return 0
+    return _genfile.main("gen_image_rules", OUT, "spec/image_rules.py", generate, argv)
 
 
 if __name__ == "__main__":
