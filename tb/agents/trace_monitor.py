@@ -85,9 +85,9 @@ class TraceMonitor(pyuvm.uvm_component):
         self.response_ap = pyuvm.uvm_analysis_port("response_ap", self)
         self.shared_ap = pyuvm.uvm_analysis_port("shared_ap", self)
         self.retire_ap = pyuvm.uvm_analysis_port("retire_ap", self)
-        self.lines = self.batches = 0
+        self.lines = self.batches = 0  # lines the Python path decoded (not those the fast path took); batches
         self._file: Any = None
-        self._rest = ""
+        self._rest = b""
         self._pending: list[tuple[int, int]] = []  # requests not answered, oldest first: (tag, cycle)
         self._seq = 0
         self.cycle = 0  # cycle of the event being published (the HDL memory's count since reset)
@@ -95,7 +95,7 @@ class TraceMonitor(pyuvm.uvm_component):
     def start_of_simulation_phase(self) -> None:
         # Earlier pyuvm tests of this simulator run wrote to the same file: start after their lines.
         if self.path.exists():
-            self._file = open(self.path)  # noqa: SIM115 - kept open for the whole run
+            self._file = open(self.path, "rb")  # noqa: SIM115 - kept open for the whole run
             self._file.seek(0, os.SEEK_END)
 
     async def run_phase(self) -> None:
@@ -109,20 +109,22 @@ class TraceMonitor(pyuvm.uvm_component):
         if self._file is None:
             if not self.path.exists():
                 return
-            self._file = open(self.path)  # noqa: SIM115 - kept open for the whole run
-        text = self._rest + self._file.read()
-        if not text:
+            self._file = open(self.path, "rb")  # noqa: SIM115 - kept open for the whole run
+        # (bytes: the fast path parses them as they are; the trace is ASCII, so latin-1 decodes it
+        # exactly and cheaply for the Python path)
+        raw = self._rest + self._file.read()
+        if not raw:
             return
         self.batches += 1
-        cut = text.rfind("\n") + 1
-        self._rest = text[cut:]
+        cut = raw.rfind(b"\n") + 1
+        self._rest = raw[cut:]
         to = port_writers(self.retire_ap)
         only = to[0] if len(to) == 1 else None  # (one subscriber, the launch checker: called directly)
         checker = getattr(only, "__self__", None)
         if getattr(checker, "fast", None) is not None:
-            self._drain_fast(text[:cut], only, checker)
+            self._drain_fast(raw[:cut], only, checker)
             return
-        lines = text[:cut].splitlines()
+        lines = raw[:cut].decode("latin-1").splitlines()
         self.lines += len(lines)
         # Retire lines are most of the trace: decoded all at once (spec/retire_record.py decode_lines)
         # and handed straight to the subscribers' write functions (the port's connections, read once),
@@ -144,12 +146,10 @@ class TraceMonitor(pyuvm.uvm_component):
             else:
                 self._event(line)
 
-    def _drain_fast(self, text: str, write: Any, checker: Any) -> None:
+    def _drain_fast(self, buf: bytes, write: Any, checker: Any) -> None:
         """:meth:`drain` with the compiled fast path on (``SIMT_FAST_CHECK=1``, tb/fastcheck): it checks
         the retire lines it takes, in trace order; every other line is published here as without it
         (a retire it leaves goes to the launch checker, with the model's warp handed over and back)."""
-        buf = text.encode("latin-1", "replace")
-        self.lines += buf.count(b"\n")
         pos, end = 0, len(buf)
         fast = None
         while pos < end:
@@ -170,6 +170,7 @@ class TraceMonitor(pyuvm.uvm_component):
             nl = buf.index(b"\n", pos)
             line = buf[pos:nl].decode("latin-1")
             pos = nl + 1
+            self.lines += 1
             if line[:1] != "R":
                 if fast is not None:
                     if line[:1] == "S":

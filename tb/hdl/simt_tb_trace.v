@@ -4,7 +4,7 @@
 // +SIMT_TRACE=<path> (no plusarg: nothing is written, as in the raw bench). Python reads the file in
 // batches: `batch` counts flushes, and the harness sleeps until it changes, so no Python runs on a
 // cycle where nothing is observed. A flush happens after BATCH lines (+SIMT_TRACE_BATCH=n, default
-// 512; +SIMT_TRACE_RETIRES=0 leaves out the R and S lines, for end-of-kernel-only checking), when the launch ends (irq rises), when a protocol error is seen, and at the edge where the
+// 4096: each flush wakes the Python side, ~0.5 ms of fixed work; +SIMT_TRACE_RETIRES=0 leaves out the R and S lines, for end-of-kernel-only checking), when the launch ends (irq rises), when a protocol error is seen, and at the edge where the
 // harness toggles `sync` (it then reads everything up to that edge).
 //
 // Lines of one cycle, in this order (all numbers hex unless said otherwise):
@@ -67,7 +67,7 @@ module simt_tb_trace #(
     initial begin
         fd = 0;
         lines = 0;
-        limit = 512;
+        limit = 4096;
         batch = 32'd0;
         seen_reset = 1'b0;
         irq_q = 1'b0;

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from spec import cli  # noqa: E402
 
 REPORTS = ROOT / "build" / "reports"
-BATCH = 512  # lines per flush, the wrapper's default (+SIMT_TRACE_BATCH)
+BATCH = 512  # lines per flush: the wrapper's default when docs/benchmarks.md's replay figures were measured (now 4096)
 
 
 def record_trace(case: str, lanes: int, sim: str) -> Path:
@@ -138,9 +138,9 @@ def _replay(cfg: Any, image: Any, lines: list[str], trace: Path) -> tuple[float,
     mon, chk, cov = components(cfg, trace)
     item = SimpleNamespace(image=image, words=None, start=True, expect_launch_error=None, seed=None)
     chk.begin(item)
-    chunks = ["".join(lines[i : i + BATCH]) for i in range(0, len(lines), BATCH)]
+    chunks = ["".join(lines[i : i + BATCH]).encode("latin-1") for i in range(0, len(lines), BATCH)]
     feed = iter(chunks)
-    mon._file = SimpleNamespace(read=lambda: next(feed, ""))
+    mon._file = SimpleNamespace(read=lambda: next(feed, b""))  # (the monitor reads the trace as bytes)
     t0 = time.process_time()
     for _ in chunks:
         mon.drain()

@@ -285,7 +285,7 @@ class Checker:
                     else:
                         mon._event(line)
                 continue
-            mon._drain_fast("".join(chunk), self.python_retire, self)
+            mon._drain_fast("".join(chunk).encode("latin-1"), self.python_retire, self)
         if self.fast is not None:
             self.fast.settle()
         for board in (self.retire, self.div, self.shared, self.coal):
