@@ -15,7 +15,18 @@ from pathlib import Path
 
 from . import cli
 from .config import GpuConfig
-from .image_rules import MAGIC, MAX_COUNT, MAX_DIM, RECORD_ORDER, VERSION, WORD_LIMIT, Rule, Tag, check_words
+from .image_rules import (
+    MAGIC,
+    MAX_COUNT,
+    MAX_DIM,
+    RECORD_ORDER,
+    VERSION,
+    WORD_LIMIT,
+    Rule,
+    Tag,
+    Verdict,
+    check_words,
+)
 
 __all__ = ["MAGIC", "MAX_COUNT", "MAX_DIM", "RECORD_ORDER", "VERSION", "Rule", "Tag", "LaunchImage",
            "LaunchError", "ImageFormatError", "MAX_BLOCKS"]  # fmt: skip
@@ -44,6 +55,12 @@ def _words_problem(name: str, values: object) -> str | None:
             shown = (f"0x{v:x}" if v >= 0 else str(v)) if _is_int(v) else repr(v)
             return f"{name}[{k}] = {shown} is not a 32-bit word (an integer in 0..0xffffffff)"
     return None
+
+
+# The verdicts of the last few checks, by machine and word stream: a launch is checked when it is
+# built and again by the model that runs it (check_words is a Python loop over every word, ~0.1 s for
+# a MatrixMul 128 image); the same words on the same machine get the same verdict.
+_VERDICTS: dict[tuple[GpuConfig, tuple[int, ...]], Verdict] = {}
 
 
 @dataclass
@@ -174,9 +191,14 @@ class LaunchImage:
         The same verdict as the loader's on ``to_words()`` (image_rules.check_words), worded for the
         field instead of the word; overlapping DATA records are refused."""
         cfg.check()
-        if problem := self.field_problem():
-            raise LaunchError(f"illegal launch: {problem}")
-        verdict = check_words(self.to_words(), cfg)
+        words = self.to_words()  # (a field that is no word stream: LaunchError, from field_problem)
+        key = (cfg, tuple(words))
+        verdict = _VERDICTS.get(key)
+        if verdict is None:
+            verdict = check_words(words, cfg)
+            if len(_VERDICTS) >= 4:
+                _VERDICTS.clear()
+            _VERDICTS[key] = verdict
         if not verdict.ok:
             text = verdict.what
             if verdict.rule is Rule.DATA_ORDER:
