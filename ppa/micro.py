@@ -96,11 +96,6 @@ KERNELS: dict[str, tuple[str, int, int]] = {
     "gstorem": ("STG  [r5], r2;ADDI r5, r5, 64", 256, 2),
     "sharedm": ("LD   r2, [r1];ADDI r1, r1, 1", 256, 1),
     "gstorec": ("STG  [r5], r2", 256, 2),
-    # issue 28, 32-lane refit: activity the kernels have and the one-instruction bodies above do not.
-    # A load -> ALU -> store stream on moving addresses (fresh data on the load, ALU and store-data paths
-    # every access), and the ALU mix on immediates (the immediate operand path: no second register read)
-    "stream": ("LDG  r2, [r5];ADD  r2, r2, r9;STG  [r5 + 1000], r2;ADDI r5, r5, 64", 256, 2),
-    "aluimm": ("MULI r2, r2, 0x2545;SHRI r9, r2, 13;XOR  r2, r2, r9;ADDI r2, r2, 0x1234", 256, 1),
 }
 
 
