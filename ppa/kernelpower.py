@@ -19,6 +19,10 @@ Power Analyzer guide, docs/references.md#intel-power-activity):
    **Logic only:** the memory macros' arrays (register file, shared memory, …) are registered
    boundaries here; their access energy is not included (no cited sky130 per-access energy).
 
+Each launch's row (events, energy by part and ``by_module_pj``: the net energy split by the module whose
+cell drives the net) is cached in build/ppa/kernelpower/L<n>/rows/ by netlist, Liberty, Fmax, image and
+RTL (``row_key``): adding a micro-kernel to the refit costs only its own runs.
+
 Why not OpenSTA's ``report_power`` with the activities: Debian's OpenSTA 2.0.17 has no ``read_vcd`` /
 ``read_saif``, its ``set_power_activity -pins`` calls a missing ``get_pins_error``, and its
 ``report_power`` stops on a NaN on the correctly mapped SMs (docs/ppa.md "Timing").
@@ -30,10 +34,13 @@ a *synthesised* netlist with the *characterized* Liberty; pre-layout, no wires, 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -64,6 +71,44 @@ def launches(lanes: int, which: str) -> list[tuple[str, str, object, object]]:
         out += [(f"empty@{t}x{b}", "micro", cfg, micro._empty(cfg, t, b)) for t, b in ((32, 1), (256, 1), (32, 8))]  # fmt: skip
     if which in ("all", "bench"):
         out += [(f"{k}/{s[0]}", "kernel", cfg, prepare(k, s[0], SEED, cfg).image) for k, s in CASES.items()]
+    return out
+
+
+def _sha(parts: list[bytes]) -> str:
+    h = hashlib.sha1()
+    for p in parts:
+        h.update(hashlib.sha1(p).digest())
+    return h.hexdigest()[:16]
+
+
+def row_key(netkey: str, words: list[int], latency: int, machine: dict, bench: str) -> str:
+    """The cache key of one launch's row: the netlist, Liberties and Fmax (*netkey*), the image, the
+    memory latency, the simulated machine and the toggle bench (*bench*: its folder, named by the RTL
+    sources' hash). The golden model's events are not keyed: a spec change needs build/ppa/kernelpower
+    removed."""
+    return _sha([netkey.encode(), json.dumps([words, latency, machine]).encode(), bench.encode()])
+
+
+def driver_modules(flat) -> tuple[list[str], np.ndarray]:
+    """The module (type) names and, per net, the index of the module whose cell drives it (-1: no driver,
+    e.g. an SM input or a constant): the key of :func:`by_module`."""
+    names: dict[str, int] = {}
+    of = np.full(flat.nets, -1, dtype=np.int64)
+    for c in flat.cells:
+        i = names.setdefault(c.module, len(names))
+        for n in c.outs.values():
+            of[n] = i
+    return list(names), of
+
+
+def by_module(per_toggle_pj, act, cycles: int, modules: list[str], of) -> dict[str, float]:
+    """A run's net energy (pJ: switching + internal, no clock pins, no leakage) split by the module that
+    drives each net; nets without a driver count under "(undriven)". Sums to energy_pj's switching +
+    internal: where the gate-level energy goes, to compare with the per-event model per unit."""
+    e = np.asarray(per_toggle_pj) * np.asarray(act) * cycles
+    sums = np.bincount(of + 1, weights=e, minlength=len(modules) + 1)
+    out = {m: float(sums[i + 1]) for i, m in enumerate(modules)}
+    out["(undriven)"] = float(sums[0])
     return out
 
 
@@ -107,8 +152,18 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
     log(f"  flattened {len(flat.cells):,} cells, {flat.nets:,} nets in {flat_s:.0f} s")
     rows = []
     t0 = time.monotonic()
+    modules, module_of_net = driver_modules(flat)
+    netkey = _sha([net.read_bytes(), *(p.read_bytes() for p in (lib, macros)), repr(fmax).encode()])
     for name, kind, mcfg, img in launches(lanes, which):
-        r = toggles.run(mcfg, img.to_words(), LATENCY, per_bit=True)
+        words = img.to_words()
+        cache = OUT / f"L{lanes}" / "rows" / f"{row_key(netkey, words, LATENCY, mcfg.as_dict(), toggles.build(mcfg).parent.name)}.json"  # fmt: skip
+        if cache.exists():  # the same netlist, Liberty, Fmax, image and RTL: the same row
+            row = json.loads(cache.read_text())
+            row.update(name=name, kind=kind)
+            rows.append(row)
+            log(f"  {name}: cached, {row['energy_uj']:.4f} µJ")
+            continue
+        r = toggles.run(mcfg, words, LATENCY, per_bit=True)
         ev, counters = count_all(mcfg, img, r["order"])
         a = netpower.activities(flat, functions, r["bit_toggles"], r["cycles"])
         e = netpower.energy_pj(coef, a.act, r["cycles"], fmax)
@@ -116,10 +171,13 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
             "name": name, "kind": kind, "cycles": r["cycles"], "warp_instrs": r["warp_instrs"],
             "thread_instrs": counters["thread_instrs"], "events": events_of(counters, ev, r["cycles"]),
             "energy_pj": e,
+            "by_module_pj": by_module(coef.per_toggle_pj, a.act, r["cycles"], modules, module_of_net),
             "nets": {"simulated": a.simulated, "registers_at_module_mean": a.at_mean, "propagated": a.propagated,
                      "in_loops": a.unreached},
         }  # fmt: skip
         rows.append(finish_row(row, fmax))
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(row))
         log(
             f"  {name}: {r['cycles']} cycles, {row['energy_uj']:.4f} µJ, {row['total_mw']:.1f} mW "
             f"({a.simulated:,} nets simulated, {a.at_mean:,} registers at the mean)"

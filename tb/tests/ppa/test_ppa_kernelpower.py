@@ -78,3 +78,46 @@ def test_timing_report_renders_buffered_sm_rows() -> None:
     text2 = timing.report({"library": {"label": "x", "path": "p", "seconds": 1.0}, "seconds": {},
                            "sta": [{**sm, "buffering": None}]})  # fmt: skip
     assert "| L8 | 100 (unbuffered) |" in text2
+
+
+def test_energy_by_module_sums_to_the_net_energy() -> None:
+    import numpy as np
+
+    from ppa import netpower
+
+    cells = [
+        netpower.Cell("inv", "simt_alu", {"A": 0}, {"Y": 1}),
+        netpower.Cell("inv", "simt_lsu", {"A": 1}, {"Y": 2}),
+    ]
+    flat = netpower.Flat(cells, 3)
+    modules, of = kernelpower.driver_modules(flat)
+    assert modules == ["simt_alu", "simt_lsu"] and list(of) == [-1, 0, 1]
+    per_toggle = np.array([1.0, 2.0, 3.0])
+    act = np.array([0.5, 0.25, 0.1])
+    got = kernelpower.by_module(per_toggle, act, 10, modules, of)
+    assert got == pytest.approx({"simt_alu": 5.0, "simt_lsu": 3.0, "(undriven)": 5.0})
+    assert sum(got.values()) == pytest.approx(float(per_toggle @ act) * 10)
+    # planted fault: a net credited to the module it drives instead of its driver's moves the energy
+    wrong = of.copy()
+    wrong[2] = 0
+    assert kernelpower.by_module(per_toggle, act, 10, modules, wrong)["simt_lsu"] == 0.0
+
+
+def test_row_cache_key_changes_with_every_input() -> None:
+    base = ("net1", [1, 2, 3], 20, {"num_lanes": 8}, "bench1")
+    k = kernelpower.row_key(*base)
+    variants = [
+        ("net2", [1, 2, 3], 20, {"num_lanes": 8}, "bench1"),  # another netlist / Liberty / Fmax
+        ("net1", [1, 2, 4], 20, {"num_lanes": 8}, "bench1"),  # another image
+        ("net1", [1, 2, 3], 21, {"num_lanes": 8}, "bench1"),  # another latency
+        ("net1", [1, 2, 3], 20, {"num_lanes": 32}, "bench1"),  # another machine
+        ("net1", [1, 2, 3], 20, {"num_lanes": 8}, "bench2"),  # another RTL (toggle bench)
+    ]
+    assert all(kernelpower.row_key(*v) != k for v in variants)
+    assert kernelpower.row_key(*base) == k  # deterministic
+
+    # planted fault: a key without the netlist hands the old netlist's row to a new one; the check sees it
+    def faulty(n: str, w: list[int], lat: int, m: dict, b: str) -> str:
+        return kernelpower.row_key("", w, lat, m, b)
+
+    assert not all(faulty(*v) != faulty(*base) for v in variants)
