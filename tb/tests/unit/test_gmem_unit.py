@@ -414,7 +414,9 @@ class GmemBench:
         if self.nw > 1 and self.k.cpl_stall_prob > 0:
             assert self.contested > 0, "completions never competed: round-robin order not exercised"
         if self.posted:
-            assert self.posted_early > 0, "no store completed before its acknowledgements: posting not exercised"
+            assert self.posted_early > 0, (
+                "no store completed before its acknowledgements: posting not exercised"
+            )
             assert not self.by_tag, f"{len(self.by_tag)} request(s) never answered"
         cocotb.log.info(
             "checked %d accesses (%d empty), %d transactions, %d words, %d load lanes, %d memory words; "
