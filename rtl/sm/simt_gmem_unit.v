@@ -27,14 +27,27 @@
 //  - completions of several finished warps are delivered round-robin by warp slot.
 //  - acc_ready depends combinationally on mreq_ready (through the coalescer's in_ready), so a new
 //    access can enter in the cycle the previous one's last transaction leaves.
-// Test-only fault 4 (SIMT_FAULTS builds, docs/sm.md): the first store transaction is never presented
-// on the port, yet counts as issued and answered.
+//
+// Posted stores (POST_STORES = 1; default 0, which is the behaviour above). The memory port promises
+// that a request takes effect when it is accepted (docs/gpu.md "Ordering"), so a store need not wait
+// for its acknowledgements: its completion is offered once its last transaction has left the output
+// stage (accepted on the port). Its acknowledgements still arrive later, while the warp's next access
+// may already be in flight, so tags must stay unique without "one access per warp": the transaction
+// index is then a per-slot running counter (mod WARP_SIZE) instead of the number within the access, a
+// per-index flag says which outstanding indices are stores (their responses are acknowledgements,
+// never load data), and the coalescer waits when the slot's next index is still outstanding. The
+// SM does not use it yet (docs/benchmarks.md "What limits each kernel now": what the SM, the GPU's
+// launch end and the lock-step checker still need).
+// Test-only faults (SIMT_FAULTS builds, docs/sm.md): 4, the first store transaction is never
+// presented on the port, yet counts as issued and answered; 26 (POST_STORES = 1), a store completes
+// while its last transaction still waits in the output stage.
 `include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_fault.vh"
 module simt_gmem_unit #(
     parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
     parameter integer NUM_WARPS = `SIMT_DEFAULT_NUM_WARPS, // resident warp slots
     parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per memory segment
+    parameter integer POST_STORES = 0,  // 1: a store completes when its transactions are accepted (above)
     // tag width: must be max(1, clog2(NUM_WARPS)) + clog2(WARP_SIZE)
     parameter integer TAG_W = (NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1) + $clog2(WARP_SIZE)
 ) (
@@ -79,6 +92,9 @@ module simt_gmem_unit #(
         `SIMT_CHECK_WARP_SIZE("simt_gmem_unit", WARP_SIZE)
         `SIMT_CHECK_NUM_WARPS("simt_gmem_unit", NUM_WARPS)
         `SIMT_CHECK_SEG_WORDS("simt_gmem_unit", SEG_WORDS)
+        if (POST_STORES != 0 && POST_STORES != 1) begin : g_bad_post
+            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter POST_STORES=%0d (legal: 0, 1)", POST_STORES);
+        end
         if (TAG_W != WID_W + IDX_W) begin : g_bad_tag_w
             `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter TAG_W=%0d (must be %0d: %0d warp-slot bits + %0d index bits)",
                            TAG_W, WID_W + IDX_W, WID_W, IDX_W);
@@ -122,7 +138,10 @@ module simt_gmem_unit #(
     // ---------------------------------------------------------------- request output stage
     // One register stage between the coalescer and the port; an empty-access marker bypasses it.
     wire stage_free = !mreq_valid || mreq_ready;
-    assign co_ready = co_empty || stage_free;
+    wire [NUM_WARPS-1:0] idx_busy;   // POST_STORES: the slot's next tag index is still outstanding
+    wire [IDX_W-1:0]     slot_nidx [0:NUM_WARPS-1];  // POST_STORES: the slot's next tag index
+    wire [IDX_W-1:0]     tag_idx = POST_STORES != 0 ? slot_nidx[cur_warp_q] : co_index;
+    assign co_ready = co_empty || (stage_free && !idx_busy[cur_warp_q]);
     wire beat_fire = co_valid && co_ready;            // any coalescer beat taken (marker included)
     wire issue     = beat_fire && !co_empty;          // a real transaction enters the stage
 `ifdef SIMT_FAULTS
@@ -157,7 +176,7 @@ module simt_gmem_unit #(
             mreq_write <= co_store;
             mreq_mask  <= co_wmask;
             mreq_wdata <= co_wdata;
-            mreq_tag   <= TAG_W'({cur_warp_q, co_index});  // cast: TAG_W is checked above
+            mreq_tag   <= TAG_W'({cur_warp_q, tag_idx});  // cast: TAG_W is checked above
         end
     end
 
@@ -181,12 +200,14 @@ module simt_gmem_unit #(
     wire [WARP_SIZE*OFF_W-1:0]   rsp_row_off  = slot_off[rsp_warp];
     wire [WARP_SIZE*IDX_W-1:0]   rsp_row_txn  = slot_txn[rsp_warp];
     reg  [WARP_SIZE-1:0]         rsp_lanes;
+    wire [NUM_WARPS-1:0]         slot_rsp_st;  // the response's index is an outstanding store's
+    wire                         rsp_is_st = slot_rsp_st[rsp_warp];
     reg  [WARP_SIZE*32-1:0]      rsp_words;
     integer l, w;
 
     always @* begin : response_scatter
         for (l = 0; l < WARP_SIZE; l = l + 1) begin
-            rsp_lanes[l] = rsp_row_mask[l] && rsp_row_txn[l*IDX_W +: IDX_W] == rsp_idx;
+            rsp_lanes[l] = rsp_row_mask[l] && rsp_row_txn[l*IDX_W +: IDX_W] == rsp_idx && !rsp_is_st;
             rsp_words[l*32 +: 32] = 32'd0;
             for (w = 0; w < SEG_WORDS; w = w + 1)
                 if ({{(32-OFF_W){1'b0}}, rsp_row_off[l*OFF_W +: OFF_W]} == w)
@@ -260,6 +281,9 @@ module simt_gmem_unit #(
             reg [WARP_SIZE*OFF_W-1:0] off_q;
             reg [WARP_SIZE*IDX_W-1:0] txn_q;
             reg [WARP_SIZE*32-1:0]    data_q;
+            wire            cnt_sent;   // an issued transaction this access waits for
+            wire            cnt_rsp;    // a response of this access (not a posted store's)
+            wire            fin;        // the access may complete once issued
 
             always @(posedge clk) begin
                 if (rst) busy_q <= 1'b0;
@@ -276,8 +300,8 @@ module simt_gmem_unit #(
             // Counters: an issue and a response of the same slot may coincide.
             always @(posedge clk) begin
                 if (rst) out_q <= {CNT_W{1'b0}};
-                else out_q <= out_q + {{(CNT_W-1){1'b0}}, mine_sent}
-                                    - {{(CNT_W-1){1'b0}}, mine_rsp};
+                else out_q <= out_q + {{(CNT_W-1){1'b0}}, cnt_sent}
+                                    - {{(CNT_W-1){1'b0}}, cnt_rsp};
             end
 
             always @(posedge clk) begin
@@ -302,7 +326,7 @@ module simt_gmem_unit #(
                 integer k;
                 if (mine_beat && !co_empty)
                     for (k = 0; k < WARP_SIZE; k = k + 1)
-                        if (co_lanes[k]) txn_q[k*IDX_W +: IDX_W] <= co_index;
+                        if (co_lanes[k]) txn_q[k*IDX_W +: IDX_W] <= tag_idx;
             end
 
             // Load data lands lane by lane; stores are only acknowledged.
@@ -313,8 +337,50 @@ module simt_gmem_unit #(
                         if (rsp_lanes[k]) data_q[k*32 +: 32] <= rsp_words[k*32 +: 32];
             end
 
+            if (POST_STORES != 0) begin : g_post
+                reg [IDX_W-1:0]     nidx_q;  // next tag index of the slot (running, mod WARP_SIZE)
+                reg [WARP_SIZE-1:0] pend_q;  // tag indices issued and not answered
+                reg [WARP_SIZE-1:0] pst_q;   // ... whose transaction is a store
+                always @(posedge clk) begin
+                    if (rst) begin
+                        nidx_q <= {IDX_W{1'b0}};
+                        pend_q <= {WARP_SIZE{1'b0}};
+                        pst_q  <= {WARP_SIZE{1'b0}};
+                    end else begin
+                        if (mine_sent) begin
+                            nidx_q         <= nidx_q + 1'b1;
+                            pend_q[nidx_q] <= 1'b1;
+                            pst_q[nidx_q]  <= co_store;
+                        end
+                        if (mine_rsp) pend_q[rsp_idx] <= 1'b0;
+                    end
+                end
+                // The output stage holds a transaction of this slot that the port has not taken yet.
+                wire in_stage = mreq_valid && mreq_tag[TAG_W-1 -: WID_W] == SLOT;
+`ifdef SIMT_FAULTS
+                // Fault 26: a store completes although its last transaction still waits in the stage.
+                wire f_early = simt_fault == `SIMT_FAULT_POSTED_EARLY;
+`else
+                wire f_early = 1'b0;
+`endif
+                assign slot_nidx[g]   = nidx_q;
+                assign idx_busy[g]    = pend_q[nidx_q];
+                assign slot_rsp_st[g] = pst_q[rsp_idx];
+                assign cnt_sent       = mine_sent && !co_store;
+                assign cnt_rsp        = mine_rsp && !pst_q[rsp_idx];
+                assign fin            = !store_q || !in_stage || f_early;
+            end else begin : g_wait
+                assign slot_nidx[g]   = {IDX_W{1'b0}};
+                assign idx_busy[g]    = 1'b0;
+                assign slot_rsp_st[g] = 1'b0;
+                assign cnt_sent       = mine_sent;
+                assign cnt_rsp        = mine_rsp;
+                assign fin            = 1'b1;
+            end
+
             assign busy[g]       = busy_q;
-            assign done[g]       = busy_q && issued_q && out_q == {CNT_W{1'b0}};
+            // (POST_STORES: a store's out_q counts nothing, so it is done once issued and out of the stage.)
+            assign done[g]       = busy_q && issued_q && out_q == {CNT_W{1'b0}} && fin;
             assign slot_store[g] = store_q;
             assign slot_mask[g]  = mask_q;
             assign slot_off[g]   = off_q;

@@ -509,8 +509,8 @@ def all_jobs() -> list[Job]:
             ),
             Mutant(
                 "rtl/sm/simt_gmem_unit.v",
-                "assign done[g]       = busy_q && issued_q && out_q == {CNT_W{1'b0}};",
-                "assign done[g]       = busy_q && out_q == {CNT_W{1'b0}};",
+                "assign done[g]       = busy_q && issued_q && out_q == {CNT_W{1'b0}} && fin;",
+                "assign done[g]       = busy_q && out_q == {CNT_W{1'b0}} && fin;",
                 "an access completes before all its transactions were issued",
             ),
         ],

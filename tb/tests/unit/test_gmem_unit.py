@@ -23,10 +23,19 @@ Checks:
   duplicated), nothing outstanding, final memory equal to the model, and (NUM_WARPS > 1) several
   warps had accesses in flight at once (latency hiding) and completions competed (round-robin
   exercised, when the completion port stalls).
+
+With POST_STORES = 1 (posted stores, rtl/sm/simt_gmem_unit.v) the same checks hold except: a request's
+tag index is the warp's running count of requests (mod WARP_SIZE), never one still outstanding; a store
+completes once every one of its transactions has been accepted on the port (answered or not), and its
+acknowledgements may come after the warp's next access has started (a response is matched to its access
+by tag); the bench requires that this happened. Meta-test: planted fault 26 (a store completes while
+its last transaction still waits in the unit's output stage) must be caught by the "completed after k
+of n requests" check (the request back-pressure of ``reordered`` holds transactions in that stage).
 """
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass, field
 
@@ -43,6 +52,7 @@ from tb.agents.handshake import HandshakeTimeout, wait_high
 
 M32 = 0xFFFF_FFFF
 CONFIGS = [(32, 4, 8), (32, 8, 1), (16, 2, 4), (8, 16, 16)]  # (WARP_SIZE, NUM_WARPS, SEG_WORDS)
+POSTED = [(32, 4, 8), (8, 16, 16), (16, 2, 1)]  # the same with POST_STORES = 1
 SOURCES = ["sm/simt_gmem_unit.v", "sm/simt_coalescer.v"]
 WATCHDOG = 4000  # cycles without a completion while accesses are in flight: a hang
 # A warp's last response this many cycles ago has surely made it 'finished' inside the unit (one edge
@@ -148,6 +158,12 @@ class GmemBench:
         self.answered_at: dict[int, int] = {}  # warp -> cycle its last transaction was answered
         self.last_cpl = self.nw - 1  # round-robin: slot 0 is first after reset
         self.contested = 0  # completions chosen among several settled warps
+        self.posted = benchenv.parameter("POST_STORES", 0) == 1
+        self.next_idx = dict.fromkeys(range(num_warps), 0)  # POST_STORES: each warp's running tag index
+        self.by_tag: dict[int, Access] = {}  # outstanding request tag -> its access
+        self.posted_early = 0  # stores completed before all their acknowledgements
+        self.fault = int(os.environ.get("GMEM_FAULT", "0"))  # planted fault: record, then stop
+        self.caught: str | None = None
         self.responder = GmemResponder(
             dut,
             dut.clk,
@@ -167,11 +183,17 @@ class GmemBench:
         return tag >> self.tag_idx_w, tag & ((1 << self.tag_idx_w) - 1)
 
     def _on_request(self, t: MemTxn) -> None:
+        if self.caught:
+            return
         warp, idx = self._split_tag(t.tag)
         acc = self.inflight.get(warp)
         assert acc is not None, f"request tag {t.tag:#x} for warp {warp}, which has no access in flight"
         where = f"warp {warp} access '{acc.name}' mask={acc.mask:#x} request {acc.issued}"
-        assert idx == acc.issued, f"{where}: tag index {idx}, expected {acc.issued} (issue order)"
+        want = self.next_idx[warp] if self.posted else acc.issued
+        assert idx == want, f"{where}: tag index {idx}, expected {want} (issue order)"
+        assert t.tag not in self.by_tag, f"{where}: tag {t.tag:#x} reused while outstanding"
+        self.by_tag[t.tag] = acc
+        self.next_idx[warp] = (self.next_idx[warp] + 1) % self.ws
         assert acc.issued < len(acc.txns), f"{where}: more requests than the model's {len(acc.txns)}"
         exp = acc.txns[acc.issued]
         assert (t.addr, t.mask, t.write) == (exp.base, exp.mask, exp.store), (
@@ -186,11 +208,16 @@ class GmemBench:
         self.max_outstanding_txns = max(self.max_outstanding_txns, self.responder.outstanding)
 
     def _on_response(self, t: MemTxn) -> None:
+        if self.caught:
+            return
         warp, _ = self._split_tag(t.tag)
-        acc = self.inflight.get(warp)
-        assert acc is not None, f"response tag {t.tag:#x}: warp {warp} has no access in flight"
+        acc = self.by_tag.pop(t.tag, None)
+        assert acc is not None, f"response tag {t.tag:#x}: no request of warp {warp} outstanding with it"
+        assert acc is self.inflight.get(warp) or (self.posted and acc.store), (
+            f"response tag {t.tag:#x}: its access of warp {warp} has already completed"
+        )
         acc.answered += 1
-        if acc.answered == len(acc.txns):
+        if acc.answered == len(acc.txns) and acc is self.inflight.get(warp):
             self.answered_at[warp] = self.cycle
         if t.seq < self.last_seq_answered:
             self.overtaken += 1  # a later request was answered before this one
@@ -227,7 +254,7 @@ class GmemBench:
 
     async def drive(self) -> None:
         d, rng = self.dut, self.rng
-        while any(self.todo.values()):
+        while any(self.todo.values()) and not self.caught:
             idle = [w for w, n in self.todo.items() if n and w not in self.inflight]
             if not idle or rng.random() < self.k.acc_gap_prob:
                 await RisingEdge(d.clk)
@@ -274,7 +301,7 @@ class GmemBench:
                 ready = rng.random() < k.cpl_ready_prob
             d.cpl_ready.value = int(ready)
             await ReadOnly()
-            if int(d.cpl_valid.value) == 1 and ready:
+            if int(d.cpl_valid.value) == 1 and ready and not self.caught:
                 self._check_completion()
                 idle_cycles = 0
 
@@ -289,12 +316,18 @@ class GmemBench:
         assert int(d.cpl_txns.value) == len(acc.txns), (
             f"{where}: cpl_txns {int(d.cpl_txns.value)} != {len(acc.txns)}"
         )
+        if self.fault and acc.issued != len(acc.txns):
+            self.caught = f"{where}: completed after {acc.issued} of {len(acc.txns)} requests"
+            return
         assert acc.issued == len(acc.txns), (
             f"{where}: completed after {acc.issued} of {len(acc.txns)} requests"
         )
-        assert acc.answered == len(acc.txns), (
-            f"{where}: completed after {acc.answered} of {len(acc.txns)} responses"
-        )
+        if self.posted and acc.store:  # posted: its acknowledgements may still be on their way
+            self.posted_early += acc.answered < len(acc.txns)
+        else:
+            assert acc.answered == len(acc.txns), (
+                f"{where}: completed after {acc.answered} of {len(acc.txns)} responses"
+            )
         rdata = int(d.cpl_rdata.value)
         got = [(rdata >> (32 * i)) & M32 for i in range(self.ws)]
         active = [i for i in range(self.ws) if acc.mask >> i & 1]
@@ -334,6 +367,10 @@ class GmemBench:
         self.responder.start()
         cocotb.start_soon(self.complete())
         await self.drive()
+        if self.fault:
+            assert self.caught, f"planted fault {self.fault} not caught in {self.accesses} completions"
+            cocotb.log.info("planted fault %d caught: %s", self.fault, self.caught)
+            return
         for _ in range(limit):
             if not self.inflight and self.responder.outstanding == 0:
                 break
@@ -376,10 +413,16 @@ class GmemBench:
             assert self.max_inflight > 1, "never more than one warp in flight: no latency hiding exercised"
         if self.nw > 1 and self.k.cpl_stall_prob > 0:
             assert self.contested > 0, "completions never competed: round-robin order not exercised"
+        if self.posted:
+            assert self.posted_early > 0, (
+                "no store completed before its acknowledgements: posting not exercised"
+            )
+            assert not self.by_tag, f"{len(self.by_tag)} request(s) never answered"
         cocotb.log.info(
             "checked %d accesses (%d empty), %d transactions, %d words, %d load lanes, %d memory words; "
-            "%d responses overtaken; %d completions in round-robin competition; max %d warps / %d transactions "
-            "in flight (WARP_SIZE=%d NUM_WARPS=%d SEG_WORDS=%d)",
+            "%d responses overtaken; %d completions in round-robin competition; %d stores completed before "
+            "their acknowledgements; max %d warps / %d transactions in flight "
+            "(WARP_SIZE=%d NUM_WARPS=%d SEG_WORDS=%d POST_STORES=%d)",
             self.accesses,
             self.empties,
             self.transactions,
@@ -388,11 +431,13 @@ class GmemBench:
             self.mem.size,
             self.overtaken,
             self.contested,
+            self.posted_early,
             self.max_inflight,
             self.max_outstanding_txns,
             self.ws,
             self.nw,
             self.seg,
+            int(self.posted),
         )
         assert self.transactions > 0, "checked 0 transactions"
 
@@ -489,6 +534,44 @@ def test_gmem_unit(warp_size: int, num_warps: int, seg_words: int) -> None:
             "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length(),
         },
         testcase=["reordered", "completion_stalls", "in_order_full_speed"],
+    )
+
+
+def _params(warp_size: int, num_warps: int, seg_words: int, post: int) -> dict[str, int]:
+    return {
+        "WARP_SIZE": warp_size,
+        "NUM_WARPS": num_warps,
+        "SEG_WORDS": seg_words,
+        "POST_STORES": post,
+        "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length(),
+    }
+
+
+@pytest.mark.parametrize(
+    "warp_size,num_warps,seg_words", POSTED, ids=[f"ws{w}-nw{n}-seg{s}" for w, n, s in POSTED]
+)
+def test_gmem_unit_posted(warp_size: int, num_warps: int, seg_words: int) -> None:
+    """POST_STORES = 1: stores complete once accepted, acknowledgements overlap the next access."""
+    rtlsim.run(
+        "simt_gmem_unit",
+        SOURCES,
+        __name__,
+        parameters=_params(warp_size, num_warps, seg_words, 1),
+        testcase=["reordered", "completion_stalls", "in_order_full_speed"],
+        fault=0,  # the build of the meta-test below: one build for both
+    )
+
+
+def test_gmem_unit_posted_planted_early() -> None:
+    """Meta-test: fault 26 (a posted store completes before its last transaction left the unit)."""
+    rtlsim.run(
+        "simt_gmem_unit",
+        SOURCES,
+        __name__,
+        parameters=_params(*POSTED[0], 1),
+        testcase=["reordered"],
+        extra_env={"GMEM_FAULT": "26"},
+        fault=26,
     )
 
 
