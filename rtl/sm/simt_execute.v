@@ -75,9 +75,9 @@ module simt_execute #(
     output reg  [RF_AW-1:0]           rf_waddr,
     output reg  [NUM_LANES*32-1:0]    rf_wdata,
     // constant memory and thread-id table (combinational reads, one per lane)
-    output wire [NUM_LANES*C_AW-1:0]  const_addr,
+    output reg  [NUM_LANES*C_AW-1:0]  const_addr,
     input  wire [NUM_LANES*32-1:0]    const_data,
-    output wire [NUM_LANES*TH_W-1:0]  tid_slot,
+    output reg  [NUM_LANES*TH_W-1:0]  tid_slot,
     input  wire [NUM_LANES*48-1:0]    tid_xyz,
     // shared-memory line clears of block initialisation (not while a shared instruction is in EX)
     input  wire                       clr_sh_req,
@@ -142,7 +142,9 @@ module simt_execute #(
     wire [NUM_LANES-1:0] row_mask = ex_mask[ex_row * NUM_LANES +: NUM_LANES];
 
     // ---- lanes -----------------------------------------------------------------------------------------
-    wire [NUM_LANES*32-1:0] alu_y, mem_addr, sreg_v;
+    // Each lane writes its slice of these row vectors from its own always block (a reg, not a wire
+    // joined from per-lane assigns, which Icarus rebuilds bit by bit once per lane per cycle).
+    reg  [NUM_LANES*32-1:0] alu_y, mem_addr, sreg_v;
     wire [NUM_LANES-1:0]    lane_nz, bad_const, bad_shared, bad_global;
     genvar l;
     generate
@@ -150,18 +152,20 @@ module simt_execute #(
             wire [31:0] a = `SIMT_DEC_A_IMM(xd) ? `SIMT_DEC_IMM(xd) : rdata_a[l*32 +: 32];
             wire [31:0] b = `SIMT_DEC_B_IMM(xd) ? `SIMT_DEC_IMM(xd) : rdata_b[l*32 +: 32];
             wire [31:0] c = rdata_c[l*32 +: 32];
-            simt_alu u_alu (.fn(`SIMT_DEC_ALU_FN(xd)), .a(a), .b(b), .c(c), .y(alu_y[l*32 +: 32]));
+            wire [31:0] y;
+            simt_alu u_alu (.fn(`SIMT_DEC_ALU_FN(xd)), .a(a), .b(b), .c(c), .y(y));
+            always @(*) alu_y[l*32 +: 32] = y;
             wire [31:0] addr = a + b;
-            assign mem_addr[l*32 +: 32] = addr;
+            always @(*) mem_addr[l*32 +: 32] = addr;
             assign lane_nz[l]    = a != 32'd0;
             assign bad_const[l]  = addr >= {{(31 - C_AW){1'b0}}, cfg_nconst};
             assign bad_shared[l] = addr >= {{(31 - SH_AW){1'b0}}, cfg_shared};
             assign bad_global[l] = addr >= GLOBAL_WORDS;
-            assign const_addr[l*C_AW +: C_AW] = addr[C_AW-1:0];
+            always @(*) const_addr[l*C_AW +: C_AW] = addr[C_AW-1:0];
             // special registers (docs/isa.md 3.2)
             wire [4:0]  tin = ex_row * NUM_LANES + l;           // thread index within the warp
             wire [31:0] flat_tid = ex_wib * WARP_SIZE + tin;
-            assign tid_slot[l*TH_W +: TH_W] = ex_warp * WARP_SIZE + tin;
+            always @(*) tid_slot[l*TH_W +: TH_W] = ex_warp * WARP_SIZE + tin;
             wire [47:0] txyz = tid_xyz[l*48 +: 48];
             reg  [31:0] sv;
             always @(*) begin
@@ -185,7 +189,7 @@ module simt_execute #(
                     default: sv = cfg_params[(`SIMT_DEC_SREG(xd) - `SIMT_SREG_PARAM_BASE) * 32 +: 32];
                 endcase
             end
-            assign sreg_v[l*32 +: 32] = sv;
+            always @(*) sreg_v[l*32 +: 32] = sv;
         end
     endgenerate
 

@@ -80,7 +80,7 @@ module simt_gmem_unit #(
     output wire [(NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1)-1:0] cpl_warp,
     output wire                                          cpl_store,
     output wire [$clog2(WARP_SIZE):0]                    cpl_txns,
-    output wire [WARP_SIZE*32-1:0]                       cpl_rdata
+    output reg  [WARP_SIZE*32-1:0]                       cpl_rdata
 );
     localparam integer WID_W = NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1;
     localparam integer IDX_W = $clog2(WARP_SIZE);
@@ -248,11 +248,16 @@ module simt_gmem_unit #(
     assign cpl_txns  = slot_txns[cpl_sel];
     wire cpl_fire = cpl_valid && cpl_ready;
 
+    wire [WARP_SIZE-1:0]    cpl_row_mask = slot_mask[cpl_sel];
+    wire [WARP_SIZE*32-1:0] cpl_row_data = slot_data[cpl_sel];
     genvar gl;
     generate
         for (gl = 0; gl < WARP_SIZE; gl = gl + 1) begin : g_cpl_lane
-            assign cpl_rdata[gl*32 +: 32] = (slot_mask[cpl_sel][gl] && !slot_store[cpl_sel])
-                                            ? slot_data[cpl_sel][gl*32 +: 32] : 32'd0;
+            // (wires read the slot arrays; the lane's slice is written from an always block, so Icarus
+            // does not rebuild the WARP_SIZE*32-bit cpl_rdata bit by bit once per lane)
+            wire        lane_on = cpl_row_mask[gl] && !cpl_store;
+            wire [31:0] word    = cpl_row_data[gl*32 +: 32];
+            always @(*) cpl_rdata[gl*32 +: 32] = lane_on ? word : 32'd0;
         end
     endgenerate
 

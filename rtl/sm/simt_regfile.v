@@ -36,11 +36,18 @@ module simt_regfile #(
     endgenerate
 
     // ---- one RAM per lane ----------------------------------------------------------------------
+    // The read registers of all lanes are one vector per port, each lane's block writing its own slice:
+    // per-lane registers joined by `assign rdata_x[lane*32 +: 32] = q` would make Icarus rebuild (and
+    // re-resolve bit by bit) the whole NUM_LANES*32-bit net once per lane per cycle.
+    reg [NUM_LANES*32-1:0] q_a, q_b, q_c;
+    assign rdata_a = q_a;
+    assign rdata_b = q_b;
+    assign rdata_c = q_c;
+
     genvar lane;
     generate
         for (lane = 0; lane < NUM_LANES; lane = lane + 1) begin : g_lane
             reg [31:0] mem [0:RF_DEPTH-1];
-            reg [31:0] q_a, q_b, q_c;
 
             // Write port: only the enabled lanes of the row change (inactive threads keep their value).
             always @(posedge clk) begin
@@ -50,14 +57,10 @@ module simt_regfile #(
             // Read ports: non-blocking reads sample the array before this edge's write lands, so a
             // same-row read returns the old value.
             always @(posedge clk) begin
-                q_a <= mem[raddr_a];
-                q_b <= mem[raddr_b];
-                q_c <= mem[raddr_c];
+                q_a[lane*32 +: 32] <= mem[raddr_a];
+                q_b[lane*32 +: 32] <= mem[raddr_b];
+                q_c[lane*32 +: 32] <= mem[raddr_c];
             end
-
-            assign rdata_a[lane*32 +: 32] = q_a;
-            assign rdata_b[lane*32 +: 32] = q_b;
-            assign rdata_c[lane*32 +: 32] = q_c;
         end
     endgenerate
 

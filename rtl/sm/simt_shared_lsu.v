@@ -47,7 +47,7 @@ module simt_shared_lsu #(
     input  wire [NUM_LANES*32-1:0]                         wdata,
     // row response
     output reg                                             rsp_valid,
-    output wire [NUM_LANES*32-1:0]                         rdata,
+    output reg  [NUM_LANES*32-1:0]                         rdata,
     output reg  [$clog2(NUM_LANES+1)-1:0]                  passes,
     // line clear
     input  wire                                            clr,
@@ -55,8 +55,8 @@ module simt_shared_lsu #(
     input  wire [$clog2(SHARED_WORDS)-$clog2(NUM_BANKS)-1:0] clr_line,
     // observation of every bank write
     output wire [NUM_BANKS-1:0]                            obs_we,
-    output wire [NUM_BANKS*$clog2(SHARED_WORDS)-1:0]       obs_addr,
-    output wire [NUM_BANKS*32-1:0]                         obs_data,
+    output reg  [NUM_BANKS*$clog2(SHARED_WORDS)-1:0]       obs_addr,
+    output reg  [NUM_BANKS*32-1:0]                         obs_data,
     output wire                                            obs_clr
 );
     localparam integer AW    = $clog2(SHARED_WORDS);
@@ -164,7 +164,7 @@ module simt_shared_lsu #(
 
     // ---------------------------------------------------------------- banks
     genvar gi, gb;
-    wire [NUM_BANKS*32-1:0] bank_dout;
+    reg  [NUM_BANKS*32-1:0] bank_dout;
 `ifdef SIMT_FAULTS
     `SIMT_FAULT_PLUSARG
     // Fault 3 only moves store passes: loads still read the bank their address names.
@@ -200,13 +200,13 @@ module simt_shared_lsu #(
                 if (re) dout <= mem[line];
             end
 
-            assign bank_dout[gb*32 +: 32] = dout;
+            always @(*) bank_dout[gb*32 +: 32] = dout;
             assign obs_we[gb]             = we;
-            assign obs_data[gb*32 +: 32]  = d;
+            always @(*) obs_data[gb*32 +: 32]  = d;
             if (BW == 0) begin : g_obs1
-                assign obs_addr[gb*AW +: AW] = line;
+                always @(*) obs_addr[gb*AW +: AW] = line;
             end else begin : g_obsn
-                assign obs_addr[gb*AW +: AW] = {line, BI[BWS-1:0]};
+                always @(*) obs_addr[gb*AW +: AW] = {line, BI[BWS-1:0]};
             end
         end
     endgenerate
@@ -251,7 +251,7 @@ module simt_shared_lsu #(
             end
 
             // The last pass's data is still on its way in the response cycle: take it directly.
-            assign rdata[gi*32 +: 32] = ~rsp_lanes[gi] ? 32'd0 : cap[gi] ? rd : res[gi*32 +: 32];
+            always @(*) rdata[gi*32 +: 32] = ~rsp_lanes[gi] ? 32'd0 : cap[gi] ? rd : res[gi*32 +: 32];
         end
     endgenerate
 

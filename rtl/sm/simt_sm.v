@@ -183,12 +183,14 @@ module simt_sm #(
     always @(posedge clk) if (imem_re) dec_instr <= imem[imem_raddr];
     wire [NUM_LANES*C_AW-1:0]  const_addr;
     wire [NUM_LANES*TH_W-1:0]  tid_slot;
-    wire [NUM_LANES*32-1:0]    const_data;
+    reg  [NUM_LANES*32-1:0]    const_data;  // a slice per lane: see simt_regfile's read registers
     wire [NUM_LANES*48-1:0]    tid_xyz;
     genvar l;
     generate
         for (l = 0; l < NUM_LANES; l = l + 1) begin : lane_rd
-            assign const_data[l*32 +: 32] = cmem[const_addr[l*C_AW +: C_AW]];
+            // (the word through a wire: an always block reading the array would wake on every word)
+            wire [31:0] word = cmem[const_addr[l*C_AW +: C_AW]];
+            always @(*) const_data[l*32 +: 32] = word;
         end
     endgenerate
     // {tid.z, tid.y, tid.x} per thread slot: rows of TIDS slots, one write port (a memory macro)

@@ -29,7 +29,7 @@ module simt_tid_table #(
     input  wire [TIDS*48-1:0]        wdata,   // entry k's {tid.z, tid.y, tid.x} at [k*48 +: 48]
     // read: lane l's slot at [l*TH_W +: TH_W], its entry at [l*48 +: 48] in the same cycle
     input  wire [NUM_LANES*TH_W-1:0] rslot,
-    output wire [NUM_LANES*48-1:0]   rdata
+    output reg  [NUM_LANES*48-1:0]   rdata  // one slice per lane (see the read loop)
 );
     localparam integer ROWS_T = NUM_WARPS * WARP_SIZE / TIDS;         // rows of the table
     localparam integer LOG_T  = $clog2(TIDS);                          // slot = row * TIDS + entry
@@ -69,7 +69,7 @@ module simt_tid_table #(
             wire [TH_W-1:0]    q    = slot >> LOG_T;
             wire [TIDS*48-1:0] row  = mem[q[RIX_W-1:0]];
             wire [EIX_W-1:0]   ent  = (TIDS > 1) ? slot[EIX_W-1:0] : {EIX_W{1'b0}};
-            assign rdata[l*48 +: 48] = row[ent*48 +: 48];
+            always @(*) rdata[l*48 +: 48] = row[ent*48 +: 48];
             wire unused_rd = &{1'b0, q};  // the row index uses its low bits
         end
     endgenerate

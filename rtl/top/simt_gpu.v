@@ -53,12 +53,12 @@ module simt_gpu #(
     input  wire [SEG_WORDS*32-1:0]           mrsp_rdata,
     // observation: retire port of every SM (docs/sm.md "Retire port"), SM s in slice s
     output wire [NUM_SMS-1:0]                rt_valid,
-    output wire [NUM_SMS*`SIMT_RT_W-1:0]     rt_rec,         // one record per SM (rtl/include/simt_retire.vh)
+    output reg  [NUM_SMS*`SIMT_RT_W-1:0]     rt_rec,         // one record per SM (rtl/include/simt_retire.vh)
     // observation: every shared-memory bank write of every SM (docs/sm.md simt_shared_lsu);
     // SM s, bank b in slice s*NUM_BANKS + b
     output wire [NUM_SMS*NUM_BANKS-1:0]      sh_obs_we,
-    output wire [NUM_SMS*NUM_BANKS*SH_AW-1:0] sh_obs_addr,
-    output wire [NUM_SMS*NUM_BANKS*32-1:0]   sh_obs_data,
+    output reg  [NUM_SMS*NUM_BANKS*SH_AW-1:0] sh_obs_addr,
+    output reg  [NUM_SMS*NUM_BANKS*32-1:0]   sh_obs_data,
     output wire [NUM_SMS-1:0]                sh_obs_clr,
     output wire [NUM_SMS*5-1:0]              sh_obs_warp,
     // observation: block dispatch (which SM got which block)
@@ -209,7 +209,8 @@ module simt_gpu #(
     wire [NUM_SMS-1:0]               s_mreq_valid, s_mreq_ready, s_mreq_write, s_mrsp_valid, s_mrsp_ready;
     wire [NUM_SMS*32-1:0]            s_mreq_addr;
     wire [NUM_SMS*SEG_WORDS-1:0]     s_mreq_mask;
-    wire [NUM_SMS*SEG_WORDS*32-1:0]  s_mreq_wdata, s_mrsp_rdata;
+    reg  [NUM_SMS*SEG_WORDS*32-1:0]  s_mreq_wdata;
+    wire [NUM_SMS*SEG_WORDS*32-1:0]  s_mrsp_rdata;
     wire [NUM_SMS*TAG_W-1:0]         s_mreq_tag, s_mrsp_tag;
     wire [NUM_SMS-1:0]               sm_err;
     wire [NUM_SMS*4-1:0]             sm_err_kind;
@@ -229,6 +230,16 @@ module simt_gpu #(
             // Per-SM outputs the top does not use (block ids come from the scheduler's count).
             wire [31:0]               unused_done_id;
             wire                      unused_idle;
+            // The wide per-SM outputs land in their slice from an always block: joined straight from the
+            // port connections, Icarus would rebuild the whole NUM_SMS-wide net bit by bit at each change.
+            wire [SEG_WORDS*32-1:0]      mreq_wdata_s;
+            wire [`SIMT_RT_W-1:0]        rt_rec_s;
+            wire [NUM_BANKS*SH_AW-1:0]   sh_obs_addr_s;
+            wire [NUM_BANKS*32-1:0]      sh_obs_data_s;
+            always @(*) s_mreq_wdata[s*SEG_WORDS*32 +: SEG_WORDS*32] = mreq_wdata_s;
+            always @(*) rt_rec[s*`SIMT_RT_W +: `SIMT_RT_W]           = rt_rec_s;
+            always @(*) sh_obs_addr[s*NUM_BANKS*SH_AW +: NUM_BANKS*SH_AW] = sh_obs_addr_s;
+            always @(*) sh_obs_data[s*NUM_BANKS*32 +: NUM_BANKS*32]       = sh_obs_data_s;
             simt_sm #(
                 .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
                 .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS),
@@ -247,14 +258,14 @@ module simt_gpu #(
                 .mreq_valid(s_mreq_valid[s]), .mreq_ready(s_mreq_ready[s]),
                 .mreq_addr(s_mreq_addr[s*32 +: 32]), .mreq_write(s_mreq_write[s]),
                 .mreq_mask(s_mreq_mask[s*SEG_WORDS +: SEG_WORDS]),
-                .mreq_wdata(s_mreq_wdata[s*SEG_WORDS*32 +: SEG_WORDS*32]),
+                .mreq_wdata(mreq_wdata_s),
                 .mreq_tag(s_mreq_tag[s*TAG_W +: TAG_W]), .mrsp_valid(s_mrsp_valid[s]),
                 .mrsp_ready(s_mrsp_ready[s]), .mrsp_tag(s_mrsp_tag[s*TAG_W +: TAG_W]),
                 .mrsp_rdata(s_mrsp_rdata[s*SEG_WORDS*32 +: SEG_WORDS*32]),
-                .rt_valid(rt_valid[s]), .rt_rec(rt_rec[s*`SIMT_RT_W +: `SIMT_RT_W]),
+                .rt_valid(rt_valid[s]), .rt_rec(rt_rec_s),
                 .sh_obs_we(sh_obs_we[s*NUM_BANKS +: NUM_BANKS]),
-                .sh_obs_addr(sh_obs_addr[s*NUM_BANKS*SH_AW +: NUM_BANKS*SH_AW]),
-                .sh_obs_data(sh_obs_data[s*NUM_BANKS*32 +: NUM_BANKS*32]), .sh_obs_clr(sh_obs_clr[s]),
+                .sh_obs_addr(sh_obs_addr_s),
+                .sh_obs_data(sh_obs_data_s), .sh_obs_clr(sh_obs_clr[s]),
                 .sh_obs_warp(sh_obs_warp[s*5 +: 5]),
                 .err_valid(sm_err[s]), .err_kind(sm_err_kind[s*4 +: 4]),
                 .err_block(sm_err_block[s*32 +: 32]), .err_warp(sm_err_warp[s*5 +: 5]),

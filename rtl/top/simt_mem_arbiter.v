@@ -59,8 +59,8 @@ module simt_mem_arbiter #(
     // SM side: responses
     output wire [NUM_SMS-1:0]                          s_mrsp_valid,
     input  wire [NUM_SMS-1:0]                          s_mrsp_ready,
-    output wire [NUM_SMS*TAG_W-1:0]                    s_mrsp_tag,
-    output wire [NUM_SMS*SEG_WORDS*32-1:0]             s_mrsp_rdata,
+    output reg  [NUM_SMS*TAG_W-1:0]                    s_mrsp_tag,
+    output reg  [NUM_SMS*SEG_WORDS*32-1:0]             s_mrsp_rdata,
     // external port: requests
     output wire                                        x_mreq_valid,
     input  wire                                        x_mreq_ready,
@@ -179,8 +179,8 @@ module simt_mem_arbiter #(
         for (g = 0; g < NUM_SMS; g = g + 1) begin : g_rsp
             localparam [SM_W-1:0] SM = g;
             assign s_mrsp_valid[g]                    = x_mrsp_valid && rsp_sm == SM;
-            assign s_mrsp_tag[g*TAG_W +: TAG_W]       = x_mrsp_tag[TAG_W-1:0];
-            assign s_mrsp_rdata[g*DATA_W +: DATA_W]   = x_mrsp_rdata;
+            always @(*) s_mrsp_tag[g*TAG_W +: TAG_W]     = x_mrsp_tag[TAG_W-1:0];
+            always @(*) s_mrsp_rdata[g*DATA_W +: DATA_W] = x_mrsp_rdata;
         end
     endgenerate
     assign x_mrsp_ready = rsp_known ? s_mrsp_ready[rsp_sm] : 1'b1;

@@ -41,7 +41,7 @@ module simt_tb_mem #(
     output reg  [SEG_WORDS*32-1:0]   mrsp_rdata,
     // what happened, for the trace writer
     output reg  [31:0]               cycle,      // edges since reset
-    output wire [SEG_WORDS*32-1:0]   req_data,   // a load's data as read at acceptance (store: wdata)
+    output reg  [SEG_WORDS*32-1:0]   req_data,   // a load's data as read at acceptance (store: wdata)
     output wire                      req_held,   // the request being accepted was held off before
     output reg  [7:0]                proto_err,  // 0 none, 1 X on mreq_valid, 2 changed while held, 3 bad address
     output wire [8:0]                pending     // responses owed
@@ -138,8 +138,11 @@ module simt_tb_mem #(
     genvar w;
     generate
         for (w = 0; w < SEG_WORDS; w = w + 1) begin : rd
-            assign req_data[w*32 +: 32] = mreq_write ? mreq_wdata[w*32 +: 32]
-                                        : (mreq_mask[w] ? mem[base + w] : 32'd0);
+            // A wire reads the array (an always block reading it would wake on every word of it); the
+            // slice is written from an always block, so Icarus does not rebuild req_data bit by bit.
+            wire [31:0] word = mem[base + w];
+            always @(*) req_data[w*32 +: 32] = mreq_write ? mreq_wdata[w*32 +: 32]
+                                        : (mreq_mask[w] ? word : 32'd0);
         end
     endgenerate
 
