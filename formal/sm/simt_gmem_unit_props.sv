@@ -1,4 +1,5 @@
-// Properties of simt_gmem_unit (docs/sm.md "SM memory port", docs/isa.md 6.3/6.4): `make formal`.
+// Properties of simt_gmem_unit (docs/sm.md "SM memory port", docs/isa.md 6.3/6.4): proved by k-induction in
+// `make formal`, with the induction invariants at the end (INVARIANTS, proof job only).
 //
 // Contract (the SM and tb/tests/unit/test_gmem_unit.py): reset first; an access is held with its payload
 // until acc_ready; mreq_ready and cpl_ready free; the memory answers each issued transaction once, with
@@ -86,15 +87,17 @@ module simt_gmem_unit_props #(
     end
 
     // ---- accesses in flight and their transactions
-    reg [NUM_WARPS-1:0] inflight;
-    reg [IDX_W:0]       issued [0:NUM_WARPS-1];
+    // issued: a vector (warp w's count at [w*(IDX_W+1) +: IDX_W+1]), not an array: plain state for the solver
+    reg [NUM_WARPS-1:0]           inflight;
+    reg [NUM_WARPS*(IDX_W+1)-1:0] issued;
     integer w;
     always @(posedge clk) begin
         if (rst) inflight <= 0;
         else begin
             if (cpl_fire) inflight[cpl_warp] <= 1'b0;
-            if (acc_fire) begin inflight[acc_warp] <= 1'b1; issued[acc_warp] <= 0; end
-            if (req_fire && !(acc_fire && acc_warp == req_w)) issued[req_w] <= issued[req_w] + 1'b1;
+            if (acc_fire) begin inflight[acc_warp] <= 1'b1; issued[acc_warp*(IDX_W+1) +: IDX_W+1] <= 0; end
+            if (req_fire && !(acc_fire && acc_warp == req_w))
+                issued[req_w*(IDX_W+1) +: IDX_W+1] <= issued[req_w*(IDX_W+1) +: IDX_W+1] + 1'b1;
         end
     end
 
@@ -146,7 +149,7 @@ module simt_gmem_unit_props #(
                 // every transaction of the access issued and answered
                 for (w = 0; w < NT; w = w + 1) if (w[TAG_W-1] == cpl_warp) assert (!outst[w]);
                 assert (!(mreq_valid && req_w == cpl_warp));
-                assert (cpl_txns == issued[cpl_warp]);
+                assert (cpl_txns == issued[cpl_warp*(IDX_W+1) +: IDX_W+1]);
             end
             // the watched lane's segment is carried by exactly one transaction of its access
             if (req_fire && req_w == ws && l_active && mreq_addr == lseg) assert (!l_have_txn);
@@ -160,4 +163,136 @@ module simt_gmem_unit_props #(
             end
         end
     end
+`ifdef INVARIANTS
+    // ---- induction invariants (proof job only): the unit's per-slot bookkeeping, request stage and
+    // coalescer equal the wrapper's records. Peek widths are those of the proved parameters
+    // (WARP_SIZE = 4, NUM_WARPS = 2, SEG_WORDS = 2: OFF_W = 1, IDX_W = 2, CNT_W = 3).
+    // peek (proof): p_busy[0:0] = dut.g_slot[0].busy_q
+    // peek (proof): p_busy[1:1] = dut.g_slot[1].busy_q
+    // peek (proof): p_issq[0:0] = dut.g_slot[0].issued_q
+    // peek (proof): p_issq[1:1] = dut.g_slot[1].issued_q
+    // peek (proof): p_stq[0:0] = dut.g_slot[0].store_q
+    // peek (proof): p_stq[1:1] = dut.g_slot[1].store_q
+    // peek (proof): p_out[2:0] = dut.g_slot[0].out_q
+    // peek (proof): p_out[5:3] = dut.g_slot[1].out_q
+    // peek (proof): p_txns[2:0] = dut.g_slot[0].txns_q
+    // peek (proof): p_txns[5:3] = dut.g_slot[1].txns_q
+    // peek (proof): p_mask[3:0] = dut.g_slot[0].mask_q
+    // peek (proof): p_mask[7:4] = dut.g_slot[1].mask_q
+    // peek (proof): p_off[3:0] = dut.g_slot[0].off_q
+    // peek (proof): p_off[7:4] = dut.g_slot[1].off_q
+    // peek (proof): p_txn[7:0] = dut.g_slot[0].txn_q
+    // peek (proof): p_txn[15:8] = dut.g_slot[1].txn_q
+    // peek (proof): p_data[127:0] = dut.g_slot[0].data_q
+    // peek (proof): p_data[255:128] = dut.g_slot[1].data_q
+    // peek (proof): p_cur = dut.cur_warp_q
+    // peek (proof): p_cbusy = dut.u_coalescer.busy_q
+    // peek (proof): p_cpend = dut.u_coalescer.pend_q
+    // peek (proof): p_cstore = dut.u_coalescer.store_q
+    // peek (proof): p_cidx = dut.u_coalescer.idx_q
+    // peek (proof): p_caddr = dut.u_coalescer.addr_q
+    localparam integer CW = IDX_W + 1;
+    // the peek lines above and the offset checks below (one offset bit) are written for these parameters
+    always @* assert (WARP_SIZE == 4 && NUM_WARPS == 2 && SEG_WORDS == 2);
+    (* keep *) wire [NUM_WARPS-1:0]              p_busy, p_issq, p_stq;
+    (* keep *) wire [NUM_WARPS*CW-1:0]           p_out, p_txns;
+    (* keep *) wire [NUM_WARPS*WARP_SIZE-1:0]    p_mask, p_off;
+    (* keep *) wire [NUM_WARPS*WARP_SIZE*IDX_W-1:0] p_txn;
+    (* keep *) wire [NUM_WARPS*WARP_SIZE*32-1:0] p_data;
+    (* keep *) wire                              p_cur, p_cbusy, p_cstore;
+    (* keep *) wire [WARP_SIZE-1:0]              p_cpend;
+    (* keep *) wire [IDX_W-1:0]                  p_cidx;
+    (* keep *) wire [WARP_SIZE*32-1:0]           p_caddr;
+
+    // Warp w's access is in one of three places, in order: the coalescer (co: beats left), the request
+    // stage (stage: one formed transaction not yet taken by the port) and the memory (outstanding tags).
+    // The unit's counters are those places: out_q = outstanding tags + stage, txns_q = issued + stage,
+    // the coalescer's index = txns_q; tags of the access carry indices below `issued`, the stage's the
+    // next one, so no tag is reused. The watched lane is pending in the coalescer, in the stage's
+    // transaction or issued (its tag recorded in txn_q), and no later transaction carries its segment.
+    // Per-warp views of the records and the peeked state, as macros (w: a genvar or ws).
+`define GM_CO(w)   (p_cbusy && p_cur == (w))
+`define GM_ST(w)   (mreq_valid && req_w == (w))
+`define GM_ISS(w)  issued[(w)*CW +: CW]
+`define GM_OUT(w)  p_out[(w)*CW +: CW]
+`define GM_TXNS(w) p_txns[(w)*CW +: CW]
+`define GM_O(w)    outst[(w)*WARP_SIZE +: WARP_SIZE]
+`define GM_MASK(w) p_mask[(w)*WARP_SIZE +: WARP_SIZE]
+    genvar gw, gk;
+    generate
+        for (gw = 0; gw < NUM_WARPS; gw = gw + 1) begin : g_inv
+            always @* begin
+                if (!init) begin
+                    assert (p_busy[gw] == inflight[gw]);
+                    if (!p_busy[gw]) begin
+                        assert (`GM_OUT(gw) == 0);
+                        assert (`GM_O(gw) == 0);
+                        assert (!`GM_ST(gw));
+                        assert (!`GM_CO(gw));
+                    end else begin
+                        assert (`GM_CO(gw) == !p_issq[gw]);
+                        assert (`GM_OUT(gw) == $countones(`GM_O(gw)) + `GM_ST(gw));
+                        assert (`GM_TXNS(gw) == `GM_ISS(gw) + `GM_ST(gw));
+                        assert (`GM_TXNS(gw) <= $countones(`GM_MASK(gw)));
+                        if (`GM_ST(gw)) begin
+                            assert (mreq_tag[IDX_W-1:0] == `GM_ISS(gw) && `GM_ISS(gw) < WARP_SIZE);
+                            assert (mreq_write == p_stq[gw]);
+                        end
+                        if (`GM_CO(gw)) begin
+                            assert ((p_cpend & ~`GM_MASK(gw)) == 0);
+                            assert (p_cstore == p_stq[gw]);
+                            assert ({1'b0, p_cidx} == `GM_TXNS(gw));
+                            assert (`GM_TXNS(gw) <= $countones(`GM_MASK(gw) & ~p_cpend));
+                            if (p_cpend == 0) assert (`GM_MASK(gw) == 0);
+                        end
+                    end
+                end
+            end
+            for (gk = 0; gk < WARP_SIZE; gk = gk + 1) begin : g_lane
+                always @* begin
+                    if (!init && p_busy[gw]) begin
+                        if (outst[gw*WARP_SIZE + gk]) assert (gk < `GM_ISS(gw));
+                        if (`GM_CO(gw)) assert (p_off[gw*WARP_SIZE + gk] == p_caddr[gk*32]);
+                    end
+                end
+            end
+        end
+    endgenerate
+
+    // the watched lane
+`define GM_LPEND  (`GM_CO(ws) && p_cpend[wl])
+`define GM_LSTAGE (`GM_ST(ws) && mreq_addr == lseg)
+`define GM_LTXN   p_txn[(ws*WARP_SIZE + wl)*IDX_W +: IDX_W]
+    always @* begin
+        if (!init) begin
+            if (!l_active) assert (!l_have_txn && !l_have_data);
+            if (!l_have_txn) assert (!l_have_data);
+            if (p_busy[ws]) begin
+                assert (l_active == p_mask[ws*WARP_SIZE + wl]);
+                assert (l_store == p_stq[ws]);
+                assert (p_off[ws*WARP_SIZE + wl] == l_addr[0]);
+                if (`GM_CO(ws)) assert (p_caddr[wl*32 +: 32] == l_addr);
+                if (l_active) begin
+                    if (`GM_LPEND) assert (!l_have_txn && !`GM_LSTAGE);
+                    else if (`GM_LSTAGE) assert (!l_have_txn && `GM_LTXN == mreq_tag[IDX_W-1:0]);
+                    else assert (l_have_txn);
+                    if (l_have_txn) begin
+                        assert (`GM_LTXN == l_txn);
+                        assert ({1'b0, l_txn} < `GM_ISS(ws));
+                        assert (outst[{ws, l_txn}] == !l_have_data);
+                        if (l_have_data && !l_store) assert (p_data[(ws*WARP_SIZE + wl)*32 +: 32] == l_word);
+                    end
+                end
+            end
+        end
+    end
+    // no pending lane of the coalescer shares the watched lane's segment once that lane left it
+    generate
+        for (gk = 0; gk < WARP_SIZE; gk = gk + 1) begin : g_lseg
+            always @*
+                if (!init && p_busy[ws] && l_active && !`GM_LPEND && `GM_CO(ws) && p_cpend[gk])
+                    assert ((p_caddr[gk*32 +: 32] & ~OFF) != lseg);
+        end
+    endgenerate
+`endif
 endmodule

@@ -154,17 +154,17 @@ module simt_axil_host_props #(
     // peek: p_state = dut.state
     // peek: p_last = dut.last_read
     // peek: p_addr = dut.addr_q
-    // peek: p_wdata = dut.wdata_q
+    // peek: p_wdq = dut.wdata_q
     (* keep *) wire [2:0]  p_state;
     (* keep *) wire        p_last;
     (* keep *) wire [7:0]  p_addr;
-    (* keep *) wire [31:0] p_wdata;
+    (* keep *) wire [31:0] p_wdq;  // not p_wdata: that is the contract's previous-cycle wdata above
 `ifdef INVARIANTS
     always @* begin
         if (!init) begin
             assert (p_state == acc);
             if (acc != A_NONE) assert (p_addr == e_addr);
-            if (acc == A_HW) assert (p_wdata == e_data);
+            if (acc == A_HW) assert (p_wdq == e_data);
             if (writes_while_read_waits != 0) assert (!p_last);
         end
     end

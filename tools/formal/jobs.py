@@ -497,8 +497,7 @@ def all_jobs() -> list[Job]:
         "once after all its transactions are answered with their count, acc_ready low for a busy warp, every "
         "response reaches its warp and lane (watched lane: one transaction carries it, its word returned)",
         params={"WARP_SIZE": 4, "NUM_WARPS": 2, "SEG_WORDS": 2},
-        depth=8,
-        mode="bmc",
+        depth=3,
         extra_sources=("rtl/sm/simt_coalescer.v",),
         faults=[
             Mutant(

@@ -155,8 +155,11 @@ def sby_text(job: Job, files: list[Path]) -> str:
     if peeks:
         # The wrapper's (* keep *) wires named in `// peek:` lines are connected to the unit's internal
         # registers after flattening (Yosys has no hierarchical references): induction invariants.
+        # -nounset: the peek wire has no driver to remove, and the default unset also cut the aliases
+        # proc's opt_expr had made of it (an expression like `p_cur == 1` or `p_addr & ~OFF` folds into
+        # a plain connection to the peek wire), leaving those nets undriven: free values in the proof.
         script += "" if job.map_memories else "flatten\n"
-        script += "".join(f"connect -set {local} \\{path}\n" for local, path in peeks)
+        script += "".join(f"connect -nounset -set {local} \\{path}\n" for local, path in peeks)
     script += f"prep -top {job.top}\n"
     lines = ["[options]", *options, "", "[engines]", job.engine, "", "[script]", script, "[files]"]
     lines += [str(f) for f in files]

@@ -141,7 +141,7 @@ def test_peeks_and_sby_text(tmp_path: Path) -> None:
     job = next(j for j in JOBS if j.name == "warp_sched")
     text = sby_text(job, [ROOT / "rtl/sm/simt_warp_sched.v", ROOT / job.props])
     assert "mode prove" in text and "chparam -set NUM_WARPS 5 simt_warp_sched_props" in text
-    assert "proc -norom" in text and "connect -set start \\dut.start" in text
+    assert "proc -norom" in text and "connect -nounset -set start \\dut.start" in text
     assert "-DINVARIANTS" in text
 
 
