@@ -527,12 +527,7 @@ def test_gmem_unit(warp_size: int, num_warps: int, seg_words: int) -> None:
         "simt_gmem_unit",
         SOURCES,
         __name__,
-        parameters={
-            "WARP_SIZE": warp_size,
-            "NUM_WARPS": num_warps,
-            "SEG_WORDS": seg_words,
-            "TAG_W": _wid_w(num_warps) + (warp_size - 1).bit_length(),
-        },
+        parameters=_params(warp_size, num_warps, seg_words, 0),
         testcase=["reordered", "completion_stalls", "in_order_full_speed"],
     )
 
