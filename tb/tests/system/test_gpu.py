@@ -9,6 +9,7 @@ seeds (the rerun command printed with a mismatch sets it).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -108,6 +109,19 @@ def test_load_fault_is_caught(fault: int) -> None:
         SIMT_FAULT=str(fault),
         SIMT_FAULT_EXPECT=LOAD_FAULTS[fault],
         SIMT_HOST_LOAD="hdl",
+    )
+
+
+def test_posted_launch_end_fault_is_caught() -> None:
+    """Meta-test of the launch end with posted stores (POST_STORES = 1, docs/gpu.md "Posted stores"):
+    with fault 27 the GPU reports the launch done while stores' acknowledgements are outstanding, and the
+    coalescing scoreboard's end-of-launch check (every request answered, every transaction seen) fails."""
+    run_gpu(
+        f"{FAULT_CONFIG}-post",
+        ["FaultTest"],
+        cfg=replace(CONFIGS[FAULT_CONFIG], post_stores=1),
+        SIMT_FAULT="27",
+        SIMT_FAULT_EXPECT="CoalescingMismatch",
     )
 
 
