@@ -174,6 +174,7 @@ def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> No
         ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (must be in 1..16)"),
         ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (must be one of 4, 8, 16, 32)"),
         ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
+        ({"POST_STORES": 2}, "illegal parameter POST_STORES=2 (must be in 0..1)"),
     ],
 )
 def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
