@@ -71,6 +71,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("stack_depth", 16, 2, 64, "divergence-stack entries per warp"),
     Param("seg_words", 8, 1, 32, "global-memory segment (transaction) words", pow2=True),
     Param("global_words", 1 << 20, 1024, 1 << 30, "global-memory words", pow2=True),
+    Param("post_stores", 0, 0, 1, "1: a global store retires once its transactions are accepted (posted, docs/isa.md 6.4)"),
 )}  # fmt: skip
 
 # Rules that relate two parameters: (parameter, the one it is bounded by): param <= bound.
@@ -114,6 +115,7 @@ class GpuConfig:
     stack_depth: int = _d("stack_depth")
     seg_words: int = _d("seg_words")
     global_words: int = _d("global_words")
+    post_stores: int = _d("post_stores")
 
     @property
     def warp_rows(self) -> int:

@@ -41,5 +41,6 @@
 `define SIMT_FAULT_SCHED_HISTORY 24 // simt_issue: the warp scheduler's pointer survives from the previous launch
 `define SIMT_FAULT_ARB_HISTORY 25 // simt_mem_arbiter: the round-robin pointer survives from the previous launch
 `define SIMT_FAULT_POSTED_EARLY 26 // simt_gmem_unit (POST_STORES = 1): a store completes while its last transaction waits in the output stage
+`define SIMT_FAULT_ACKS_IGNORED 27 // simt_gpu (POST_STORES = 1): the launch ends (DONE, BUSY low) with posted stores' acknowledgements outstanding
 
 `endif

@@ -23,6 +23,7 @@
 `define SIMT_DEFAULT_STACK_DEPTH     16                      // divergence-stack entries per warp
 `define SIMT_DEFAULT_SEG_WORDS       8                       // global-memory segment (transaction) words
 `define SIMT_DEFAULT_GLOBAL_WORDS    1048576                 // global-memory words
+`define SIMT_DEFAULT_POST_STORES     0                       // 1: a global store retires once its transactions are accepted (posted, docs/isa.md 6.4)
 
 // Each parameter's own range: `SIMT_CHECK_<NAME>(module name string, value)
 `define SIMT_CHECK_WARP_SIZE(MOD_NAME, VAL) \
@@ -76,6 +77,10 @@
 `define SIMT_CHECK_GLOBAL_WORDS(MOD_NAME, VAL) \
     if (!((VAL) >= 1024 && (VAL) <= (1 << 30) && ((VAL) & ((VAL) - 1)) == 0)) begin : bad_global_words \
         `SIMT_AT_ELAB $fatal(1, "%s: illegal parameter GLOBAL_WORDS=%0d (must be a power of two in 1024..2**30)", MOD_NAME, VAL); \
+    end
+`define SIMT_CHECK_POST_STORES(MOD_NAME, VAL) \
+    if (!((VAL) >= 0 && (VAL) <= 1)) begin : bad_post_stores \
+        `SIMT_AT_ELAB $fatal(1, "%s: illegal parameter POST_STORES=%0d (must be in 0..1)", MOD_NAME, VAL); \
     end
 
 // Rules relating two parameters: `SIMT_CHECK_<A>_AT_MOST_<B>(module name string, a, b)

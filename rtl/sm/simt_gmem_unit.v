@@ -35,9 +35,10 @@
 // may already be in flight, so tags must stay unique without "one access per warp": the transaction
 // index is then a per-slot running counter (mod WARP_SIZE) instead of the number within the access, a
 // per-index flag says which outstanding indices are stores (their responses are acknowledgements,
-// never load data), and the coalescer waits when the slot's next index is still outstanding. The
-// SM does not use it yet (docs/benchmarks.md "What limits each kernel now": what the SM, the GPU's
-// launch end and the lock-step checker still need).
+// never load data), and the coalescer waits when the slot's next index is still outstanding.
+// acks_out says some store transaction has entered the output stage and is not yet acknowledged: the
+// GPU does not end a launch while any SM's is high (docs/gpu.md "Launch lifecycle"); it is 0 when
+// POST_STORES = 0, where a store with an outstanding acknowledgement has not completed.
 // Test-only faults (SIMT_FAULTS builds, docs/sm.md): 4, the first store transaction is never
 // presented on the port, yet counts as issued and answered; 26 (POST_STORES = 1), a store completes
 // while its last transaction still waits in the output stage.
@@ -47,7 +48,7 @@ module simt_gmem_unit #(
     parameter integer WARP_SIZE = `SIMT_DEFAULT_WARP_SIZE, // threads per warp
     parameter integer NUM_WARPS = `SIMT_DEFAULT_NUM_WARPS, // resident warp slots
     parameter integer SEG_WORDS = `SIMT_DEFAULT_SEG_WORDS, // words per memory segment
-    parameter integer POST_STORES = 0,  // 1: a store completes when its transactions are accepted (above)
+    parameter integer POST_STORES = `SIMT_DEFAULT_POST_STORES, // 1: a store completes when its transactions are accepted (above)
     // tag width: must be max(1, clog2(NUM_WARPS)) + clog2(WARP_SIZE)
     parameter integer TAG_W = (NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1) + $clog2(WARP_SIZE)
 ) (
@@ -80,7 +81,9 @@ module simt_gmem_unit #(
     output wire [(NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1)-1:0] cpl_warp,
     output wire                                          cpl_store,
     output wire [$clog2(WARP_SIZE):0]                    cpl_txns,
-    output reg  [WARP_SIZE*32-1:0]                       cpl_rdata
+    output reg  [WARP_SIZE*32-1:0]                       cpl_rdata,
+    // POST_STORES: a completed store's acknowledgement is still outstanding (any warp slot)
+    output wire                                          acks_out
 );
     localparam integer WID_W = NUM_WARPS > 1 ? $clog2(NUM_WARPS) : 1;
     localparam integer IDX_W = $clog2(WARP_SIZE);
@@ -92,9 +95,7 @@ module simt_gmem_unit #(
         `SIMT_CHECK_WARP_SIZE("simt_gmem_unit", WARP_SIZE)
         `SIMT_CHECK_NUM_WARPS("simt_gmem_unit", NUM_WARPS)
         `SIMT_CHECK_SEG_WORDS("simt_gmem_unit", SEG_WORDS)
-        if (POST_STORES != 0 && POST_STORES != 1) begin : g_bad_post
-            `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter POST_STORES=%0d (legal: 0, 1)", POST_STORES);
-        end
+        `SIMT_CHECK_POST_STORES("simt_gmem_unit", POST_STORES)
         if (TAG_W != WID_W + IDX_W) begin : g_bad_tag_w
             `SIMT_AT_ELAB $fatal(1, "simt_gmem_unit: illegal parameter TAG_W=%0d (must be %0d: %0d warp-slot bits + %0d index bits)",
                            TAG_W, WID_W + IDX_W, WID_W, IDX_W);
@@ -194,6 +195,7 @@ module simt_gmem_unit #(
     wire [CNT_W-1:0]             slot_txns  [0:NUM_WARPS-1];
     wire [NUM_WARPS-1:0]         slot_store;
     wire [NUM_WARPS-1:0]         done;       // every transaction issued and answered
+    wire [NUM_WARPS-1:0]         slot_acks;  // POST_STORES: a store transaction of the slot is unanswered
 
     // Which lanes of the responding warp this response serves, and the word each of them gets.
     wire [WARP_SIZE-1:0]         rsp_row_mask = slot_mask[rsp_warp];
@@ -371,6 +373,7 @@ module simt_gmem_unit #(
                 assign slot_nidx[g]   = nidx_q;
                 assign idx_busy[g]    = pend_q[nidx_q];
                 assign slot_rsp_st[g] = pst_q[rsp_idx];
+                assign slot_acks[g]   = |(pend_q & pst_q);  // (pst_q keeps stale bits; pend_q gates them)
                 assign cnt_sent       = mine_sent && !co_store;
                 assign cnt_rsp        = mine_rsp && !pst_q[rsp_idx];
                 assign fin            = !store_q || !in_stage || f_early;
@@ -378,6 +381,7 @@ module simt_gmem_unit #(
                 assign slot_nidx[g]   = {IDX_W{1'b0}};
                 assign idx_busy[g]    = 1'b0;
                 assign slot_rsp_st[g] = 1'b0;
+                assign slot_acks[g]   = 1'b0;
                 assign cnt_sent       = mine_sent;
                 assign cnt_rsp        = mine_rsp;
                 assign fin            = 1'b1;
@@ -394,4 +398,5 @@ module simt_gmem_unit #(
             assign slot_txns[g]  = txns_q;
         end
     endgenerate
+    assign acks_out = |slot_acks;
 endmodule

@@ -41,6 +41,9 @@ module simt_sm #(
     // 0 the landed row first, EX's row waits (docs/sm.md "Pipeline"). Default 1 at ROWS = 1 (32 lanes),
     // else 0 (measured, docs/benchmarks.md "Issue 32, third round")
     parameter integer SWB_EX_FIRST = (WARP_SIZE / NUM_LANES == 1) ? 1 : 0,
+    // posted stores: 1, a global store retires once its transactions have left the SM (the memory
+    // port makes a request take effect when accepted), before its acknowledgements (docs/isa.md 6.4)
+    parameter integer POST_STORES  = `SIMT_DEFAULT_POST_STORES,
     // derived widths; not meant to be overridden
     parameter integer PC_W   = $clog2(IMEM_WORDS),   // instruction memory address
     // A pc can hold any 16-bit branch target and target + 1, so a jump or fall-through past the
@@ -85,6 +88,7 @@ module simt_sm #(
     output wire                        blk_done,       // one-cycle pulse
     output wire [31:0]                 blk_done_id,
     output wire                        idle,           // no block resident
+    output wire                        acks_out,       // POST_STORES: a retired store is not yet acknowledged
     // global memory port (docs/sm.md)
     output wire                        mreq_valid,
     input  wire                        mreq_ready,
@@ -153,6 +157,7 @@ module simt_sm #(
         `SIMT_CHECK_RF_DEPTH("simt_sm", RF_DEPTH)
         `SIMT_CHECK_STACK_DEPTH("simt_sm", STACK_DEPTH)
         `SIMT_CHECK_GLOBAL_WORDS("simt_sm", GLOBAL_WORDS)
+        `SIMT_CHECK_POST_STORES("simt_sm", POST_STORES)
         if (ISSUE_AHEAD < 0 || ISSUE_AHEAD > 7) begin : g_bad_ahead
             `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter ISSUE_AHEAD=%0d (legal: 0..7 instructions ahead per warp)", ISSUE_AHEAD);
         end
@@ -369,8 +374,9 @@ module simt_sm #(
         .wdata(clr_rf_go ? {NUM_LANES*32{1'b0}} : rf_wdata)
     );
     // Global memory unit: CM hands an access off, F takes the completed one back.
-    simt_gmem_unit #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .SEG_WORDS(SEG_WORDS)) u_gmem (
-        .clk(clk), .rst(rst),
+    simt_gmem_unit #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .SEG_WORDS(SEG_WORDS),
+                     .POST_STORES(POST_STORES)) u_gmem (
+        .clk(clk), .rst(rst), .acks_out(acks_out),
         .acc_valid(acc_valid), .acc_ready(acc_ready), .acc_warp(cm_warp), .acc_mask(cm_mask),
         .acc_addr(gaddr), .acc_store(acc_store), .acc_wdata(gdata),
         .cpl_valid(cpl_valid), .cpl_ready(cpl_take), .cpl_warp(cpl_warp), .cpl_store(cpl_store),

@@ -1,6 +1,7 @@
 `include "simt_isa.vh"
 `include "simt_params.vh"  // machine parameters: defaults, legal ranges and checks (docs/isa.md 9)
 `include "simt_retire.vh"
+`include "simt_fault.vh"
 // GPU top (docs/gpu.md): NUM_SMS streaming multiprocessors, the launch loader, the block scheduler
 // and the arbiter that shares one external global-memory port. A host drives it only through the
 // register interface host_*; the rt_* and sh_obs_* outputs (one slice per SM) are for the harness.
@@ -18,6 +19,9 @@ module simt_gpu #(
     parameter integer STACK_DEPTH  = `SIMT_DEFAULT_STACK_DEPTH,  // divergence stack entries per warp
     parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,    // global segment words
     parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS, // global memory words
+    // 1: a global store retires once its transactions have left its SM, before its acknowledgements;
+    // a launch then ends only when no acknowledgement is outstanding (docs/gpu.md "Posted stores")
+    parameter integer POST_STORES  = `SIMT_DEFAULT_POST_STORES,
     // derived widths; not meant to be overridden
     parameter integer WID_W   = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,
     parameter integer TAG_W   = WID_W + $clog2(WARP_SIZE),              // an SM's memory tag
@@ -73,6 +77,7 @@ module simt_gpu #(
 
     generate
         `SIMT_CHECK_NUM_SMS("simt_gpu", NUM_SMS)
+        `SIMT_CHECK_POST_STORES("simt_gpu", POST_STORES)
     endgenerate
 
     // ---- host registers --------------------------------------------------------------------------
@@ -89,15 +94,20 @@ module simt_gpu #(
     wire        launch_ok;  // START takes the loaded image (block scheduler section below)
     reg         abort_q;
     reg         running;  // a launch runs: from its START until done or an error (STATUS.BUSY)
+    // POST_STORES: some SM has a retired store whose acknowledgement is outstanding. The launch is not
+    // over until they are all in: it is not done, BUSY stays high (after an error too) and, as while
+    // it runs, IMAGE words and START are ignored (a new image's DATA stores must not race them).
+    wire        acks_wait;
+    wire        live       = running || acks_wait;
     // A running launch owns the program, constants and configuration its image left: IMAGE words and
     // START are ignored until it ends (they would rewrite them), and STATUS.IGNORED says so.
-    wire        img_write  = host_valid && host_write && host_addr == R_IMAGE && !running;
+    wire        img_write  = host_valid && host_write && host_addr == R_IMAGE && !live;
     // No host access is taken in the cycle an ABORT resets everything, so none is lost to it.
     assign      host_ready = !abort_q && !(draining && host_write) && (!img_write || img_ready);
     wire        host_fire  = host_valid && host_ready;
     wire        ctrl_write = host_fire && host_write && host_addr == R_CTRL;
-    wire        start_req  = ctrl_write && host_wdata[0] && !running;
-    wire        ignored    = running && (ctrl_write && host_wdata[0] || host_fire && host_write && host_addr == R_IMAGE);
+    wire        start_req  = ctrl_write && host_wdata[0] && !live;
+    wire        ignored    = live && (ctrl_write && host_wdata[0] || host_fire && host_write && host_addr == R_IMAGE);
     wire        abort_req  = ctrl_write && host_wdata[1];
 
     // ABORT returns everything to idle without help from the memory system: the SMs, the loader and
@@ -224,6 +234,7 @@ module simt_gpu #(
     wire [NUM_SMS*5-1:0]             sm_dbg_wib;
     wire [NUM_SMS*17-1:0]            sm_dbg_pc, sm_dbg_last_pc;
     wire [NUM_SMS-1:0]               sm_dbg_retired;
+    wire [NUM_SMS-1:0]               sm_acks;  // the SM has a posted store not yet acknowledged
     genvar s;
     generate
         for (s = 0; s < NUM_SMS; s = s + 1) begin : sm
@@ -244,7 +255,8 @@ module simt_gpu #(
                 .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
                 .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS),
                 .NUM_BANKS(NUM_BANKS), .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS),
-                .STACK_DEPTH(STACK_DEPTH), .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+                .STACK_DEPTH(STACK_DEPTH), .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS),
+                .POST_STORES(POST_STORES)
             ) u_sm (
                 .clk(clk), .rst(soft_rst), .sm_id(s[3:0]),
                 .imem_we(imem_we), .imem_waddr(imem_waddr), .imem_wdata(imem_wdata),
@@ -255,6 +267,7 @@ module simt_gpu #(
                 .cfg_ninstr(cfg_ninstr), .cfg_nconst(cfg_nconst),
                 .blk_valid(blk_valid[s]), .blk_ready(blk_ready[s]), .blk_id(blk_id), .blk_ctaid(blk_ctaid),
                 .blk_done(blk_done[s]), .blk_done_id(unused_done_id), .idle(unused_idle),
+                .acks_out(sm_acks[s]),
                 .mreq_valid(s_mreq_valid[s]), .mreq_ready(s_mreq_ready[s]),
                 .mreq_addr(s_mreq_addr[s*32 +: 32]), .mreq_write(s_mreq_write[s]),
                 .mreq_mask(s_mreq_mask[s*SEG_WORDS +: SEG_WORDS]),
@@ -329,6 +342,17 @@ module simt_gpu #(
         .dbg_pc(dbg_pc_r), .dbg_last_pc(dbg_last_pc_r)
     );
 
+    // The launch ends when the scheduler is done and no posted store waits for its acknowledgement
+    // (sm_acks is 0 when POST_STORES = 0: every store retired has been answered).
+`ifdef SIMT_FAULTS
+    // Fault 27 (POST_STORES = 1): the launch end does not wait for the posted stores' acknowledgements.
+    `SIMT_FAULT_PLUSARG
+    assign acks_wait = |sm_acks && simt_fault != `SIMT_FAULT_ACKS_IGNORED;
+`else
+    assign acks_wait = |sm_acks;
+`endif
+    wire sched_end = sched_done && !acks_wait;
+
     always @(posedge clk) begin
         if (soft_rst) begin
             done_q <= 1'b0;
@@ -351,9 +375,9 @@ module simt_gpu #(
                 err_q      <= 1'b1;  // START with no image loaded
                 err_kind_q <= 8'h13;
             end
-            if (sched_done) done_q <= 1'b1;
+            if (sched_end) done_q <= 1'b1;
             if (launch_ok) running <= 1'b1;
-            else if (sched_done || err_q) running <= 1'b0;
+            else if (sched_end || err_q) running <= 1'b0;
             if (!err_q && ld_error) begin
                 err_q      <= 1'b1;
                 err_kind_q <= ld_err_code;
@@ -375,7 +399,7 @@ module simt_gpu #(
     // ERROR shows a loader error from the cycle the loader refuses the word (err_q follows one cycle
     // later), so a STATUS read right after the offending word never sees an idle GPU without ERROR.
     wire [31:0] status = {23'd0, ignored_q, ld_state, ld_busy, err_q || ld_error, done_q,
-                          ((running || start_pending) && !err_q) || draining};
+                          ((running || start_pending) && !err_q) || draining || acks_wait};
     assign irq = (status[1] || status[2]) && !status[0] && !ld_busy;
     always @(posedge clk) begin
         host_rvalid <= 1'b0;

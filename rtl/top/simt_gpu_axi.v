@@ -20,6 +20,7 @@ module simt_gpu_axi #(
     parameter integer STACK_DEPTH  = `SIMT_DEFAULT_STACK_DEPTH,
     parameter integer SEG_WORDS    = `SIMT_DEFAULT_SEG_WORDS,
     parameter integer GLOBAL_WORDS = `SIMT_DEFAULT_GLOBAL_WORDS,
+    parameter integer POST_STORES  = `SIMT_DEFAULT_POST_STORES,
     parameter integer MAX_OUT      = 16,            // AXI transactions in flight: 1..64
     parameter [31:0]  AXI_BASE     = 32'h0000_0000, // byte address of global word 0 on the AXI master
     parameter integer AXIL_ADDR_W  = 10,            // AXI4-Lite address width: 10..32
@@ -118,7 +119,7 @@ module simt_gpu_axi #(
         .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
         .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
         .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
-        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .POST_STORES(POST_STORES)
     ) u_gpu (
         .clk(clk), .rst(rst),
         .host_valid(host_valid), .host_ready(host_ready), .host_write(host_write), .host_addr(host_addr),

@@ -136,6 +136,8 @@ class HostDriver(pyuvm.uvm_driver):
         if item.expect_hang is not None:
             raise AssertionError(f"{item}: expected a hang, the launch ended with STATUS 0x{item.status:x}")
         item.cycles = int((cocotb.utils.get_sim_time("ns") - t0) // 10)
+        if item.status & ST_DONE and not item.status & ST_ERROR:
+            item.open_at_end = await self._open_at_end()
         await ClockCycles(self.dut.clk, 4)  # the last responses reach the memory
         if item.expect_launch_error is not None:
             err = await bfm.error()
@@ -198,6 +200,16 @@ class HostDriver(pyuvm.uvm_driver):
             f"{item}: after the reset that follows a slave error axi_error must read 0 and STATUS idle; "
             f"got axi_error 0b{err:02b}, STATUS 0x{st:x}"
         )
+
+    async def _open_at_end(self) -> list[str]:
+        """The checker's view (ConfigDB LAUNCH_OPEN) of the memory traffic still open as the host sees
+        the launch done: with posted stores the launch must not end before their acknowledgements."""
+        try:
+            launch_open = pyuvm.ConfigDB().get(self, "", "LAUNCH_OPEN")
+        except pyuvm.UVMConfigItemNotFound:
+            return []
+        await sync(self.dut)
+        return launch_open()
 
     def _hang_report(self) -> Any:
         """The watchdog's report: the checker's (ConfigDB HANG_REPORT: the RTL's debug view next to the

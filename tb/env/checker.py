@@ -146,6 +146,7 @@ class LaunchChecker(pyuvm.uvm_component):
         self.fast_stores = 0  # of them shared stores (with their bank writes)
         self.seeds: list[int] = []
         db.set(None, "*", "HANG_REPORT", self.hang_report)  # read by the host driver's watchdog
+        db.set(None, "*", "LAUNCH_OPEN", self.launch_open)  # read by the host driver at a launch's end
 
     # ---- launch lifecycle (from the host driver) -------------------------------------------------
     @_observer
@@ -205,6 +206,21 @@ class LaunchChecker(pyuvm.uvm_component):
             )
         except ValueError:
             return None
+
+    def launch_open(self) -> list[str]:
+        """The memory traffic still open when the host sees a launch done (called once every trace event
+        up to that cycle has been published): requests not yet answered on the external port, and
+        transactions a retired posted store still owes (tb/scoreboards/coalescing.py). A launch may end
+        only when there are none (docs/gpu.md "Posted stores"); end() reports them."""
+        if self.model is None or self.mode != "full":
+            return []
+        coal = self.coalescing
+        held = int(self.fast.st.nout) if self.fast is not None else 0
+        unanswered = held + sum(len(q) for q in coal.outstanding.values())
+        owed = sum(len(o) for o in coal.owed.values())
+        found = [f"{unanswered} request(s) unanswered"] if unanswered else []
+        found += [f"{owed} transaction(s) of retired posted stores not yet on the port"] if owed else []
+        return found
 
     def fast_flush(self) -> None:
         """Everything the fast path checked, handed to the model, the boards and coverage."""
@@ -272,6 +288,11 @@ class LaunchChecker(pyuvm.uvm_component):
             return
         if self.mode == "end":
             self.model.run()
+        if item.open_at_end:
+            self._raise(
+                self.coalescing.mismatch,
+                f"{item} was reported done (STATUS) with memory traffic open: " + "; ".join(item.open_at_end),
+            )
         for board in self.boards:
             left = board.end()
             if left:

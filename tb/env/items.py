@@ -63,6 +63,8 @@ class LaunchItem(pyuvm.uvm_sequence_item):
         self.cycles_per_sm: list[int] = []  # each SM's `cycles` counter; the launch took max() of them
         self.cycles = 0
         self.hang_report = ""  # the watchdog's message, when the launch hung as expected
+        # memory traffic still open in the cycle the host saw the launch done (the checker's LAUNCH_OPEN)
+        self.open_at_end: list[str] = []
 
     def __str__(self) -> str:
         return f"launch {self.get_name()}" + (f" (kernel seed {self.seed})" if self.seed is not None else "")

@@ -573,15 +573,17 @@ class FastPath:
             if mon._pending and not s.nout:
                 self._adopt()
             s.qseq = mon._seq
-        shared, coal = self.shared.pending, self.coal.pending
-        if shared or coal or self._busy:
+        # (a warp slot that owes a retired posted store's transactions is the Python board's too: its
+        # Q lines and retires go there until they are paid, tb/scoreboards/coalescing.py)
+        shared, coal, owed = self.shared.pending, self.coal.pending, self.coal.owed
+        if shared or coal or owed or self._busy:
             busy = self.busy
             busy[:] = 0
-            for bit, held in ((1, shared), (2, coal)):
+            for bit, held in ((1, shared), (2, coal), (2, owed)):
                 for sm, ws in held:
                     if 0 <= ws < self.busy_stride and 0 <= sm < len(self.last_b):
                         busy[sm * self.busy_stride + ws] |= bit
-            self._busy = bool(shared or coal)
+            self._busy = bool(shared or coal or owed)
         while True:
             new = self._run(self._ref, buf, pos, end)
             st = self.st

@@ -39,6 +39,7 @@ module simt_gmem_unit_deaf #(
 );
     /* verilator lint_off UNUSEDSIGNAL */
     wire inner_ready;
+    wire unused_acks_out;  // (no access ever enters, so no store is ever posted)
     /* verilator lint_on UNUSEDSIGNAL */
     assign acc_ready = 1'b0;
     simt_gmem_unit #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .SEG_WORDS(SEG_WORDS), .TAG_W(TAG_W)) u_unit (
@@ -49,6 +50,6 @@ module simt_gmem_unit_deaf #(
         .mreq_mask(mreq_mask), .mreq_wdata(mreq_wdata), .mreq_tag(mreq_tag),
         .mrsp_valid(mrsp_valid), .mrsp_ready(mrsp_ready), .mrsp_tag(mrsp_tag), .mrsp_rdata(mrsp_rdata),
         .cpl_valid(cpl_valid), .cpl_ready(cpl_ready), .cpl_warp(cpl_warp), .cpl_store(cpl_store),
-        .cpl_txns(cpl_txns), .cpl_rdata(cpl_rdata)
+        .cpl_txns(cpl_txns), .cpl_rdata(cpl_rdata), .acks_out(unused_acks_out)
     );
 endmodule

@@ -24,6 +24,7 @@ module simt_gpu_axi_tb #(
     parameter integer STACK_DEPTH  = 16,
     parameter integer SEG_WORDS    = 8,
     parameter integer GLOBAL_WORDS = 8192,
+    parameter integer POST_STORES  = 0,       // simt_gpu's (posted stores, docs/gpu.md)
     parameter integer MAX_OUT      = 16,
     parameter integer AXIL_ADDR_W  = 10,
     // longest launch image of the HDL image driver (words): every global word as DATA, the instruction
@@ -237,7 +238,7 @@ module simt_gpu_axi_tb #(
         .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
         .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
         .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
-        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .MAX_OUT(MAX_OUT), .AXIL_ADDR_W(AXIL_ADDR_W)
+        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .POST_STORES(POST_STORES), .MAX_OUT(MAX_OUT), .AXIL_ADDR_W(AXIL_ADDR_W)
     ) u_dut (
         .clk(clk), .s_axil_awaddr(gpu_awaddr), .s_axil_awprot(gpu_awprot),
         .s_axil_awvalid(gpu_awvalid), .s_axil_awready(dut_s_axil_awready),

@@ -21,6 +21,7 @@ module simt_gpu_raw #(
     parameter integer STACK_DEPTH  = 8,
     parameter integer SEG_WORDS    = 8,
     parameter integer GLOBAL_WORDS = 8192,
+    parameter integer POST_STORES  = 0,       // simt_gpu's (posted stores, docs/gpu.md)
     parameter integer MAX_WORDS    = 1 << 20   // longest image
 );
     localparam [7:0] R_CTRL = 8'h02, R_STATUS = 8'h03, R_IMAGE = 8'h04, R_PERF_SEL = 8'h10,
@@ -44,7 +45,7 @@ module simt_gpu_raw #(
         .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
         .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
         .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
-        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .POST_STORES(POST_STORES)
     ) u_tb (
         .clk(clk), .rst(rst), .host_valid(host_valid), .host_ready(host_ready), .host_write(host_write),
         .host_addr(host_addr), .host_wdata(host_wdata), .host_rvalid(host_rvalid), .host_rdata(host_rdata),

@@ -20,6 +20,7 @@ module simt_gpu_tb #(
     parameter integer STACK_DEPTH  = 16,
     parameter integer SEG_WORDS    = 8,
     parameter integer GLOBAL_WORDS = 8192,
+    parameter integer POST_STORES  = 0,       // simt_gpu's (posted stores, docs/gpu.md)
     parameter integer MEM_PEND     = 64,      // responses in flight in the HDL memory
     // longest launch image of the HDL image driver (words): every global word as DATA, the instruction
     // and constant memories, and 1024 words of headers (~490 DATA records); at least 64 K words
@@ -101,7 +102,7 @@ module simt_gpu_tb #(
         .NUM_SMS(NUM_SMS), .WARP_SIZE(WARP_SIZE), .NUM_LANES(NUM_LANES), .NUM_WARPS(NUM_WARPS),
         .NUM_BLOCKS(NUM_BLOCKS), .RF_DEPTH(RF_DEPTH), .SHARED_WORDS(SHARED_WORDS), .NUM_BANKS(NUM_BANKS),
         .CONST_WORDS(CONST_WORDS), .IMEM_WORDS(IMEM_WORDS), .STACK_DEPTH(STACK_DEPTH),
-        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS)
+        .SEG_WORDS(SEG_WORDS), .GLOBAL_WORDS(GLOBAL_WORDS), .POST_STORES(POST_STORES)
     ) u_gpu (
         .clk(clk), .rst(rst),
         .host_valid(gpu_host_valid), .host_ready(host_ready), .host_write(gpu_host_write),

@@ -9,6 +9,14 @@ time, so the transactions a warp slot sends before its next retire belong to tha
 the data of every masked word — and the retire's transaction count must agree. Any other
 instruction sends nothing. The loader's stores must write exactly the image's DATA words.
 
+Posted stores (``cfg.post_stores``, docs/isa.md 6.4): a global store retires once its transactions
+have left the SM, which can be before the external port accepts them (the arbiter's skid buffer, a
+memory holding ``mreq_ready`` low). Its retire then compares the transactions seen so far with the
+model's first ones, and the rest are *owed* by the warp slot: the slot's next transactions on the
+port must be exactly those, in order (an SM's requests leave in the order it issued them), before any
+is counted for the slot's next retire. Every transaction is still compared once; at the end of the
+launch nothing may be owed. Without posted stores a retire that finds too few transactions fails.
+
 Shared memory: the retire's pass count must equal the model's (6.1: serialized passes per row); like
 the transaction count it is a record field of this board (spec/retire_record.py), compared by the
 retire scoreboard in the whole-record ``==``.
@@ -40,7 +48,7 @@ def sm_tag_width(cfg: GpuConfig) -> int:
 class CoalescingScoreboard(Scoreboard):
     name = "coalescing/bank"
     mismatch = CoalescingMismatch
-    counts = ("accesses", "txns", "loader_txns", "shared_accesses", "responses")
+    counts = ("accesses", "txns", "loader_txns", "shared_accesses", "responses", "posted_late")
 
     def __init__(self, cfg: GpuConfig, image: LaunchImage) -> None:
         super().__init__()
@@ -50,6 +58,8 @@ class CoalescingScoreboard(Scoreboard):
         self.wid_mask = (1 << wid_width(cfg)) - 1
         self.wpb = image.warps_per_block(cfg.warp_size)
         self.pending: dict[tuple[int, int], list[Any]] = defaultdict(list)  # (sm, warp slot) -> txns
+        # (sm, warp slot) -> a retired posted store's expected transactions not yet seen on the port
+        self.owed: dict[tuple[int, int], list[Any]] = {}
         self.loader_want = {
             base + i: w & 0xFFFF_FFFF for base, words in image.data for i, w in enumerate(words)
         }
@@ -57,6 +67,7 @@ class CoalescingScoreboard(Scoreboard):
         self.outstanding: dict[int, list[Any]] = defaultdict(list)  # tag -> requests without response
         self.errors: list[str] = []  # protocol errors found between retires, raised at the next check
         self.accesses = self.txns = self.loader_txns = self.shared_accesses = self.responses = 0
+        self.posted_late = 0  # posted stores retired before the port had taken all their transactions
 
     # ---- from the memory monitor ---------------------------------------------------------------
     def port_of(self, tag: int) -> int:
@@ -72,7 +83,11 @@ class CoalescingScoreboard(Scoreboard):
         if port == self.cfg.num_sms:
             self._loader(txn)
         elif port < self.cfg.num_sms:
-            self.pending[(port, txn.tag >> self.idx_w & self.wid_mask)].append(txn)
+            key = (port, txn.tag >> self.idx_w & self.wid_mask)
+            if key in self.owed:
+                self._pay(key, txn)
+            else:
+                self.pending[key].append(txn)
         else:
             self.errors.append(f"request with tag 0x{txn.tag:x} names port {port}: no such SM or loader")
 
@@ -100,6 +115,29 @@ class CoalescingScoreboard(Scoreboard):
                     )
                 self.loader_done.add(a)
 
+    def _pay(self, key: tuple[int, int], txn: Any) -> None:
+        """A transaction of a warp slot that owes a retired posted store's: it must be the next one."""
+        owed = self.owed[key]
+        want = owed.pop(0)
+        if not owed:
+            del self.owed[key]
+        self.txns += 1
+        where = f"SM {key[0]} warp slot {key[1]}, after its store retired"
+        self.errors += [f"{where}: {d}" for d in self._compare(0, txn, want)]
+
+    def _compare(self, i: int, g: Any, w: Any) -> list[str]:
+        """Transaction ``i`` of an access: the RTL's ``g`` against the model's ``w``."""
+        if (g.addr, g.mask, g.write) != (w.base, w.mask, w.store):
+            return [f"transaction {i}: expected {self._show([w])}, RTL {self._show([g])}"]
+        if w.store and w.data is not None:
+            for k in range(self.cfg.seg_words):
+                if w.mask >> k & 1 and g.data[k] != w.data[k]:
+                    return [
+                        f"transaction {i} word {w.base + k}: store data expected "
+                        f"0x{w.data[k]:08x}, RTL 0x{g.data[k]:08x}"
+                    ]
+        return []
+
     # ---- per retire ----------------------------------------------------------------------------
     def check(self, rtl: Any, exp: Retire, sm: int) -> list[str]:
         """The memory port's transactions of this retire against the model's (the retire's own
@@ -113,26 +151,24 @@ class CoalescingScoreboard(Scoreboard):
                     self.shared_accesses += 1
                 return []
         diffs, self.errors = self.errors[:3], []
-        got = self.pending.pop((sm, rtl.slot * self.wpb + rtl.warp), [])
+        key = (sm, rtl.slot * self.wpb + rtl.warp)
+        got = self.pending.pop(key, [])
         if mem is not None and mem.space == "global":
             want = mem.transactions
             self.accesses += 1
-            if len(got) != len(want):
+            # a posted store may retire before the port has accepted all of its transactions: the
+            # rest are owed by the slot (on_request compares them as they come, after any an older
+            # posted store of the slot still owes)
+            if self.cfg.post_stores and mem.store and len(got) < len(want):
+                self.owed.setdefault(key, []).extend(want[len(got) :])
+                self.posted_late += 1
+            elif len(got) != len(want):
                 diffs.append(
                     f"{len(got)} transactions on the memory port, the model expects {len(want)}: "
                     f"seen {self._show(got)}, expected {self._show(want)}"
                 )
             for i, (g, w) in enumerate(zip(got, want)):
-                if (g.addr, g.mask, g.write) != (w.base, w.mask, w.store):
-                    diffs.append(f"transaction {i}: expected {self._show([w])}, RTL {self._show([g])}")
-                elif w.store and w.data is not None:
-                    for k in range(self.cfg.seg_words):
-                        if w.mask >> k & 1 and g.data[k] != w.data[k]:
-                            diffs.append(
-                                f"transaction {i} word {w.base + k}: store data expected "
-                                f"0x{w.data[k]:08x}, RTL 0x{g.data[k]:08x}"
-                            )
-                            break
+                diffs += self._compare(i, g, w)
             self.txns += len(got)
         elif got:
             diffs.append(
@@ -168,6 +204,11 @@ class CoalescingScoreboard(Scoreboard):
             for (sm, w), p in self.pending.items()
             if p
         ]
+        left += [
+            f"SM {sm} warp slot {w}: {len(o)} transaction(s) of a retired posted store never reached "
+            "the memory port"
+            for (sm, w), o in self.owed.items()
+        ]
         lost = sum(len(q) for q in self.outstanding.values())
         if lost:
             left.append(f"{lost} request(s) never answered")
@@ -177,4 +218,9 @@ class CoalescingScoreboard(Scoreboard):
         return (
             f"{self.accesses} global accesses / {self.txns} transactions, {self.shared_accesses} shared "
             f"pass counts, {self.loader_txns} loader writes, {self.responses} responses matched"
+            + (
+                f", {self.posted_late} posted stores retired before all their transactions"
+                if self.posted_late
+                else ""
+            )
         )

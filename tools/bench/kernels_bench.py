@@ -39,6 +39,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,12 +72,15 @@ BUDGET = {
 SWEEP = {"verilator": True, "icarus": False}
 
 
-def machine(family: str, lanes: int, sms: int) -> tuple[str, GpuConfig]:
+def machine(family: str, lanes: int, sms: int, post_stores: int = 0) -> tuple[str, GpuConfig]:
     """(tag, configuration) of a benchmark machine: ``bench`` (one SM, spec/machines.py::bench) or
-    ``tesla`` (Lies 2019 Table 5.1's family, spec/machines.py::tesla)."""
+    ``tesla`` (Lies 2019 Table 5.1's family, spec/machines.py::tesla); ``post_stores`` 1 the same with
+    posted stores (POST_STORES, docs/isa.md 6.4), tagged ``-post``."""
     if family == "bench":
-        return f"bench-l{lanes}", bench_config(lanes)
-    return f"tesla-l{lanes}-s{sms}", tesla(sms, lanes)
+        tag, cfg = f"bench-l{lanes}", bench_config(lanes)
+    else:
+        tag, cfg = f"tesla-l{lanes}-s{sms}", tesla(sms, lanes)
+    return (f"{tag}-post", replace(cfg, post_stores=1).check()) if post_stores else (tag, cfg)
 
 
 def job(
@@ -89,6 +93,7 @@ def job(
     latency: int,
     out: Path,
     seeds: dict[tuple[str, str, int], int] | None = None,
+    post_stores: int = 0,
 ) -> tuple[str, float]:
     """One simulator run: ``kernel`` at ``sizes`` on one benchmark machine (:func:`machine`); ``seeds``
     ((machine tag, kernel, size) -> inputs seed) fixes the inputs of the cases it names."""
@@ -100,7 +105,7 @@ def job(
     out.unlink(missing_ok=True)
     stamp_file(out).write_text(json.dumps(provenance.stamp()) + "\n")  # the RTL this job runs
     start = time.monotonic()
-    tag, cfg = machine(family, lanes, sms)
+    tag, cfg = machine(family, lanes, sms, post_stores)
     fixed = {(tag, kernel, n): sm_scaling.INPUTS_SEED for n in sizes if family == "tesla" or n == REPORT_SIZE}
     fixed |= seeds or {}  # the report size on the same inputs on every machine, unless --same-inputs says
     cases = [f"{kernel}:{n}:{fixed[(tag, kernel, n)]}" if (tag, kernel, n) in fixed else f"{kernel}:{n}"
@@ -177,10 +182,10 @@ def measured_on(parts: list[Path]) -> provenance.Stamp:
     return st
 
 
-def part_file(sim: str, family: str, lanes: int, sms: int, kernel: str) -> Path:
+def part_file(sim: str, family: str, lanes: int, sms: int, kernel: str, post_stores: int = 0) -> Path:
     """Where one job's records go (the bench machine's name unchanged, so earlier results resume)."""
     name = f"{sim}-{lanes}-{kernel}" if family == "bench" else f"{sim}-tesla-l{lanes}-s{sms}-{kernel}"
-    return REPORTS / "kernels_bench" / f"{name}.jsonl"
+    return REPORTS / "kernels_bench" / f"{name}{'-post' if post_stores else ''}.jsonl"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -388,6 +393,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--sm-only", action="store_true", help="only the SM sweep (not the one-SM lane sweep)")
     ap.add_argument("--latency", type=int, default=20, help="global-memory latency in cycles (fixed)")
+    ap.add_argument(
+        "--post-stores",
+        type=int,
+        choices=(0, 1),
+        default=0,
+        help="1: every machine with posted stores (POST_STORES = 1, docs/isa.md 6.4; results apart, -post)",
+    )
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--report-only", action="store_true", help="rewrite the report from the last results")
     ap.add_argument("--resume", action="store_true", help="skip the runs whose results exist")
@@ -413,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.before.is_file():
             raise cli.InputError(f"--before {args.before}: no such file (give the .jsonl of an earlier run)")
         before = [json.loads(line) for line in args.before.read_text().splitlines() if line.strip()]
+    if args.post_stores and (args.docs or args.docs_only):
+        raise cli.InputError("--post-stores: the committed tables are the default machine's (drop --docs)")
     if args.same_inputs and before is None:
         raise cli.InputError("--same-inputs needs --before OLD.jsonl (the run whose inputs to reuse)")
     seeds = (
@@ -441,15 +455,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.docs and not args.sm_only:
         docs_check(sim, kernels, lanes)
     REPORTS.mkdir(parents=True, exist_ok=True)
-    raw = REPORTS / f"kernels_bench-{sim}.jsonl"
+    post = "-post" if args.post_stores else ""
+    raw = REPORTS / f"kernels_bench-{sim}{post}.jsonl"
     jobs, skipped = plan(kernels, lanes, sim, args.report_size_only, sm_sweep, args.sm_only)
     start = time.monotonic()
-    parts = [part_file(sim, f, n, m, k) for f, n, m, k, _ in jobs]
+    parts = [part_file(sim, f, n, m, k, args.post_stores) for f, n, m, k, _ in jobs]
     todo = [(j, p) for j, p in zip(jobs, parts) if not (args.report_only or (args.resume and p.exists()))]
     if todo:
         parts[0].parent.mkdir(parents=True, exist_ok=True)
         with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(job, sim, *j[:4], j[4], args.latency, part, seeds) for j, part in todo]
+            futures = [
+                pool.submit(job, sim, *j[:4], j[4], args.latency, part, seeds, args.post_stores)
+                for j, part in todo
+            ]
             for f in futures:
                 what, secs = f.result()
                 print(f"bench: {what} matched C ({secs:.0f} s)", flush=True)
@@ -462,11 +480,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in raw.read_text().splitlines() if line.strip()]
     assert rows, "the benchmark ran no case"
     text = report(rows, sim, args.latency, skipped, time.monotonic() - start, before, args.before_label)
-    (REPORTS / f"kernels_bench-{sim}.md").write_text(text)
-    png = REPORTS / f"kernels_bench-{sim}.png"
+    (REPORTS / f"kernels_bench-{sim}{post}.md").write_text(text)
+    png = REPORTS / f"kernels_bench-{sim}{post}.png"
     if plot(rows, png):
         text += f"\n![cycles and scaling]({png.name})\n"
-        (REPORTS / f"kernels_bench-{sim}.md").write_text(text)
+        (REPORTS / f"kernels_bench-{sim}{post}.md").write_text(text)
     print(text)
     print(f"report: {REPORTS / f'kernels_bench-{sim}.md'}")
     if args.docs:

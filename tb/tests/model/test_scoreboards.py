@@ -281,6 +281,48 @@ def test_coalescing_board_catches_unanswered_request() -> None:
     assert any("never answered" in x for x in board.leftovers())
 
 
+def posted_run(cfg: GpuConfig, plant: str | None) -> list[str]:
+    """vecadd's warp 0 where each store's last transaction reaches the port only after the store retired
+    (a posted store, docs/isa.md 6.4): ``plant`` "wrong" flips that transaction's mask, "never" drops it."""
+    model, pairs = twin("vecadd")
+    retire, board = RetireScoreboard(model), CoalescingScoreboard(cfg, model.image)
+    stores = 0
+    for rec, rtl in pairs:
+        late = []
+        if rec.mem is not None and rec.mem.space == "global":
+            txns = [
+                MemTxn(t.base, t.store, t.mask, t.data or (0,) * cfg.seg_words, (rtl.warp << 5) | i, 0)
+                for i, t in enumerate(rec.mem.transactions)
+            ]
+            if rec.mem.store:
+                txns, late = txns[:-1], txns[-1:]
+                stores += 1
+            for txn in txns:
+                board.on_request(txn)
+                board.on_response(txn)
+        diffs = board.check(rtl, retire.check(rtl), 0)
+        if diffs:
+            return diffs
+        for txn in late:
+            if plant == "wrong":
+                txn = MemTxn(txn.addr, txn.write, txn.mask ^ 1, txn.data, txn.tag, 0)
+            if plant != "never":
+                board.on_request(txn)
+                board.on_response(txn)
+    assert stores and board.posted_late == (stores if cfg.post_stores else 0)
+    return board.leftovers()
+
+
+def test_coalescing_board_matches_posted_stores_late_transactions() -> None:
+    """With post_stores a store's transactions may reach the port after its retire: each is still compared
+    (a wrong one and a missing one are caught); without post_stores a store retired short fails."""
+    posted = GpuConfig(global_words=4096, num_sms=1, post_stores=1)
+    assert posted_run(posted, None) == []
+    assert any("after its store retired: transaction 0" in d for d in posted_run(posted, "wrong"))
+    assert any("never reached the memory port" in d for d in posted_run(posted, "never"))
+    assert any("transactions on the memory port, the model expects" in d for d in posted_run(CFG, None))
+
+
 # ---- end of kernel --------------------------------------------------------------------------------
 def test_end_of_kernel_catches_memory_and_counters() -> None:
     image = image_of("vecadd", random.Random(1))

@@ -9,6 +9,7 @@ seeds (the rerun command printed with a mismatch sets it).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -111,6 +112,19 @@ def test_load_fault_is_caught(fault: int) -> None:
     )
 
 
+def test_posted_launch_end_fault_is_caught() -> None:
+    """Meta-test of the launch end with posted stores (POST_STORES = 1, docs/gpu.md "Posted stores"):
+    with fault 27 the GPU reports the launch done while stores' acknowledgements are outstanding, and the
+    coalescing scoreboard's end-of-launch check (every request answered, every transaction seen) fails."""
+    run_gpu(
+        f"{FAULT_CONFIG}-post",
+        ["FaultTest"],
+        cfg=replace(CONFIGS[FAULT_CONFIG], post_stores=1),
+        SIMT_FAULT="27",
+        SIMT_FAULT_EXPECT="CoalescingMismatch",
+    )
+
+
 def test_ignored_fault_is_caught() -> None:
     """Meta-test of STATUS.IGNORED (docs/gpu.md "Launch lifecycle"): with fault 10 planted (the writes of a
     running launch are still ignored, but the flag never rises) ResetMidKernelTest must fail, and fail in
@@ -160,6 +174,7 @@ def test_gpu_illegal_parameter_message_comes_first(params: dict[str, int]) -> No
         ({"NUM_SMS": 17}, "simt_gpu: illegal parameter NUM_SMS=17 (must be in 1..16)"),
         ({"NUM_LANES": 6}, "simt_sm: illegal parameter NUM_LANES=6 (must be one of 4, 8, 16, 32)"),
         ({"NUM_LANES": 32, "WARP_SIZE": 16}, "simt_sm: illegal parameter NUM_LANES=32"),
+        ({"POST_STORES": 2}, "illegal parameter POST_STORES=2 (must be in 0..1)"),
     ],
 )
 def test_gpu_illegal_parameters(params: dict[str, int], message: str) -> None:
