@@ -69,6 +69,10 @@ def test_per_module_fit_recovers_each_module_and_the_total() -> None:
         assert got == pytest.approx(t, rel=1e-6), m
         assert res["modules"][m]["geomean_abs"] < 1e-6
     assert res["geomean_abs"] < 1e-6 and res["mape"] < 1e-6
+    # the other weighting (residuals over each module's own energy) recovers the same exact energies
+    assert modpower.fit(rows, EVENTS_OF, relative_to="module")["geomean_abs"] < 1e-6
+    with pytest.raises(modpower.ModelError, match="relative_to"):
+        modpower.fit(rows, EVENTS_OF, relative_to="modul")
     # planted fault: a held-out kernel's ALU energy doubled shows up in that module and in the total
     k = rows[-1]
     alu = modpower.module_energy(k)["simt_alu"]
