@@ -20,7 +20,7 @@ Power Analyzer guide, docs/references.md#intel-power-activity):
    boundaries here; their access energy is not included (no cited sky130 per-access energy).
 
 Each launch's row (events, energy by part and ``by_module_pj``: the net energy split by the module whose
-cell drives the net) is cached in build/ppa/kernelpower/L<n>/rows/ by netlist, Liberty, Fmax, image and
+cell drives the net, which ppa/modpower.py's per-module model is fitted on) is cached in build/ppa/kernelpower/L<n>/rows/ by netlist, Liberty, Fmax, image and
 RTL (``row_key``): adding a micro-kernel to the refit costs only its own runs.
 
 Why not OpenSTA's ``report_power`` with the activities: Debian's OpenSTA 2.0.17 has no ``read_vcd`` /
@@ -205,6 +205,12 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
             res["refit"] = refit(rows)
         except FitError as err:  # too few launches for every event: say so in the report, keep the rest
             res["refit"] = {"error": str(err)}
+        from ppa import modpower
+
+        try:  # the per-module model beside the whole-SM refit (ppa/modpower.py; the refit stays)
+            res["per_module"] = modpower.fit(rows)
+        except (FitError, modpower.ModelError) as err:
+            res["per_module"] = {"error": str(err)}
     work = OUT / f"L{lanes}"
     work.mkdir(parents=True, exist_ok=True)
     (work / "kernelpower.json").write_text(json.dumps(res, indent=1))

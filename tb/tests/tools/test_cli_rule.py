@@ -83,6 +83,7 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "ppa.sta": ("main", [UNKNOWN]),
     "ppa.timing": ("main", [UNKNOWN]),
     "ppa.kernelpower": ("main", [UNKNOWN, ["--lanes", "x"]]),
+    "ppa.modpower": ("main", [UNKNOWN, ["--lanes", "x"], ["--lanes", "3"]]),
     "ppa.coldrun": ("main", [UNKNOWN, ["--lanes", "x"], ["--lanes", "0"], ["--parts", "nosuch"]]),
     "ppa.timing_docs": ("main", [UNKNOWN, []]),
     "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
