@@ -6,6 +6,7 @@ on the native and the AXI top. ``make soak`` (tools/soak.py) runs thousands."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -36,15 +37,20 @@ def test_soak(top: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_soak_planted_fault_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Meta-test: the soak fails when the GPU is not whole after a fault. With fault 6 planted (DEC keeps
-    its instruction over a reset) a soak of resets mid-launch must fail, and fail in the host agent's
-    check that the GPU reads idle after the reset (the stale instruction runs on)."""
+    its instruction over a reset) a soak of resets mid-launch must fail, and fail in one of the two
+    checks that see the stale instruction: the host agent's check that the GPU reads idle after the
+    reset (the stale instruction runs on), or, when the stale instruction retires before the host reads
+    STATUS (seed 629834011), the lock-step check of that retire (the RTL's instruction word differs
+    from the model's). Which comes first depends on the seed; any other failure fails this test."""
     if not os.environ.get("SEED"):
         monkeypatch.setenv("SEED", SHORT_SEED)
     with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
         run_gpu(SOAK_CONFIG, ["ResetSoakTest"], SOAK_LAUNCHES="4", SIMT_FAULT="6")
     want = "after reset STATUS must be idle"
-    assert any(want in m for m in failed.value.messages), (
-        f"the soak failed, but not with {want!r}: {failed.value.messages}"
+    stale_retire = re.compile(r"^retire mismatch on SM .*\n.*\n\s+instr\s+retire\s", re.S)
+    assert any(want in m or stale_retire.match(m) for m in failed.value.messages), (
+        f"the soak failed, but neither with {want!r} nor with a retire of a wrong instruction: "
+        f"{failed.value.messages}"
     )
 
 
