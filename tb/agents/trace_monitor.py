@@ -177,6 +177,8 @@ class TraceMonitor(pyuvm.uvm_component):
                         fast.spill()  # (the shared board is about to see bank writes: those held first)
                     elif line[:1] in "QPZE":
                         fast.release()  # (global memory traffic: what the fast path holds first)
+                    elif line[:1] == "D":
+                        fast.blocks_done()  # (a dispatch: the blocks it finished first, for residency)
                 self._event(line)
                 continue
             t = line.split()

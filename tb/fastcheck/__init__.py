@@ -2,9 +2,10 @@
 
 ``fastcheck.c`` checks the trace's retire lines without the interpreter: it steps the warp as
 :meth:`spec.model.Model.step` would (ALU, LDS, shared, constant and global loads and stores, BRA, SSY,
-BEQ/BNE uniform or divergent, BAR, EXIT partial or finishing the warp; the warp's divergence stack as
-``spec/warp.py`` keeps it; an EXIT that finishes its block, whose shared memory the shared board then
-checks, or that may release a barrier is the Python path's),
+BEQ/BNE uniform or divergent, BAR, EXIT partial, finishing the warp (releasing a barrier the block's
+other warps wait at, as ``spec/model.py`` ``_barrier_check`` does) or finishing the block (its shared
+memory compared with the shared board's mirror, as ``SharedMemoryScoreboard.check_block`` does); the
+warp's divergence stack as ``spec/warp.py`` keeps it),
 compares the record as :func:`spec.retire_record.project` + ``==`` would, and counts what the boards'
 ``check`` or quiet path (:func:`tb.env.checker.count_quiet`), the model's counters and functional coverage
 count. It takes the shared-memory bank-write (S) lines into the shared board's mirror and its own
@@ -63,12 +64,13 @@ K_NONE, K_ALU, K_LDS, K_LDSH, K_LDC, K_BRA, K_BEQ, K_BNE, K_STSH, K_BAR, K_LDG, 
 ALU_OPS = ("NOP", "MAD", "MUL", "ADD", "SUB", "SLT", "SGT", "SHR", "SHL", "NOT", "AND", "OR", "XOR", "SLTU",
            "SGTU", "SEQ", "SNE", "MIN", "MAX", "MINU", "MAXU", "SRA", "MULHU", "MV")  # fmt: skip
 OPND_IMM, OPND_NONE = -1, -2
-NCNT = 54  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
+NCNT = 56  # retires, thread_instrs, lanes_compared, shared_accesses, shared_passes, 8 + 8 classes, uniform BEQ/BNE,
 # the shared board's stores, writes and clears, barrier arrivals and releases (26); global accesses and
 # transactions, loader writes, responses, (31 unused), in-order and overtaking responses, 5 latency
 # buckets, requests taken (27-39); the loop, nested, if_else, merge and if_only shapes (40-44); stack
 # pushes, pops, merges, divergence board tops, the deepest push, divergent branches (45-50); a request
-# was held off (51); the partial_exit shape (52); EXITs checked (53)
+# was held off (51); the partial_exit shape (52); EXITs checked (53); the shared board's blocks_checked and
+# words_checked (54, 55)
 SHAPES = ("loop", "nested", "if_else", "merge", "if_only")
 LATENCY_BUCKETS = ("1", "2-4", "5-16", "17-64", "65+")  # tb/coverage/functional.py latency_bucket
 GQ_HDR = 6  # fastcheck.c: a held transaction's addr, mask, write, tag, cycle, seq (then its data words)
@@ -135,6 +137,7 @@ class St(C.Structure):
         ("stack", _ptr), ("sdepth", _ptr), ("exited", _ptr), ("depth_limit", C.c_int32),
         ("epoch_inc", _ptr),
         ("arr", _ptr), ("narr", C.c_int64), ("arr_cap", C.c_int64),
+        ("bdone", _ptr), ("nbdone", C.c_int64), ("bdone_cap", C.c_int64),
         ("qp_on", C.c_int32), ("seg_words", C.c_int32), ("tag_w", C.c_int32), ("idx_w", C.c_int32),
         ("wid_mask", C.c_uint32),
         ("gmem", _ptr), ("gmem_len", C.c_int64), ("hostmem", _ptr), ("hostmem_len", C.c_int64),
@@ -299,14 +302,15 @@ class FastPath:
         self.nostack = np.zeros(nwarps, np.uint8)
         self.epoch_inc = np.zeros(model.image.num_blocks, np.int64)
         self.arr = np.zeros((LOG, 3), np.uint32)
+        self.bdone = np.zeros((LOG, 2), np.int32)  # (block, sm) of each block a checked EXIT finished
         self.depth = cfg.stack_depth
         self.stack = np.zeros((nwarps, self.depth, 3), np.uint32)
         self.sdepth = np.zeros(nwarps, np.int32)
         self.exited = np.zeros(nwarps, np.uint32)
         s.depth_limit = self.depth
-        for name in ("wstate", "live", "nostack", "epoch_inc", "arr", "stack", "sdepth", "exited"):
+        for name in ("wstate", "live", "nostack", "epoch_inc", "arr", "bdone", "stack", "sdepth", "exited"):
             setattr(s, name, getattr(self, name).ctypes.data)
-        s.arr_cap = LOG
+        s.arr_cap = s.bdone_cap = LOG
         # global memory: the model's, the loader's expected words, outstanding requests, held transactions
         coal = self.coal
         s.seg_words, s.tag_w, s.idx_w, s.wid_mask = cfg.seg_words, coal.tag_w, coal.idx_w, coal.wid_mask
@@ -335,6 +339,7 @@ class FastPath:
         self.stores = 0  # of them shared stores (with their bank writes)
         self.barriers = 0  # ... and BARs
         self.exits = 0  # ... and EXITs
+        self.blocks = 0  # ... of them EXITs that finished their block
         self.nblocks_seen = 0  # blocks of model.blocks (in start order) held
         self._kind: str | None = None  # the instruction the Python model is about to step
         self._busy = False  # some busy flag is set
@@ -588,7 +593,11 @@ class FastPath:
             new = self._run(self._ref, buf, pos, end)
             st = self.st
             if new == end or (
-                st.ncov < LOG and st.nshl < LOG and st.ndirty + self.wpb + 1 <= LOG and st.narr < LOG
+                st.ncov < LOG
+                and st.nshl < LOG
+                and st.ndirty + self.wpb + 1 <= LOG
+                and st.narr < LOG
+                and st.nbdone < LOG
             ):
                 if st.qp_on:
                     mon._seq = st.qseq
@@ -658,6 +667,9 @@ class FastPath:
                 self.coverage.shape.counts[("partial_exit",)] += cnt[52]
             mc.barrier_arrivals += cnt[25]
             mc.barrier_releases += cnt[26]
+            if cnt[54] or cnt[55]:
+                self.shared.blocks_checked += cnt[54]
+                self.shared.words_checked += cnt[55]
             if cnt[26]:
                 for bid in np.flatnonzero(self.epoch_inc).tolist():
                     self.model.blocks[bid].epoch += int(self.epoch_inc[bid])
@@ -678,6 +690,7 @@ class FastPath:
                 self.div.merges += cnt[47]
                 self.div.tops += cnt[48]
         self._arrivals()
+        self.blocks_done()
         if s.ndirty > LOG // 2:  # (else the warps stay the fast path's until the Python path or the end
             self.push_all()  # of the launch looks at them: before_python, settle)
         if s.ncov > LOG // 2 or s.nshl > LOG // 2:  # (else counted in bulk later: settle)
@@ -691,17 +704,35 @@ class FastPath:
             s.ncov = s.nshl = 0
 
     def _arrivals(self) -> None:
-        """The barrier arrivals the fast path checked -> coverage (as GpuCoverage.retire counts them)."""
+        """The barrier arrivals and releases the fast path checked -> coverage (as GpuCoverage.retire
+        counts them: a BAR arrives (how 0, 1: and releases its block), a finishing EXIT only releases (2))."""
         s = self.st
         if not s.narr:
             return
         cov = self.coverage
         if cov is not None:
-            for bid, wid, released in self.arr[: s.narr].tolist():
-                cov.arrivals.setdefault(bid, []).append(wid)
-                if released:
+            for bid, wid, how in self.arr[: s.narr].tolist():
+                if how != 2:
+                    cov.arrivals.setdefault(bid, []).append(wid)
+                if how:
                     cov.arrival(arrival_class(cov.arrivals.pop(bid, [wid])))
         s.narr = 0
+
+    def blocks_done(self) -> None:
+        """The blocks a checked EXIT finished -> the model (``Block.done``) and coverage's residency (as
+        GpuCoverage.retire counts a ``block_done``); before the next dispatch is published (its residency
+        sample counts the blocks still resident), a hang report and the end of the launch."""
+        s = self.st
+        if not s.nbdone:
+            return
+        blocks, cov = self.model.blocks, self.coverage
+        for bid, sm in self.bdone[: s.nbdone].tolist():
+            blocks[bid].done = True
+            self.blocks += 1
+            if cov is not None:
+                sm_of = cov.block_sm.pop(bid, sm)
+                cov.resident_on[sm_of] = max(0, cov.resident_on.get(sm_of, 1) - 1)
+        s.nbdone = 0
 
     def push_all(self) -> None:
         """Every warp the fast path stepped -> the model and the retire board's history."""

@@ -1,8 +1,10 @@
 /* The launch checker's compiled fast path (tb/fastcheck/__init__.py; issue 29).
  *
  * Checks the trace's retire lines ("R <cycle> <sm> <fields>") in C: it steps the warp as spec/model.py's
- * Model.step would (ALU, LDS, shared, constant and global loads and stores, BRA, SSY, BEQ/BNE, BAR, EXIT
- * but the one that finishes its block (the shared board's block check: Python's); the divergence stack, reconvergence and its record fields as spec/warp.py has them),
+ * Model.step would (ALU, LDS, shared, constant and global loads and stores, BRA, SSY, BEQ/BNE, BAR, EXIT:
+ * partial, finishing the warp (releasing a barrier the block's other warps wait at) or finishing the
+ * block (the shared board's check of the block's final shared memory); the divergence stack,
+ * reconvergence and its record fields as spec/warp.py has them),
  * compares the record the way spec/retire_record.py's project() + == would, and counts what the
  * scoreboards, the model's counters and functional coverage count. It also takes the shared-memory
  * bank-write lines ("S ...": the shared board's mirror and each warp slot's pending writes,
@@ -35,7 +37,7 @@ enum {
 #define NF 22    /* fields of a retire record (spec/retire_record.py FIELDS); checked by the Python side */
 #define F_VALUES 7
 #define MAXW 32
-#define NCNT 54  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
+#define NCNT 56  /* counters[]: see tb/fastcheck/__init__.py FastPath.flush (units <= 8) */
 #define SMAX 64  /* bank writes of one S line taken here at most */
 #define SEGMAX 32 /* words of a global-memory segment (spec/config.py seg_words) */
 #define GQ_HDR 6  /* a held transaction: addr, mask, write, tag, cycle, seq, then seg_words data words */
@@ -93,8 +95,12 @@ typedef struct {
     uint32_t *exited;
     int32_t depth_limit;
     int64_t *epoch_inc;
-    uint32_t *arr;
+    uint32_t *arr;       /* (block, warp, how): how 0 a BAR that released nothing, 1 a BAR that released its
+                            block, 2 a finishing EXIT that released it (no arrival) */
     int64_t narr, arr_cap;
+    int32_t *bdone;      /* (block, sm) of each block a checked EXIT finished (the model's Block.done and
+                            coverage's residency, handed over by FastPath.flush) */
+    int64_t nbdone, bdone_cap;
     /* global memory (Q/P lines, tb/agents/trace_monitor.py _event and what its subscribers do: the
        coalescing board's on_request/on_response, GmemAgent.write_request, coverage's response) */
     int32_t qp_on, seg_words, tag_w, idx_w;
@@ -121,7 +127,9 @@ typedef struct {
                         7 = a response's latency is counted as 1;
                         8 = a merge into a DIV entry is undone after comparing (the stack diverges);
                         9 = the top of the stack is not compared;
-                        10 = a finishing EXIT does not record its threads as exited after comparing */
+                        10 = a finishing EXIT does not record its threads as exited after comparing;
+                        11 = a finished block's shared memory is not compared with the mirror;
+                        12 = a finishing EXIT never releases its block's barrier */
 } St;
 
 /* each byte's hex digit value + 1, 0 for a byte that is no hex digit: one load a digit instead of
@@ -401,6 +409,28 @@ static int64_t p_line(St *s, const char *buf, int64_t pos, int64_t end) {
     return (p - buf) + 1;
 }
 
+/* spec/model.py _barrier_check after a warp of ``block`` arrived at its barrier or finished: when a warp
+   of the block waits and none is READY (or ``force``: planted fault 4), every waiting warp becomes READY
+   and the block's barrier epoch advances. Returns 1 when it released. */
+static int barrier_check(St *s, uint64_t block, int force) {
+    const int b0 = (int)block * s->wpb;
+    int waiting = 0, none_ready = 1;
+    for (int j = b0; j < b0 + s->wpb; j++) {
+        waiting |= s->wstate[j] == 1;
+        none_ready &= s->wstate[j] != 0;
+    }
+    if (!(waiting && none_ready) && !force) return 0;
+    for (int j = b0; j < b0 + s->wpb; j++) {
+        if (s->wstate[j] != 1) continue;
+        s->wstate[j] = 0;
+        s->ready[j] = s->nostack[j];
+        if (!s->dirty[j]) s->dirty[j] = 1, s->dirty_list[s->ndirty++] = j;
+    }
+    s->epoch_inc[block] += 1;
+    s->counters[26] += 1; /* barrier_releases */
+    return 1;
+}
+
 /* Check retire lines of buf[pos:end) (whole lines) until the first one this does not take; return its
    offset (end: all taken). */
 int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
@@ -422,7 +452,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         }
         if (p[0] != 'R' || p[1] != ' ') return pos;
         if (s->ncov >= s->cov_cap || s->nshl >= s->shl_cap || s->ndirty + s->wpb + 1 > s->dirty_cap ||
-            s->narr >= s->arr_cap)
+            s->narr >= s->arr_cap || s->nbdone >= s->bdone_cap)
             return pos;
         p += 2;
         uint64_t cycle, smv = 0, f[NF];
@@ -610,19 +640,14 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         uint32_t m = mask;
         uint32_t exited = s->exited[k];
         int done = 0; /* an EXIT that finishes the warp (spec/warp.py control "exit") */
+        int last = 0; /* ... and its block (spec/model.py step: Block.done) */
         if (in->kind == K_EXIT) {
             exited |= mask, m = 0; /* (npc = pc + 1) */
             if (!(s->valid[k] & ~exited)) {
                 done = 1, d = 0; /* the stack is discarded, not popped */
                 const int b0 = (int)block * s->wpb;
-                int last = 1, waiting = 0;
-                for (int j = b0; j < b0 + s->wpb; j++) {
-                    last &= j == k || s->wstate[j] == 2;
-                    waiting |= s->wstate[j] == 1;
-                }
-                /* the block finishes (the shared board checks it), or the warp's leaving may release a
-                   barrier (spec/model.py _barrier_check; no random kernel does it): the Python path's */
-                if (last || waiting) return pos;
+                last = 1;
+                for (int j = b0; j < b0 + s->wpb; j++) last &= j == k || s->wstate[j] == 2;
             }
         }
         if (d) memcpy(stk, s->stack + (int64_t)k * s->depth_limit * 3, sizeof(uint32_t) * 3 * (size_t)d);
@@ -695,6 +720,15 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
         if (passes >= 0 && f[14] != (uint64_t)passes) return pos;
         if (ntx >= 0 && f[15] != (uint64_t)ntx) return pos;
         if (f[16] != (uint64_t)(in->kind == K_BAR) || f[17] != (uint64_t)done) return pos;
+        /* the block finished: its region of the SM's shared memory as the shared board's mirror has it
+           must equal the model's (SharedMemoryScoreboard.check_block; the mirror is the board's own) */
+        const int64_t shn = s->shared_len[k];
+        if (last && shn && s->plant != 11) {
+            const uint64_t base = f[18] * (uint64_t)s->sh_stride;
+            if (base + (uint64_t)shn > (uint64_t)s->mirror_len ||
+                memcmp(s->mirror[sm] + base, s->shared[k], sizeof(uint32_t) * (size_t)shn))
+                return pos;
+        }
         /* equal: commit what Model.step, the boards and coverage do */
         if (wr) {
             uint32_t *row = s->regs[k] + in->rd * W;
@@ -725,23 +759,7 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             s->wstate[k] = 1;
             s->ready[k] = 0;
             s->counters[25] += 1; /* barrier_arrivals */
-            const int b0 = (int)block * s->wpb;
-            int waiting = 0, none_ready = 1;
-            for (int j = b0; j < b0 + s->wpb; j++) {
-                waiting |= s->wstate[j] == 1;
-                none_ready &= s->wstate[j] != 0;
-            }
-            const int released = (waiting && none_ready) || s->plant == 4;
-            if (released) {
-                for (int j = b0; j < b0 + s->wpb; j++) {
-                    if (s->wstate[j] != 1) continue;
-                    s->wstate[j] = 0;
-                    s->ready[j] = s->nostack[j];
-                    if (!s->dirty[j]) s->dirty[j] = 1, s->dirty_list[s->ndirty++] = j;
-                }
-                s->epoch_inc[block] += 1;
-                s->counters[26] += 1; /* barrier_releases */
-            }
+            const int released = barrier_check(s, block, s->plant == 4);
             uint32_t *e = s->arr + s->narr * 3;
             e[0] = (uint32_t)block, e[1] = (uint32_t)warp, e[2] = (uint32_t)released;
             s->narr++;
@@ -755,7 +773,19 @@ int64_t fc_run(St *s, const char *buf, int64_t pos, int64_t end) {
             } else {
                 s->wstate[k] = 2;
                 s->ready[k] = 0;
-                /* (no warp of the block waits at a barrier: nothing to release, see above) */
+                if (last) { /* the block is done (no warp of it waits: nothing to release) */
+                    s->counters[54] += shn > 0; /* the shared board's blocks_checked */
+                    s->counters[55] += shn;     /* ... and words_checked */
+                    int32_t *e = s->bdone + s->nbdone * 2;
+                    e[0] = (int32_t)block, e[1] = sm;
+                    s->nbdone++;
+                } else if (s->plant != 12 && barrier_check(s, block, 0)) {
+                    /* the warp's leaving released the others waiting at the barrier (done warps count as
+                       arrived, docs/isa.md 5): coverage's arrival order, without an arrival of its own */
+                    uint32_t *e = s->arr + s->narr * 3;
+                    e[0] = (uint32_t)block, e[1] = (uint32_t)warp, e[2] = 2;
+                    s->narr++;
+                }
             }
         }
         s->pc[k] = npc;

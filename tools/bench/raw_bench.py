@@ -2,8 +2,9 @@
 
 It is the physical limit the harness is measured against (tools/bench/check_overhead.py): the same
 RTL, the same memory model and the same launch image, so it must report the same launch cycles as
-the harness. Built with ``verilator --binary`` at the optimisation the harness's builds use, or run
-on Icarus (``sim="icarus"``).
+the harness. Built with ``verilator --binary`` at the optimisation the harness's GPU builds use
+(tb/rtlsim.py: Verilator's default level, no ``-O3``, and verilated.mk's C++ defaults, ``OPT_FAST=-Os``;
+``VERILATOR_OPT`` below), or run on Icarus (``sim="icarus"``).
 
     python tools/bench/raw_bench.py [matrixmul 32] [--config sm1-l8] [--latency 20] [--sim verilator]
 """
@@ -34,6 +35,11 @@ from tools import simenv  # noqa: E402
 HDL = ROOT / "tb" / "hdl"
 BUILD = ROOT / "build" / "raw"
 TOP = "simt_gpu_raw"
+# The raw bench's Verilator options: none beyond the harness's (tb/rtlsim.py adds no -O3 and no C++ -O
+# level to its GPU builds), so full/raw compares the same compiled model. Measured on test_directed[sm2-l32]
+# (docs/benchmarks.md, eighth round of issue 29): "-O3 -CFLAGS -O2", which this used before, cost 119.8
+# instead of 81.6 CPU s of build and ran no faster (2.15-2.67 against 1.94-2.52 CPU s).
+VERILATOR_OPT: tuple[str, ...] = ()
 _LINE = re.compile(r"raw: status=(\w+) cycles=(\d+) warp_instrs=(\d+) sim_cycles=(\d+)")
 
 
@@ -60,15 +66,19 @@ def build(cfg: GpuConfig, sim: str = "verilator") -> list[str]:
     """Build the raw bench for ``cfg``; return the command that runs it (plusargs appended by run)."""
     simenv.apply([sim])
     params = rtlsim.machine_parameters(cfg, TOP)
-    key = hashlib.sha1(json.dumps([sim, params, [Path(s).stat().st_mtime_ns for s in _sources()]]).encode())
+    key = hashlib.sha1(
+        json.dumps(
+            [sim, params, [Path(s).stat().st_mtime_ns for s in _sources()], list(VERILATOR_OPT)]
+        ).encode()
+    )
     out = BUILD / f"{sim}-{key.hexdigest()[:10]}"
     out.mkdir(parents=True, exist_ok=True)
     inc = f"-I{ROOT / 'rtl' / 'include'}"
     if sim == "verilator":
         exe = out / f"V{TOP}"
         if not exe.exists():
-            cmd = ["verilator", "--binary", "--timing", "-O3", "-Wno-fatal", "-Wno-lint", "-Wno-style", inc,
-                   "--top-module", TOP, "-Mdir", str(out), "-j", "2", "-CFLAGS", "-O2",
+            cmd = ["verilator", "--binary", "--timing", *VERILATOR_OPT, "-Wno-fatal", "-Wno-lint", "-Wno-style",
+                   inc, "--top-module", TOP, "-Mdir", str(out), "-j", "2",
                    *(f"-G{k}={v}" for k, v in params.items()), *_sources()]  # fmt: skip
             subprocess.run(cmd, check=True, capture_output=True, text=True)
         return [str(exe)]

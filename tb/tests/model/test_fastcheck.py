@@ -14,8 +14,10 @@ path with the Python path for every line it leaves (tb/agents/trace_monitor.py `
 hand-over). Both must end with the same model (registers, shared and global memory, every warp's pc,
 mask, count, state and stack depth, the counters), the same board counts and leftovers, retire history,
 memory image, outstanding requests and coverage counts, and the fast path must have taken most
-retires. A corrupted retire line, bank write, store transaction or stack top is reported by both with
-the same text; a planted fault in the C code for each path it checks (``PLANTS``) is caught.
+retires. A directed kernel (``EXIT_RELEASES``) adds what random kernels never do: a warp that leaves while
+the others of its block wait at a barrier, releasing them. A corrupted retire line, bank write, store
+transaction, stack top or final shared word is reported by both with the same text; a planted fault in
+the C code for each path it checks (``PLANTS``) is caught.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from spec.asm import assemble
 from spec.machines import RANDOM
 from spec.model import Model, StepError
 from spec.records import WarpState
@@ -49,6 +52,37 @@ from tb.sequences.random_kernel import generate
 CASES = (
     [("sm1-l8", s) for s in range(4)] + [("sm2-l32", s) for s in range(3)] + [("w16-l4", s) for s in range(3)]
 )
+
+
+# Warp 1 of each block spins, then leaves without a barrier while the others (often) wait at theirs: its
+# finishing EXIT releases them (spec/model.py _barrier_check; done warps count as arrived, docs/isa.md 5).
+# Random kernels never do this (tb/sequences/random_kernel.py exits only in the last phase by default).
+EXIT_RELEASES = """
+.grid 3
+.block 97
+.shared 97
+.param OUT, 0
+        LDS  r1, %tid
+        LDS  r2, %warpid
+        SEQI r3, r2, 1
+        BNE  r3, late            ; uniform in a warp
+        LDS  r4, %ctaid.x
+        MULI r5, r4, 97
+        ADD  r5, r5, r1
+        ST   [r1], r5
+        BAR
+        MVI  r6, 96
+        SUB  r6, r6, r1
+        LD   r7, [r6]
+        LDS  r8, %OUT
+        ADD  r8, r8, r5
+        STG  [r8], r7
+        EXIT
+late:   MVI  r9, 6
+spin:   SUBI r9, r9, 1
+        BNE  r9, spin
+        EXIT
+"""
 
 
 def _digits(f: Any, cfg: Any) -> int:
@@ -262,6 +296,7 @@ class Checker:
         self.model.start_block(*event)
         if self.fast is not None:
             self.fast.register()
+        self.cov.dispatch(*event)  # (the coverage collector's dispatch export: residency)
 
     def python_retire(self, event: tuple[Any, int]) -> None:
         rtl, sm = event
@@ -305,6 +340,8 @@ class Checker:
             "regs": {b: bl.regs.tobytes() for b, bl in m.blocks.items()},
             "shared": {b: bl.shared.tobytes() for b, bl in m.blocks.items()},
             "epochs": {b: bl.epoch for b, bl in m.blocks.items()},
+            "done": {b: bl.done for b, bl in m.blocks.items()},
+            "residency": (dict(self.cov.resident_on), dict(self.cov.block_sm)),
             "arrivals": {b: list(a) for b, a in self.cov.arrivals.items()},
             "mirror": [x.tobytes() for x in self.shared.mirror],
             "pending": {k: list(v) for k, v in self.shared.pending.items()},
@@ -317,9 +354,10 @@ class Checker:
         }  # fmt: skip
 
 
-def launch(name: str, seed: int) -> tuple[Any, Any, list[str]]:
+def launch(name: str, seed: int, directed: str | None = None) -> tuple[Any, Any, list[str]]:
+    """A random kernel's launch on machine ``name`` (or the assembly text ``directed``), its trace."""
     cfg = RANDOM[name]
-    image = generate(seed, cfg).image
+    image = generate(seed, cfg).image if directed is None else assemble(directed).image
     return cfg, image, trace_of(cfg, image, seed)
 
 
@@ -349,10 +387,41 @@ def test_fast_path_equals_the_model(name: str, seed: int) -> None:
     assert differ(cfg, image, lines) == []
 
 
+def exit_releases(cfg: Any, image: Any, lines: list[str]) -> int:
+    """How many retires of ``lines`` are an EXIT that finishes its warp and releases its block's barrier."""
+    m, n = Model(cfg, image), 0
+    for line in lines:
+        t = line.split()
+        if t[0] == "D":
+            m.start_block(int(t[2], 16), sm=int(t[3]))
+        elif t[0] == "R":
+            rtl = decode(t[3:], cfg.warp_size)
+            rec = m.step(rtl.block, rtl.warp)
+            n += rec.done and rec.released
+    return n
+
+
+@pytest.mark.parametrize(("name", "seed"), [("sm1-l8", 0), ("sm2-l32", 1), ("w16-l4", 2)])
+def test_an_exit_releasing_a_barrier_is_checked_in_c(name: str, seed: int) -> None:
+    """A warp's finishing EXIT that releases the block's other warps from their barrier, and the EXIT
+    that finishes the block (its shared memory compared with the mirror), are the fast path's: every
+    retire of the launch is checked in C, with the same outcome as the Python path."""
+    cfg, image, lines = launch(name, seed, EXIT_RELEASES)
+    assert exit_releases(cfg, image, lines) > 0, (
+        "the trace has no EXIT releasing a barrier: pick another seed"
+    )
+    chk = Checker(cfg, image, True)
+    chk.feed(lines)
+    assert chk.fast.handled == sum(line[0] == "R" for line in lines)
+    assert chk.fast.blocks == image.num_blocks == chk.shared.blocks_checked
+    assert differ(cfg, image, lines) == []
+
+
 def _fast_line(cfg: Any, image: Any, lines: list[str], kind: str) -> int:
     """Index of a retire line of ``kind`` in the last three quarters of the trace: lane 0 active and
     written by an ADD ("add"), an LDS ("lds") or a global load ("ldg"); a store to shared memory ("store")
-    or to global memory ("stg"); a retire leaving the divergence stack non-empty ("top")."""
+    or to global memory ("stg"); a retire leaving the divergence stack non-empty ("top"); an EXIT that
+    finishes its block, whose shared memory is not empty ("final")."""
     m = Model(cfg, image)
     for i, line in enumerate(lines):
         if line[0] == "D":
@@ -372,9 +441,11 @@ def _fast_line(cfg: Any, image: Any, lines: list[str], kind: str) -> int:
             ok = rtl.wr and ins.kind == "load" and ins.unit == "global"
         elif kind == "top":
             ok = rtl.depth > 0 and not rtl.done
+        elif kind == "final":
+            ok = m.blocks[rtl.block].done and len(m.blocks[rtl.block].shared) > 0
         else:
             ok = rtl.wr and (ins.op.alu if kind == "add" else ins.kind) == ("ADD" if kind == "add" else kind)
-        if i > len(lines) // 4 and rtl.mask & 1 and ok:
+        if i > len(lines) // 4 and (rtl.mask & 1 or kind == "final") and ok:
             return i
     raise AssertionError(f"no {kind} retire")
 
@@ -396,6 +467,25 @@ def _corrupt_store_data(cfg: Any, lines: list[str], i: int) -> list[str]:
     at = 8 * (seg - k) - 1
     t[5] = data[:at] + f"{int(data[at], 16) ^ 1:x}" + data[at + 1 :]
     return [*lines[:j], " ".join(t) + "\n", *lines[j + 1 :]]
+
+
+def _corrupt_final_shared(cfg: Any, image: Any, lines: list[str], i: int) -> list[str]:
+    """``lines`` with a shared-memory line clearing word 0 of the block that retire ``i`` (the EXIT that
+    finishes it) leaves, to a wrong value, just before that retire: only the block's final check sees it."""
+    t = lines[i].split()
+    sm, rtl = int(t[2]), decode(t[3:], cfg.warp_size)
+    stride, wpb = SmLaunch.of(cfg, image).sh_stride, image.warps_per_block(cfg.warp_size)
+    m = Model(cfg, image)
+    for line in lines[:i]:
+        u = line.split()
+        if u[0] == "D":
+            m.start_block(int(u[2], 16), sm=int(u[3]))
+        elif u[0] == "R":
+            r = decode(u[3:], cfg.warp_size)
+            m.step(r.block, r.warp)
+    bad = int(m.blocks[rtl.block].shared[0]) ^ 1
+    s = f"S {int(t[1], 16):08x} {sm} 1 {rtl.slot * wpb:02x} {rtl.slot * stride:x}:{bad:08x}\n"
+    return [*lines[:i], s, *lines[i:]]
 
 
 def _corrupt(lines: list[str], i: int) -> list[str]:
@@ -460,6 +550,16 @@ def test_a_corrupted_stack_top_is_reported_the_same_by_both() -> None:
     assert "top_pc" in python
 
 
+def test_a_corrupted_final_shared_word_is_reported_the_same_by_both() -> None:
+    """A block finishing with a shared word that differs from the model's (a wrong write no store
+    accounts for): the fast path leaves its last EXIT to the Python path, whose shared board reports it."""
+    cfg, image, lines = launch("sm1-l8", 1)
+    bad = _corrupt_final_shared(cfg, image, lines, _fast_line(cfg, image, lines, "final"))
+    python, fast = _reports(cfg, image, bad, SharedMismatch)
+    assert python == fast
+    assert "shared word(s) differing from the model" in python
+
+
 def test_the_fast_path_takes_memory_traffic_and_the_divergence_stack() -> None:
     cfg, image, lines = launch("sm1-l8", 1)
     chk = Checker(cfg, image, True)
@@ -468,7 +568,8 @@ def test_the_fast_path_takes_memory_traffic_and_the_divergence_stack() -> None:
     assert chk.fast.barriers > 0 and chk.model.counters.barrier_releases > 0
     exits = sum(line[0] == "R" and chk.model.code[decode(line.split()[3:], cfg.warp_size).pc].kind == "exit"
                 for line in lines)  # fmt: skip
-    assert chk.fast.exits > exits // 2  # (the EXIT finishing its block is the Python path's)
+    assert chk.fast.exits == exits  # (the EXITs finishing their blocks included)
+    assert chk.fast.blocks == image.num_blocks and chk.shared.blocks_checked > 0
     assert chk.fast.globals > chk.model.counters.global_accesses // 2 and chk.coal.loader_txns > 0
     assert chk.div.pushes and chk.div.pops and chk.div.merges and chk.model.counters.divergent_branches
     assert chk.fast.handled > 0.9 * chk.retire.compared
@@ -486,6 +587,8 @@ PLANTS = {
     8: (1, None),  # a merge into a DIV entry is undone after the compare (the stacks diverge)
     9: (1, "top"),  # the top of the stack is not compared (a wrong top_pc goes through)
     10: (0, None),  # a finishing EXIT does not record its threads as exited after the compare (warps diverge)
+    11: (1, "final"),  # a finished block's shared memory is not compared (a wrong final word goes through)
+    12: (0, "exit_releases"),  # a finishing EXIT never releases the barrier (the waiting warps stay waiting)
 }
 
 
@@ -494,7 +597,7 @@ def test_planted_fast_path_faults_are_caught(plant: int) -> None:
     """Each planted fault in fastcheck.c (St.plant) makes the fast path end differently from the Python
     path, on a correct trace or on one the Python path rejects."""
     seed, bad = PLANTS[plant]
-    cfg, image, lines = launch("sm1-l8", seed)
+    cfg, image, lines = launch("sm1-l8", seed, EXIT_RELEASES if bad == "exit_releases" else None)
     if bad in ("add", "top"):
         lines = _corrupt_field(
             lines, _fast_line(cfg, image, lines, bad), "values" if bad == "add" else "top_pc"
@@ -503,6 +606,8 @@ def test_planted_fast_path_faults_are_caught(plant: int) -> None:
         lines = _corrupt_bank_write(lines, _fast_line(cfg, image, lines, "store"))
     elif bad == "stg":
         lines = _corrupt_store_data(cfg, lines, _fast_line(cfg, image, lines, "stg"))
+    elif bad == "final":
+        lines = _corrupt_final_shared(cfg, image, lines, _fast_line(cfg, image, lines, "final"))
     assert differ(cfg, image, lines, plant) != []
 
 
