@@ -19,7 +19,7 @@ Nothing is called pJ unless a cited constant (energy per µm² toggled) converts
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,7 +170,12 @@ def validate(model: EventFit, held_out: Sequence[Sample]) -> Validation:
                 f"held-out kernel {s.kernel} has reference energy {s.energy}: cannot take a relative error"
             )
         errs[s.kernel] = (model.predict(s.counts) - s.energy) / s.energy
-    absd = [max(abs(e), 1e-12) for e in errs.values()]
-    geo = math.exp(sum(math.log(v) for v in absd) / len(absd))
     worst = max(errs, key=lambda k: abs(errs[k]))
-    return Validation(errs, geo, sum(abs(e) for e in errs.values()) / len(errs), worst)
+    return Validation(errs, geomean_abs(errs.values()), sum(abs(e) for e in errs.values()) / len(errs), worst)
+
+
+def geomean_abs(errs: Iterable[float]) -> float:
+    """The geometric mean of |error| (each floored at 1e-12 so an exact prediction does not zero it);
+    NaN when there are none."""
+    v = [max(abs(e), 1e-12) for e in errs]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")

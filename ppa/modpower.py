@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from ppa.energy import geomean_abs  # noqa: E402
 from spec import cli  # noqa: E402
 
 OUT = ROOT / "build" / "ppa" / "kernelpower"
@@ -181,11 +181,6 @@ def _errors(pred: dict[str, float], ref: dict[str, float]) -> dict[str, float]:
     return {k: (pred[k] - ref[k]) / ref[k] for k in ref if ref[k] > 0}
 
 
-def _geo(errs) -> float:
-    v = [max(abs(e), 1e-12) for e in errs]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
-
-
 def fit(
     rows: list[dict],
     events_of: dict[str, tuple[str, ...]] | None = None,
@@ -220,8 +215,8 @@ def fit(
             "pj_per_event": f.energy,
             "share_held_out": sum(ref.values()) / held_total,
             "errors": errs,
-            "geomean_abs": _geo(errs.values()),
-            "train_geomean_abs": _geo(tr_errs.values()),
+            "geomean_abs": geomean_abs(errs.values()),
+            "train_geomean_abs": geomean_abs(tr_errs.values()),
             "sum_error": (sum(pred.values()) - sum(ref.values())) / sum(ref.values()) if sum(ref.values()) else 0.0,
         }  # fmt: skip
     total = {r["name"]: sum(fits[m].predict(r["events"]) for m in fits) for r in held}
@@ -229,7 +224,7 @@ def fit(
     return {
         "modules": per_mod,
         "errors": errs,
-        "geomean_abs": _geo(errs.values()),
+        "geomean_abs": geomean_abs(errs.values()),
         "mape": sum(abs(e) for e in errs.values()) / len(errs),
         "worst": max(errs, key=lambda k: abs(errs[k])),
         "fitted_on": [r["name"] for r in train],
