@@ -214,13 +214,8 @@ class LaunchChecker(pyuvm.uvm_component):
         only when there are none (docs/gpu.md "Posted stores"); end() reports them."""
         if self.model is None or self.mode != "full":
             return []
-        coal = self.coalescing
-        held = int(self.fast.st.nout) if self.fast is not None else 0
-        unanswered = held + sum(len(q) for q in coal.outstanding.values())
-        owed = sum(len(o) for o in coal.owed.values())
-        found = [f"{unanswered} request(s) unanswered"] if unanswered else []
-        found += [f"{owed} transaction(s) of retired posted stores not yet on the port"] if owed else []
-        return found
+        held = int(self.fast.st.nout) if self.fast is not None else 0  # the fast path's outstanding
+        return self.coalescing.open_traffic(held)
 
     def fast_flush(self) -> None:
         """Everything the fast path checked, handed to the model, the boards and coverage."""

@@ -138,6 +138,16 @@ class CoalescingScoreboard(Scoreboard):
                     ]
         return []
 
+    def open_traffic(self, held: int = 0) -> list[str]:
+        """The memory traffic still open (the launch-end check, tb/env/checker.py ``launch_open``):
+        requests not yet answered (this board's, plus ``held`` the compiled fast path still holds) and
+        transactions retired posted stores still owe."""
+        unanswered = held + sum(len(q) for q in self.outstanding.values())
+        owed = sum(len(o) for o in self.owed.values())
+        found = [f"{unanswered} request(s) unanswered"] if unanswered else []
+        found += [f"{owed} transaction(s) of retired posted stores not yet on the port"] if owed else []
+        return found
+
     # ---- per retire ----------------------------------------------------------------------------
     def check(self, rtl: Any, exp: Retire, sm: int) -> list[str]:
         """The memory port's transactions of this retire against the model's (the retire's own
