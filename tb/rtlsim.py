@@ -588,6 +588,24 @@ def run(
     return results
 
 
+# Verilator evaluates the parameter checks (rtl/include/simt_check.vh) at elaboration, the first of its
+# passes; a whole --lint-only run goes on through every later pass before it exits with the error: measured
+# (issue 29) 19.6 s of CPU for simt_gpu with NUM_SMS=17 (17 SMs linted), 0.3 s stopping after elaboration.
+DEBUG_EXIT_ELAB = "--debug-exit-elab"
+# A refusal: the $fatal's message on a USERFATAL warning line (fatal unless -Wno-fatal, which lint never
+# passes) or an error line.
+_REFUSAL = re.compile(r"^%(?:Warning-USERFATAL|Error)\b.*$", re.MULTILINE)
+
+
+def refused_at_elaboration(lint_cmd: Sequence[str], message: str) -> bool:
+    """True when Verilator, stopped right after elaboration (``--debug-exit-elab``, which exits 0 whatever
+    it printed), refuses ``lint_cmd``'s design with ``message``. False otherwise: the caller then runs the
+    whole lint, whose exit code and output are the verdict (and the failure message), as before."""
+    cmd = [lint_cmd[0], DEBUG_EXIT_ELAB, *lint_cmd[1:]]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return any(message in line for line in _REFUSAL.findall(proc.stdout + proc.stderr))
+
+
 def expect_fatal(
     toplevel: str, sources: Sequence[str | Path], parameters: Mapping[str, object], message: str
 ) -> None:
@@ -611,6 +629,8 @@ def expect_fatal(
             *(f"-G{k}={v}" for k, v in parameters.items()),
             *srcs,
         ]
+        if refused_at_elaboration(cmd, message):
+            return
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         text = proc.stdout + proc.stderr
         if proc.returncode == 0:

@@ -204,3 +204,18 @@ def test_warp_sched(num_warps):
 def test_warp_sched_illegal_parameter():
     message = "simt_warp_sched: illegal parameter NUM_WARPS=33 (must be in 1..32)"
     rtlsim.expect_fatal("simt_warp_sched", ["sm/simt_warp_sched.v"], {"NUM_WARPS": 33}, message)
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"NUM_WARPS": 8}, "simt_warp_sched: illegal parameter NUM_WARPS=8"),
+        ({"NUM_WARPS": 33}, "simt_warp_sched: illegal parameter NUM_WARPS=34"),
+    ],
+    ids=["legal-machine", "other-message"],
+)
+def test_expect_fatal_can_fail(params: dict[str, int], message: str) -> None:
+    """Meta-test of the illegal-parameter check itself (rtlsim.expect_fatal, which on Verilator stops after
+    elaboration when the refusal is there): a legal machine, or a refusal with another message, fails it."""
+    with pytest.raises(AssertionError, match="accepted illegal parameters|did not print"):
+        rtlsim.expect_fatal("simt_warp_sched", ["sm/simt_warp_sched.v"], params, message)
