@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -29,8 +30,6 @@ import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
-from cocotb_tools.runner import Verilator, get_runner
 
 from spec.config import GpuConfig, check_parameters
 from tb import illegal_probe, vruntime
@@ -303,33 +302,44 @@ def _record_build(
     (bdir / BUILD_LOG).write_text(json.dumps(record, default=str, sort_keys=True))
 
 
-class ProjectVerilator(_Bounded, Verilator):
-    """cocotb's Verilator runner with two project choices: ``selective`` drops ``--public-flat-rw`` (only
-    what a Verilator control file, ``visibility=``, marks public is visible to the harness, so Verilator
-    optimises the rest), and ``make_vars`` go to the C++ build (e.g. the optimisation of small benches,
-    whose build costs more than their run)."""
+# cocotb's runners (cocotb_tools.runner) are imported only where a bench is built and run, never at import:
+# every simulator run imports its test module, and with it this one, and measured (issue 29, process CPU
+# time of the import after cocotb's own, eight runs, load 7) the runner module cost 0.06-0.075 s of each
+# of the ~400 simulator runs of `make test`, for code that only the pytest side uses.
+@functools.cache
+def _project_verilator() -> type:
+    """cocotb's Verilator runner with the project's choices (ProjectVerilator below), the class made on first use."""
+    from cocotb_tools.runner import Verilator
 
-    def __init__(self, selective: bool = False, make_vars: Sequence[str] = ()) -> None:
-        super().__init__()
-        self.selective, self.make_vars = selective, list(make_vars)
+    class ProjectVerilator(_Bounded, Verilator):
+        """cocotb's Verilator runner with two project choices: ``selective`` drops ``--public-flat-rw`` (only
+        what a Verilator control file, ``visibility=``, marks public is visible to the harness, so Verilator
+        optimises the rest), and ``make_vars`` go to the C++ build (e.g. the optimisation of small benches,
+        whose build costs more than their run)."""
 
-    def _build_command(self) -> list:
-        cmds = super()._build_command()
-        if self.selective:
-            cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
-        cmds[1] = [*cmds[1], *self.make_vars]
-        return cmds
+        def __init__(self, selective: bool = False, make_vars: Sequence[str] = ()) -> None:
+            super().__init__()
+            self.selective, self.make_vars = selective, list(make_vars)
 
-    def _execute_cmds(self, cmds, cwd, stdout=None) -> None:  # type: ignore[no-untyped-def]
-        if self.bound is not None:  # a simulation run
-            super()._execute_cmds(cmds, cwd, stdout)
-            return
-        for cmd in cmds:  # the build: Verilator's run-time library comes from the shared cache
-            is_make = Path(str(cmd[0])).name == "make"
-            args = [str(c) for c in cmd]
-            keys = vruntime.prefill(args, self.build_dir, BUILD, self.env) if is_make else {}
-            super()._execute_cmds([cmd], cwd, stdout)
-            vruntime.store(keys, self.build_dir, BUILD)
+        def _build_command(self) -> list:
+            cmds = super()._build_command()
+            if self.selective:
+                cmds[0] = [arg for arg in cmds[0] if arg != "--public-flat-rw"]
+            cmds[1] = [*cmds[1], *self.make_vars]
+            return cmds
+
+        def _execute_cmds(self, cmds, cwd, stdout=None) -> None:  # type: ignore[no-untyped-def]
+            if self.bound is not None:  # a simulation run
+                super()._execute_cmds(cmds, cwd, stdout)
+                return
+            for cmd in cmds:  # the build: Verilator's run-time library comes from the shared cache
+                is_make = Path(str(cmd[0])).name == "make"
+                args = [str(c) for c in cmd]
+                keys = vruntime.prefill(args, self.build_dir, BUILD, self.env) if is_make else {}
+                super()._execute_cmds([cmd], cwd, stdout)
+                vruntime.store(keys, self.build_dir, BUILD)
+
+    return ProjectVerilator
 
 
 # The C++ optimisation of Verilator builds: the unit benches are small and short, so their build (mostly
@@ -426,7 +436,7 @@ def _build_and_test(
     make_vars: tuple[str, ...] = ()
     if sim == "verilator":
         make_vars = (FAST_BUILD if fast else ()) + compiler_cache()
-        runner = ProjectVerilator(visibility is not None, make_vars)
+        runner = _project_verilator()(visibility is not None, make_vars)
     else:
         runner = _bounded_runner(sim)
     with open(bdir / ".build.lock", "w") as lock:
@@ -524,6 +534,8 @@ def _build_and_test(
 
 def _bounded_runner(sim: str):  # type: ignore[no-untyped-def]
     """cocotb's runner of ``sim`` with the wall-clock bound of :class:`_Bounded`."""
+    from cocotb_tools.runner import get_runner
+
     base = type(get_runner(sim))
     return type(f"Bounded{base.__name__}", (_Bounded, base), {})()
 
