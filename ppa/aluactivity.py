@@ -29,18 +29,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppa.activity import popcount
-
 NAMES = ("alu_a_hd", "alu_b_hd", "alu_c_hd", "alu_y_hd", "alu_mul_hd")
 _MULTI_UNITS = ("alu", "sreg", "shared", "const", "global")
 # weight of a flip of bit i of a multiplier input: the product columns it feeds (64 - i), per 32
 _MUL_W = (64 - np.arange(32)) / 32.0
-
-
-def _weighted(x: np.ndarray) -> float:
-    """Σ over the words of Σ_i bit_i(x) × _MUL_W[i]."""
-    bits = (np.asarray(x, dtype=np.uint32)[:, None] >> np.arange(32, dtype=np.uint32)) & 1
-    return float((bits * _MUL_W).sum())
 
 
 class AluInputs:
@@ -89,12 +81,12 @@ class AluInputs:
         """One retired warp-instruction *ins* (spec.model's decoded instruction) with its ports' values
         (:meth:`ports`, taken before the instruction ran)."""
         y = self.result(ins, a, b, c)
-        for r in range(self.rows(ins)):
-            row = slice(r * self.lanes, (r + 1) * self.lanes)
-            for name, vals in zip("abcy", (a, b, c, y)):
-                new = vals[row]
-                diff = new ^ self._bus[name]
-                self.counts[f"alu_{name}_hd"] += popcount(diff)
-                if name in "ab":
-                    self.counts["alu_mul_hd"] += _weighted(diff)
-                self._bus[name] = new
+        n = self.rows(ins) * self.lanes  # the threads the tokens carry, row after row
+        for name, vals in zip("abcy", (a, b, c, y)):
+            seq = np.concatenate([self._bus[name], vals[:n]]).reshape(-1, self.lanes)
+            diff = seq[1:] ^ seq[:-1]  # each token against the one before, per lane
+            bits = np.unpackbits(diff.astype("<u4").view(np.uint8), bitorder="little").reshape(-1, 32)
+            self.counts[f"alu_{name}_hd"] += int(bits.sum())
+            if name in "ab":
+                self.counts["alu_mul_hd"] += float(bits.sum(axis=0) @ _MUL_W)
+            self._bus[name] = seq[-1].copy()
