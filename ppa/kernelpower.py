@@ -38,6 +38,7 @@ import hashlib
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -126,11 +127,24 @@ def finish_row(row: dict, fmax_mhz: float) -> dict:
     return row
 
 
-def measure(lanes: int, which: str = "all", log=print) -> dict:
-    from ppa import config, liberty, netlist, netpower, sta, timedlib, toggles
-    from ppa.perf import count_all
-    from ppa.power import alu_events_of, events_of
-    from ppa.rtlcycles import LATENCY
+@dataclass
+class Prepared:
+    """The SM of *lanes* lanes ready for power sums: its Fmax, flattened netlist, per-net coefficients,
+    cell functions, and the key of its netlist, Liberties and Fmax (``row_key``)."""
+
+    cfg_syn: object
+    fmax: float
+    label: str
+    flat: object
+    coef: object
+    functions: dict
+    netkey: str
+    flat_s: float
+
+
+def prepare(lanes: int, log=print) -> Prepared:
+    """Time the SM (Fmax), map, buffer and flatten its netlist (each step cached by its own module)."""
+    from ppa import config, liberty, netlist, netpower, sta, timedlib
     from ppa.yosys import find
 
     cfg_syn = config.lanes_sweep(True, (lanes,))[0]  # the constant-registers SM (RF_DEPTH 4096 / lanes)
@@ -150,10 +164,23 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
     }
     flat_s = time.monotonic() - t0
     log(f"  flattened {len(flat.cells):,} cells, {flat.nets:,} nets in {flat_s:.0f} s")
+    netkey = _sha([net.read_bytes(), *(p.read_bytes() for p in (lib, macros)), repr(fmax).encode()])
+    return Prepared(cfg_syn, fmax, label, flat, coef, functions, netkey, flat_s)
+
+
+def measure(lanes: int, which: str = "all", log=print) -> dict:
+    from ppa import config, netpower, toggles
+    from ppa.perf import count_all
+    from ppa.power import alu_events_of, events_of
+    from ppa.rtlcycles import LATENCY
+
+    pp = prepare(lanes, log)
+    cfg_syn, fmax, label, flat, coef, functions, netkey, flat_s = (
+        pp.cfg_syn, pp.fmax, pp.label, pp.flat, pp.coef, pp.functions, pp.netkey, pp.flat_s
+    )  # fmt: skip
     rows = []
     t0 = time.monotonic()
     modules, module_of_net = driver_modules(flat)
-    netkey = _sha([net.read_bytes(), *(p.read_bytes() for p in (lib, macros)), repr(fmax).encode()])
     for name, kind, mcfg, img in launches(lanes, which):
         words = img.to_words()
         cache = OUT / f"L{lanes}" / "rows" / f"{row_key(netkey, words, LATENCY, mcfg.as_dict(), toggles.build(mcfg).parent.name)}.json"  # fmt: skip
