@@ -19,9 +19,12 @@ Power Analyzer guide, docs/references.md#intel-power-activity):
    **Logic only:** the memory macros' arrays (register file, shared memory, …) are registered
    boundaries here; their access energy is not included (no cited sky130 per-access energy).
 
-Each launch's row (events, energy by part and ``by_module_pj``: the net energy split by the module whose
-cell drives the net, which ppa/modpower.py's per-module model is fitted on) is cached in build/ppa/kernelpower/L<n>/rows/ by netlist, Liberty, Fmax, image and
-RTL (``row_key``): adding a micro-kernel to the refit costs only its own runs.
+Each launch's row (events, the lanes' ALU-input events ``alu_events`` (ppa/aluactivity.py), energy by
+part and ``by_module_pj``: the net energy split by the module whose cell drives the net, which
+ppa/modpower.py's per-module model is fitted on, and ``order``, the RTL's retire order, from which
+``recount`` counts events added later without a rerun) is cached in build/ppa/kernelpower/L<n>/rows/ by
+netlist, Liberty, Fmax, image and RTL (``row_key``): adding a micro-kernel to the refit costs only its
+own runs.
 
 Why not OpenSTA's ``report_power`` with the activities: Debian's OpenSTA 2.0.17 has no ``read_vcd`` /
 ``read_saif``, its ``set_power_activity -pins`` calls a missing ``get_pins_error``, and its

@@ -23,6 +23,11 @@ listed in the result's ``fitted_on``; the only number set by hand is :data:`FLOO
 :func:`check` fails when a fitted energy is negative or a module with nonzero reference energy has no
 event to carry it (tb/tests/ppa/test_ppa_modpower.py plants both).
 
+``EVENTS_OF_ALU`` gives simt_alu (and EX) the lanes' ALU-input events of ppa/aluactivity.py instead:
+the ALU is combinational, so its gate-level energy is its inputs' transitions propagated through its
+cells (linear in them, ppa/netpower.py), and those events count the inputs' flips as the RTL presents
+them; rows cached before they existed get them from their stored retire order (kernelpower.recount).
+
 Kind: *modelled* (a linear model) fitted to *modelled* gate-level energy (ppa/netpower.py), logic only.
 """
 
