@@ -1,5 +1,7 @@
 """The lanes' ALU inputs and result as the RTL presents them, counted from the golden model (issue 28).
 
+    python -m ppa.aluactivity [--lanes 8] [--kernels micro]   # the counts beside the RTL's own toggles
+
 ppa/activity.py's ``operand_hd`` follows the operands an instruction *uses*, on the rows with an active
 thread. The lanes' simt_alu sees more: EX feeds every lane's a, b, c from the register file's read data
 (or the immediate) on every token, whatever the instruction (rtl/sm/simt_execute.v ``lane``), and
@@ -27,7 +29,13 @@ order); a register read of a row the same cycle writes returns the old value in 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 NAMES = ("alu_a_hd", "alu_b_hd", "alu_c_hd", "alu_y_hd", "alu_mul_hd")
 _MULTI_UNITS = ("alu", "sreg", "shared", "const", "global")
@@ -90,3 +98,49 @@ class AluInputs:
             if name in "ab":
                 self.counts["alu_mul_hd"] += float(bits.sum(axis=0) @ _MUL_W)
             self._bus[name] = seq[-1].copy()
+
+
+def rtl_ports(bit_toggles: dict[str, int]) -> dict[str, int]:
+    """The RTL's own toggles of the lanes' simt_alu ports (ppa/toggles.py per-bit counts of SM 0, the
+    lanes' copies summed by Verilator), named like :data:`NAMES`."""
+    out = {}
+    for p in "abcy":
+        pre = f"u_ex.lane[*].u_alu/{p}["
+        out[f"alu_{p}_hd"] = sum(v for k, v in bit_toggles.items() if k.startswith(pre))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Each launch of ppa/kernelpower.py: the counts of a, b, c, y beside the RTL's toggles of the same
+    ports in the same run (toggle runs cached by ppa/toggles.py). The counts are what the energy model
+    may use; the RTL's toggles are what a normal run does not give (coverage instrumentation)."""
+    from ppa import kernelpower, toggles
+    from ppa.perf import count_all
+    from ppa.rtlcycles import LATENCY
+    from spec import cli
+
+    ap = cli.ArgumentParser(prog="python -m ppa.aluactivity", description=main.__doc__)
+    ap.add_argument("--lanes", type=cli.int_range(1, 64), default=8)
+    ap.add_argument("--kernels", default="all", choices=["all", "bench", "micro"])
+    args = ap.parse_args(argv)
+    print("| launch | " + " | ".join(f"{p}: counted / RTL" for p in "abcy") + " |")
+    print("|---|" + "---:|" * 4)
+    worst = 0.0
+    for name, _kind, mcfg, img in kernelpower.launches(args.lanes, args.kernels):
+        r = toggles.run(mcfg, img.to_words(), LATENCY, per_bit=True)
+        _, c = count_all(mcfg, img, r["order"])
+        rtl = rtl_ports(r["bit_toggles"])
+        cells = []
+        for k in NAMES[:4]:
+            ratio = c[k] / rtl[k] if rtl[k] else float("nan")
+            worst = max(worst, abs(ratio - 1)) if rtl[k] else worst
+            cells.append(f"{c[k]:,} / {rtl[k]:,} ({ratio - 1:+.2%})")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print(f"\nworst |counted / RTL - 1|: {worst:.2%}")
+    return 0
+
+
+if __name__ == "__main__":
+    from spec import cli
+
+    cli.run(main)

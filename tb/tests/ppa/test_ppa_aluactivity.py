@@ -104,3 +104,11 @@ def test_names_and_bad_lanes() -> None:
     assert set(AluInputs(W, LANES).counts) == set(NAMES)
     with pytest.raises(ValueError, match="not a multiple"):
         AluInputs(32, 12)
+
+
+def test_rtl_ports_sums_each_port_of_the_lanes_alus() -> None:
+    from ppa.aluactivity import rtl_ports
+
+    bits = {"u_ex.lane[*].u_alu/a[0]": 3, "u_ex.lane[*].u_alu/a[31]": 4, "u_ex.lane[*].u_alu/b[1]": 5,
+            "u_ex.lane[*].u_alu/prod[2]": 100, "u_ex.lane[*].addr[0]": 100}  # fmt: skip
+    assert rtl_ports(bits) == {"alu_a_hd": 7, "alu_b_hd": 5, "alu_c_hd": 0, "alu_y_hd": 0}
