@@ -19,7 +19,8 @@ Counted per physical lane as bits that differ between consecutive tokens (the RT
 between tokens, so a stall adds nothing): ``alu_a_hd``, ``alu_b_hd``, ``alu_c_hd`` and ``alu_y_hd``, and
 ``alu_mul_hd``, the flips of a and b each weighted by the number of the 64-bit product's columns the bit
 feeds (64 − i for bit i, divided by 32: a flip of bit 0 counts 2, of bit 31 about 1): the multiplier's
-partial products of a bit reach the columns above it. Every count is a function of the image and the
+partial products of a bit reach the columns above it; ``alu_a_lo_hd`` and ``alu_b_lo_hd``, the flips of
+a's and b's low 16 bits (small operands flip only those; with the totals a fit weighs the halves apart). Every count is a function of the image and the
 RTL's retire order (ppa/toggles.py ``issue_order``): what a normal RTL run gives, no gate-level run.
 
 Model limits, stated: a load's second pass through EX (its writeback, dec_memwb) presents the same
@@ -37,7 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-NAMES = ("alu_a_hd", "alu_b_hd", "alu_c_hd", "alu_y_hd", "alu_mul_hd")
+NAMES = ("alu_a_hd", "alu_b_hd", "alu_c_hd", "alu_y_hd", "alu_mul_hd", "alu_a_lo_hd", "alu_b_lo_hd")
 _MULTI_UNITS = ("alu", "sreg", "shared", "const", "global")
 # weight of a flip of bit i of a multiplier input: the product columns it feeds (64 - i), per 32
 _MUL_W = (64 - np.arange(32)) / 32.0
@@ -96,7 +97,9 @@ class AluInputs:
             bits = np.unpackbits(diff.astype("<u4").view(np.uint8), bitorder="little").reshape(-1, 32)
             self.counts[f"alu_{name}_hd"] += int(bits.sum())
             if name in "ab":
-                self.counts["alu_mul_hd"] += float(bits.sum(axis=0) @ _MUL_W)
+                per_bit = bits.sum(axis=0)
+                self.counts["alu_mul_hd"] += float(per_bit @ _MUL_W)
+                self.counts[f"alu_{name}_lo_hd"] += int(per_bit[:16].sum())
             self._bus[name] = seq[-1].copy()
 
 

@@ -98,6 +98,7 @@ def test_the_multiplier_weight_favours_low_bits() -> None:
     assert c_lo["alu_a_hd"] == c_hi["alu_a_hd"] == LANES
     assert c_lo["alu_mul_hd"] == pytest.approx(LANES * 64 / 32)
     assert c_hi["alu_mul_hd"] == pytest.approx(LANES * 33 / 32)
+    assert (c_lo["alu_a_lo_hd"], c_hi["alu_a_lo_hd"]) == (LANES, 0)  # bit 0 is low, bit 31 is not
 
 
 def test_names_and_bad_lanes() -> None:
