@@ -239,8 +239,10 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
             res["refit"] = {"error": str(err)}
         from ppa import modpower
 
-        try:  # the per-module model beside the whole-SM refit (ppa/modpower.py; the refit stays)
-            res["per_module"] = modpower.fit(rows)
+        try:  # the per-module model beside the whole-SM refit (ppa/modpower.py), with the ALU-input
+            # events: 4.3 % held-out geomean |error| against the refit's 6.9 % at 8 lanes (docs/ppa.md)
+            alu = all("alu_events" in r for r in rows)
+            res["per_module"] = modpower.fit(rows, modpower.EVENTS_OF_ALU if alu else None)
         except (FitError, modpower.ModelError) as err:
             res["per_module"] = {"error": str(err)}
     work = OUT / f"L{lanes}"

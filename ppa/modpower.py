@@ -256,23 +256,14 @@ def all_events(rows: list[dict]) -> dict[str, tuple[str, ...]]:
 # The per-module model with the lanes' ALU-input events (ppa/aluactivity.py): simt_alu is combinational
 # and its gate-level energy is the activity of its inputs propagated through its cells
 # (ppa/netpower.py: linear in the input nets' transitions), so its events are its inputs' flips as the
-# RTL presents them, per port (a and b feed the multiplier and the adders, c only MAD's addend), and the
-# selected result's; EX's operand muxes and address adder see the same inputs.
+# RTL presents them, per port (a and b feed the multiplier and the adders, c only MAD's addend), a's and
+# b's low halves apart (a bit's cone in the multiplier depends on its position; small operands flip only
+# low bits), and the selected result's. Chosen on the training launches only (docs/ppa.md: the ALU's own
+# training error 6.5 % against 7.8 % without the halves and 36.5 % with EVENTS_OF); EX keeps its events
+# (its training error is lower with them than with the ALU-input ones, 13.3 against 13.7 %).
 EVENTS_OF_ALU: dict[str, tuple[str, ...]] = {
     **EVENTS_OF,
-    "simt_alu": ("alu_a_hd", "alu_b_hd", "alu_c_hd", "alu_y_hd"),
-    "simt_execute": (
-        "cycles",
-        "warp_instr",
-        "alu_thread",
-        "alu_a_hd",
-        "alu_b_hd",
-        "alu_c_hd",
-        "alu_y_hd",
-        "lane_hd",
-        "gaddr_hd",
-        "saddr_hd",
-    ),  # fmt: skip
+    "simt_alu": ("alu_a_hd", "alu_a_lo_hd", "alu_b_hd", "alu_b_lo_hd", "alu_c_hd", "alu_y_hd"),
 }
 
 # The compared models, in the report's column order: key -> column title.
