@@ -10,8 +10,10 @@ Power Analyzer guide, docs/references.md#intel-power-activity):
 2. **Mapped onto the netlist by name.** The timed netlist (ppa/netlist.py, buffered by ppa/fanout.py)
    keeps the RTL name of every net Yosys did not rename: every flip-flop output and many decoded or
    registered signals. Such a net gets its bit's toggles / cycles; SM inputs likewise.
-3. **Registers without a simulated bit** (flip-flops of flattened arrays, the memory boundaries' read
-   data) get the mean activity of the simulated registers of their own module (stated rule; counted).
+3. **Registers without a simulated bit** (flip-flops of flattened arrays, any memory boundary's read data
+   whose RTL name were lost) get the mean activity of the simulated registers of their own module (stated
+   rule; counted; ppa/meanbias.py measures what it adds: at 8 lanes 54 div-stack/shared-writeback flip-flops,
+   under 0.01 % of a launch's energy, every macro read-data net simulated).
 4. **Everything else is propagated** through the cells' functions (ppa/netpower.py: transition density,
    duty 0.5; modelled, not simulated: no glitches, no correlations).
 5. **Energy** (ppa/netpower.py): per net ½·C·V² + the Liberty's internal energy per transition, the
@@ -19,9 +21,12 @@ Power Analyzer guide, docs/references.md#intel-power-activity):
    **Logic only:** the memory macros' arrays (register file, shared memory, …) are registered
    boundaries here; their access energy is not included (no cited sky130 per-access energy).
 
-Each launch's row (events, energy by part and ``by_module_pj``: the net energy split by the module whose
-cell drives the net, which ppa/modpower.py's per-module model is fitted on) is cached in build/ppa/kernelpower/L<n>/rows/ by netlist, Liberty, Fmax, image and
-RTL (``row_key``): adding a micro-kernel to the refit costs only its own runs.
+Each launch's row (events, the lanes' ALU-input events ``alu_events`` (ppa/aluactivity.py), energy by
+part and ``by_module_pj``: the net energy split by the module whose cell drives the net, which
+ppa/modpower.py's per-module model is fitted on, and ``order``, the RTL's retire order, from which
+``recount`` counts events added later without a rerun) is cached in build/ppa/kernelpower/L<n>/rows/ by
+netlist, Liberty, Fmax, image and RTL (``row_key``): adding a micro-kernel to the refit costs only its
+own runs.
 
 Why not OpenSTA's ``report_power`` with the activities: Debian's OpenSTA 2.0.17 has no ``read_vcd`` /
 ``read_saif``, its ``set_power_activity -pins`` calls a missing ``get_pins_error``, and its
@@ -38,6 +43,7 @@ import hashlib
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -126,11 +132,24 @@ def finish_row(row: dict, fmax_mhz: float) -> dict:
     return row
 
 
-def measure(lanes: int, which: str = "all", log=print) -> dict:
-    from ppa import config, liberty, netlist, netpower, sta, timedlib, toggles
-    from ppa.perf import count_all
-    from ppa.power import events_of
-    from ppa.rtlcycles import LATENCY
+@dataclass
+class Prepared:
+    """The SM of *lanes* lanes ready for power sums: its Fmax, flattened netlist, per-net coefficients,
+    cell functions, and the key of its netlist, Liberties and Fmax (``row_key``)."""
+
+    cfg_syn: object
+    fmax: float
+    label: str
+    flat: object
+    coef: object
+    functions: dict
+    netkey: str
+    flat_s: float
+
+
+def prepare(lanes: int, log=print) -> Prepared:
+    """Time the SM (Fmax), map, buffer and flatten its netlist (each step cached by its own module)."""
+    from ppa import config, liberty, netlist, netpower, sta, timedlib
     from ppa.yosys import find
 
     cfg_syn = config.lanes_sweep(True, (lanes,))[0]  # the constant-registers SM (RF_DEPTH 4096 / lanes)
@@ -150,10 +169,23 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
     }
     flat_s = time.monotonic() - t0
     log(f"  flattened {len(flat.cells):,} cells, {flat.nets:,} nets in {flat_s:.0f} s")
+    netkey = _sha([net.read_bytes(), *(p.read_bytes() for p in (lib, macros)), repr(fmax).encode()])
+    return Prepared(cfg_syn, fmax, label, flat, coef, functions, netkey, flat_s)
+
+
+def measure(lanes: int, which: str = "all", log=print) -> dict:
+    from ppa import config, netpower, toggles
+    from ppa.perf import count_all
+    from ppa.power import alu_events_of, events_of
+    from ppa.rtlcycles import LATENCY
+
+    pp = prepare(lanes, log)
+    cfg_syn, fmax, label, flat, coef, functions, netkey, flat_s = (
+        pp.cfg_syn, pp.fmax, pp.label, pp.flat, pp.coef, pp.functions, pp.netkey, pp.flat_s
+    )  # fmt: skip
     rows = []
     t0 = time.monotonic()
     modules, module_of_net = driver_modules(flat)
-    netkey = _sha([net.read_bytes(), *(p.read_bytes() for p in (lib, macros)), repr(fmax).encode()])
     for name, kind, mcfg, img in launches(lanes, which):
         words = img.to_words()
         cache = OUT / f"L{lanes}" / "rows" / f"{row_key(netkey, words, LATENCY, mcfg.as_dict(), toggles.build(mcfg).parent.name)}.json"  # fmt: skip
@@ -170,10 +202,12 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
         row = {
             "name": name, "kind": kind, "cycles": r["cycles"], "warp_instrs": r["warp_instrs"],
             "thread_instrs": counters["thread_instrs"], "events": events_of(counters, ev, r["cycles"]),
+            "alu_events": alu_events_of(counters),
             "energy_pj": e,
             "by_module_pj": by_module(coef.per_toggle_pj, a.act, r["cycles"], modules, module_of_net),
             "nets": {"simulated": a.simulated, "registers_at_module_mean": a.at_mean, "propagated": a.propagated,
                      "in_loops": a.unreached},
+            "order": r["order"],  # the RTL's retire order: new model events are counted from it without a rerun
         }  # fmt: skip
         rows.append(finish_row(row, fmax))
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -207,14 +241,46 @@ def measure(lanes: int, which: str = "all", log=print) -> dict:
             res["refit"] = {"error": str(err)}
         from ppa import modpower
 
-        try:  # the per-module model beside the whole-SM refit (ppa/modpower.py; the refit stays)
-            res["per_module"] = modpower.fit(rows)
+        try:  # the per-module model beside the whole-SM refit (ppa/modpower.py), with the ALU-input
+            # events: 4.3 % held-out geomean |error| against the refit's 6.9 % at 8 lanes (docs/ppa.md)
+            alu = all("alu_events" in r for r in rows)
+            res["per_module"] = modpower.fit(rows, modpower.EVENTS_OF_ALU if alu else None)
         except (FitError, modpower.ModelError) as err:
             res["per_module"] = {"error": str(err)}
     work = OUT / f"L{lanes}"
     work.mkdir(parents=True, exist_ok=True)
     (work / "kernelpower.json").write_text(json.dumps(res, indent=1))
     return res
+
+
+def recount(rows: list[dict], lanes: int, log=print) -> int:
+    """Give every row without ``alu_events`` (a row cached before they existed) its ALU-input events
+    (ppa/aluactivity.py), counted by the golden model in the row's stored RTL retire order (``order``):
+    no toggle or gate-level rerun. Returns how many rows were counted; a row with neither is an error."""
+    from ppa.perf import count_all
+    from ppa.power import alu_events_of
+
+    todo = [r for r in rows if "alu_events" not in r]
+    if not todo:
+        return 0
+    if any("order" not in r for r in todo):
+        missing = [r["name"] for r in todo if "order" not in r]
+        raise ValueError(
+            f"rows without alu_events nor a retire order (an older run): {missing}: rerun ppa.kernelpower"
+        )
+    by_name = {name: (mcfg, img) for name, _, mcfg, img in launches(lanes, "all")}
+    for r in todo:
+        if r["name"] not in by_name:
+            raise ValueError(f"row {r['name']} is not a launch of ppa.kernelpower at {lanes} lanes")
+        mcfg, img = by_name[r["name"]]
+        _, counters = count_all(mcfg, img, r["order"])
+        if counters["warp_instrs"] != r["warp_instrs"]:
+            raise ValueError(
+                f"{r['name']}: recount gives {counters['warp_instrs']} warp-instructions, the row {r['warp_instrs']}"
+            )
+        r["alu_events"] = alu_events_of(counters)
+        log(f"  {r['name']}: ALU-input events counted in the stored retire order")
+    return len(todo)
 
 
 def refit(rows: list[dict]) -> dict:

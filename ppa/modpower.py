@@ -23,6 +23,11 @@ listed in the result's ``fitted_on``; the only number set by hand is :data:`FLOO
 :func:`check` fails when a fitted energy is negative or a module with nonzero reference energy has no
 event to carry it (tb/tests/ppa/test_ppa_modpower.py plants both).
 
+``EVENTS_OF_ALU`` gives simt_alu (and EX) the lanes' ALU-input events of ppa/aluactivity.py instead:
+the ALU is combinational, so its gate-level energy is its inputs' transitions propagated through its
+cells (linear in them, ppa/netpower.py), and those events count the inputs' flips as the RTL presents
+them; rows cached before they existed get them from their stored retire order (kernelpower.recount).
+
 Kind: *modelled* (a linear model) fitted to *modelled* gate-level energy (ppa/netpower.py), logic only.
 """
 
@@ -117,6 +122,12 @@ def unit_of(module: str) -> str:
     return hits[-1] if hits else module
 
 
+def counts(row: dict) -> dict[str, float]:
+    """A row's event counts: ppa/power.py's ``events`` and, where counted, the ALU-input events
+    (``alu_events``, ppa/aluactivity.py)."""
+    return {**row["events"], **row.get("alu_events", {})}
+
+
 def module_energy(row: dict) -> dict[str, float]:
     """A gate-level row's energy (pJ) per RTL module, plus its clock pins and leakage: sums to the row's
     total energy."""
@@ -164,10 +175,10 @@ def fit_module(
     from ppa import energy
 
     solve = solve or energy.nnls
-    live = tuple(e for e in events if any(r["events"][e] for r in rows))
+    live = tuple(e for e in events if any(counts(r).get(e) for r in rows))
     if not live:
         return ModuleFit(module, (), {})
-    a = np.array([[r["events"][e] for e in live] for r in rows], dtype=float)
+    a = np.array([[counts(r)[e] for e in live] for r in rows], dtype=float)
     b = np.array([module_energy(r).get(module, 0.0) for r in rows])
     total = np.array([r["energy_pj"]["total"] for r in rows], dtype=float)
     if relative_to not in ("launch", "module"):
@@ -205,9 +216,9 @@ def fit(
     for m in modules:
         f = fits[m] if m in fits else ModuleFit(m, (), {})
         ref = {r["name"]: module_energy(r).get(m, 0.0) for r in held}
-        pred = {r["name"]: f.predict(r["events"]) for r in held}
+        pred = {r["name"]: f.predict(counts(r)) for r in held}
         tr_ref = {r["name"]: module_energy(r).get(m, 0.0) for r in train}
-        tr_pred = {r["name"]: f.predict(r["events"]) for r in train}
+        tr_pred = {r["name"]: f.predict(counts(r)) for r in train}
         errs = _errors(pred, ref)
         tr_errs = _errors(tr_pred, tr_ref)
         per_mod[m] = {
@@ -219,7 +230,7 @@ def fit(
             "train_geomean_abs": geomean_abs(tr_errs.values()),
             "sum_error": (sum(pred.values()) - sum(ref.values())) / sum(ref.values()) if sum(ref.values()) else 0.0,
         }  # fmt: skip
-    total = {r["name"]: sum(fits[m].predict(r["events"]) for m in fits) for r in held}
+    total = {r["name"]: sum(fits[m].predict(counts(r)) for m in fits) for r in held}
     errs = _errors(total, {r["name"]: r["energy_pj"]["total"] for r in held})
     return {
         "modules": per_mod,
@@ -242,48 +253,118 @@ def all_events(rows: list[dict]) -> dict[str, tuple[str, ...]]:
     return {m: evs for m in {m for r in rows for m in module_energy(r)}}
 
 
+# The per-module model with the lanes' ALU-input events (ppa/aluactivity.py): simt_alu is combinational
+# and its gate-level energy is the activity of its inputs propagated through its cells
+# (ppa/netpower.py: linear in the input nets' transitions), so its events are its inputs' flips as the
+# RTL presents them, per port (a and b feed the multiplier and the adders, c only MAD's addend), a's and
+# b's low halves apart (a bit's cone in the multiplier depends on its position; small operands flip only
+# low bits), and the selected result's. Chosen on the training launches only (docs/ppa.md: the ALU's own
+# training error 6.5 % against 7.8 % without the halves and 36.5 % with EVENTS_OF); EX keeps its events
+# (its training error is lower with them than with the ALU-input ones, 13.3 against 13.7 %).
+EVENTS_OF_ALU: dict[str, tuple[str, ...]] = {
+    **EVENTS_OF,
+    "simt_alu": ("alu_a_hd", "alu_a_lo_hd", "alu_b_hd", "alu_b_lo_hd", "alu_c_hd", "alu_y_hd"),
+}
+
+# The compared models, in the report's column order: key -> column title.
+MODELS = {
+    "whole_sm": "whole-SM (old)",
+    "all_events": "per-module, all events",
+    "chosen": "per-module, chosen events",
+    "chosen_module_relative": "chosen, module-relative",
+    "alu_events": "per-module, ALU-input events",
+}
+
+
 def compare(rows: list[dict]) -> dict:
     """The whole-SM refit (kernelpower.refit, the old model), the per-module model with every event per
-    module, with EVENTS_OF, and with EVENTS_OF weighted per module: the same training and held-out rows."""
+    module, with EVENTS_OF, with EVENTS_OF weighted per module, and (when the rows carry ``alu_events``)
+    with EVENTS_OF_ALU: the same training and held-out rows."""
     from ppa import kernelpower
 
-    return {
+    res = {
         "whole_sm": kernelpower.refit(rows),
         "all_events": fit(rows, all_events(rows)),
         "chosen": fit(rows),
         "chosen_module_relative": fit(rows, relative_to="module"),
     }
+    if all("alu_events" in r for r in rows):
+        res["alu_events"] = fit(rows, EVENTS_OF_ALU)
+    return res
+
+
+def summary(res: dict) -> dict:
+    """What the report shows of :func:`compare`'s result, rounded (docs/ppa/timing.json keeps this)."""
+    out: dict = {}
+    for k, f in res.items():
+        if k not in MODELS:
+            continue
+        out[k] = {
+            "errors": {n: round(v, 4) for n, v in f["errors"].items()},
+            "geomean_abs": round(f["geomean_abs"], 4),
+            "mape": round(f["mape"], 4),
+            "fitted_on": len(f["fitted_on"]),
+        }
+        if "modules" in f:
+            out[k]["modules"] = {
+                m: {
+                    "events": v["events"],
+                    "share_held_out": round(v["share_held_out"], 4),
+                    "geomean_abs": round(v["geomean_abs"], 4),
+                    "train_geomean_abs": round(v["train_geomean_abs"], 4),
+                    "sum_error": round(v["sum_error"], 4),
+                    "pj_per_event": {e: round(x, 4) for e, x in v["pj_per_event"].items()},
+                }
+                for m, v in f["modules"].items()
+            }
+    return out
 
 
 def report(res: dict, lanes: int) -> list[str]:
-    """Markdown: total held-out error of the three models per kernel, then per module."""
-    old, alle, new, modr = res["whole_sm"], res["all_events"], res["chosen"], res["chosen_module_relative"]
+    """Markdown: total held-out error of the models per kernel, then per module (of :func:`summary` or
+    :func:`compare`'s result)."""
+    cols = [k for k in MODELS if k in res]
+    new = res["chosen"]
+    n_fit = new["fitted_on"] if isinstance(new["fitted_on"], int) else len(new["fitted_on"])
     L = [
-        f"Held-out benchmark kernels at {lanes} lanes (fitted on {len(new['fitted_on'])} micro-kernel and "
+        f"Held-out benchmark kernels at {lanes} lanes (fitted on {n_fit} micro-kernel and "
         "empty launches): model − gate-level, total energy",
         "",
-        "| kernel | whole-SM (old) | per-module, all events | per-module, chosen events | chosen, "
-        "module-relative |",
-        "|---|---:|---:|---:|---:|",
+        "| kernel | " + " | ".join(MODELS[k] for k in cols) + " |",
+        "|---|" + "---:|" * len(cols),
     ]
-    fits = (old, alle, new, modr)
     for k in new["errors"]:
-        L.append(f"| {k} | " + " | ".join(f"{f['errors'][k]:+.1%}" for f in fits) + " |")
-    L.append("| **geomean \\|error\\|** | " + " | ".join(f"**{f['geomean_abs']:.1%}**" for f in fits) + " |")
-    L.append("| MAPE | " + " | ".join(f"{f['mape']:.1%}" for f in fits) + " |")
+        L.append(f"| {k} | " + " | ".join(f"{res[c]['errors'][k]:+.1%}" for c in cols) + " |")
+    L.append(
+        "| **geomean \\|error\\|** | " + " | ".join(f"**{res[c]['geomean_abs']:.1%}**" for c in cols) + " |"
+    )
+    L.append("| MAPE | " + " | ".join(f"{res[c]['mape']:.1%}" for c in cols) + " |")
+    mcols = [k for k in ("all_events", "chosen", "alu_events") if k in res]
+    short = {"all_events": "all events", "chosen": "chosen", "alu_events": "ALU-input"}
     L += [
         "",
-        "| module | share of held-out energy | events (chosen) | held-out geomean \\|error\\|: all events | "
-        "chosen | training geomean: all events | chosen | sum over held-out: chosen |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
+        "| module | share of held-out energy | events ("
+        + short[mcols[-1]]
+        + ") | "
+        + " | ".join(f"held-out geomean \\|error\\|: {short[c]}" for c in mcols)
+        + " | "
+        + " | ".join(f"training geomean: {short[c]}" for c in mcols)
+        + " | "
+        + " | ".join(f"sum over held-out: {short[c]}" for c in mcols[1:])
+        + " |",
+        "|---|---:|---|" + "---:|" * (3 * len(mcols) - 1),
     ]
-    mods = sorted(new["modules"], key=lambda m: -new["modules"][m]["share_held_out"])
-    for m in mods:
-        a, c = alle["modules"][m], new["modules"][m]
+    last = res[mcols[-1]]["modules"]
+    for m in sorted(last, key=lambda m: -last[m]["share_held_out"]):
+        v = [res[c]["modules"][m] for c in mcols]
         L.append(
-            f"| {m} | {c['share_held_out']:.1%} | {', '.join(c['events'])} | {a['geomean_abs']:.1%} | "
-            f"{c['geomean_abs']:.1%} | {a['train_geomean_abs']:.1%} | {c['train_geomean_abs']:.1%} | "
-            f"{c['sum_error']:+.1%} |"
+            f"| {m} | {last[m]['share_held_out']:.1%} | {', '.join(last[m]['events'])} | "
+            + " | ".join(f"{x['geomean_abs']:.1%}" for x in v)
+            + " | "
+            + " | ".join(f"{x['train_geomean_abs']:.1%}" for x in v)
+            + " | "
+            + " | ".join(f"{x['sum_error']:+.1%}" for x in v[1:])
+            + " |"
         )
     return L
 
@@ -292,15 +373,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = cli.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lanes", type=cli.int_list(1, 64), default=[8])
     args = ap.parse_args(argv)
+    from ppa import kernelpower
+
     for n in args.lanes:
         src = OUT / f"L{n}" / "kernelpower.json"
         if not src.exists():
             raise cli.UsageError(f"{src} does not exist: run python -m ppa.kernelpower --lanes {n} first")
-        rows = json.loads(src.read_text())["rows"]
+        kp = json.loads(src.read_text())
+        rows = kp["rows"]
         if not all("by_module_pj" in r for r in rows):
             raise cli.UsageError(f"{src}: rows without by_module_pj (an older run): rerun ppa.kernelpower")
+        try:
+            if kernelpower.recount(rows, n):  # rows cached before the ALU-input events: count them now
+                src.write_text(json.dumps(kp, indent=1))
+        except ValueError as err:
+            raise cli.UsageError(str(err)) from err
         res = compare(rows)
-        (src.parent / "modpower.json").write_text(json.dumps(res, indent=1))
+        out = {"sm": kp["sm"], "lanes": n, **summary(res)}
+        (src.parent / "modpower.json").write_text(json.dumps(out, indent=1))
         print("\n".join(report(res, n)))
     return 0
 

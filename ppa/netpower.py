@@ -205,12 +205,19 @@ class Activity:
     at_mean: int  # register outputs given their module's mean
     propagated: int
     unreached: int  # combinational outputs in a loop (left at 0)
+    at_mean_nets: tuple[int, ...] = ()  # which nets took their module's mean (ppa/meanbias.py)
 
 
 def activities(
-    flat: Flat, functions: dict[str, dict[str, str]], bits: dict[str, int], cycles: int
+    flat: Flat,
+    functions: dict[str, dict[str, str]],
+    bits: dict[str, int],
+    cycles: int,
+    mean_scale: float = 1.0,
 ) -> Activity:
-    """Per-net activity of one run (see the module docstring). *functions*: cell -> output -> function."""
+    """Per-net activity of one run (see the module docstring). *functions*: cell -> output -> function.
+    *mean_scale* multiplies the activity given to registers without a simulated bit (1: their module's
+    mean, the rule; 0: silent): ppa/meanbias.py measures what the rule adds to the energy."""
     act = np.zeros(flat.nets)
     known = np.zeros(flat.nets, dtype=bool)
     simulated = 0
@@ -244,7 +251,7 @@ def activities(
     overall = float(np.mean(allv)) if allv else 0.0
     for mod, n in seq_missing:
         vs = per_mod.get(mod)
-        act[n] = float(np.mean(vs)) if vs else overall
+        act[n] = (float(np.mean(vs)) if vs else overall) * mean_scale
         known[n] = True
     # combinational: topological order from the known nets
     driven_by: dict[int, list[int]] = {}
@@ -279,7 +286,7 @@ def activities(
                 if pending[k2] == 0:
                     ready.append(k2)
     unreached = sum(1 for c in comb for n in c.outs.values() if not known[n])
-    return Activity(act, simulated, len(seq_missing), propagated, unreached)
+    return Activity(act, simulated, len(seq_missing), propagated, unreached, tuple(n for _, n in seq_missing))
 
 
 @dataclass

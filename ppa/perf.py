@@ -265,12 +265,14 @@ def count_all(cfg, image, order: list[list[int]] | None = None) -> tuple[Events,
     lockstep checker does) so that the switching activity (ppa/activity.py) follows the RTL's
     interleaving; without it the model runs its own round-robin."""
     from ppa.activity import Activity
+    from ppa.aluactivity import AluInputs
     from spec.model import Model
 
     class Counting(Model):
         stacked = loads = stores = 0
         per_warp: dict = {}
         activity = Activity(cfg.warp_size, cfg.num_lanes)
+        alu_in = AluInputs(cfg.warp_size, cfg.num_lanes)
 
         def step(self, bid: int, wid: int):
             w = self.warp(bid, wid)
@@ -279,6 +281,8 @@ def count_all(cfg, image, order: list[list[int]] | None = None) -> tuple[Events,
             # the ALU inputs a, b, c (operands before the step); SREG's field names no register
             reads = ins is not None and ins.op is not None and ins.op.fmt.name != "SREG"
             ops = [_operand(w, ins, r) for r in (ins.a, ins.b, ins.c)] if reads else ()
+            legal = ins is not None and ins.op is not None
+            ports = [x.copy() for x in AluInputs.ports(ins, w.regs)] if legal else None
             rec = super().step(bid, wid)
             if ins is not None:
                 mine = self.per_warp.setdefault((bid, wid), [0, 0])
@@ -296,6 +300,8 @@ def count_all(cfg, image, order: list[list[int]] | None = None) -> tuple[Events,
                 if ins.kind == "alu" and ins.fn is not None and ops:  # every thread's result (activity.py)
                     full = ins.fn(*ops)
                 self.activity.observe(rec.word, rec.mask, rec.values, rec.mem, ops, full)
+                if ports is not None:
+                    self.alu_in.observe(ins, *ports)
             return rec
 
     mdl = Counting(cfg, image)
@@ -309,6 +315,7 @@ def count_all(cfg, image, order: list[list[int]] | None = None) -> tuple[Events,
         c = mdl.counters.as_dict()
     crit = max(mdl.per_warp.values())
     c.update(mdl.activity.counts)
+    c.update(mdl.alu_in.counts)
     ev = Events(
         alu=c["warp_alu"] + c["warp_sreg"] + c["warp_const"],
         shared=c["warp_shared"],

@@ -60,6 +60,14 @@ def events_of(counters: dict, ev, cycles: int) -> dict[str, float]:
     }
 
 
+def alu_events_of(counters: dict) -> dict[str, float]:
+    """The lanes' ALU-input events (ppa/aluactivity.py ``NAMES``) from count_all's counters: kept apart
+    from ``events`` so that the whole-SM model's event set stays what it was."""
+    from ppa.aluactivity import NAMES
+
+    return {k: float(counters[k]) for k in NAMES}
+
+
 def weights(lanes: int) -> dict[str, dict[str, float]]:
     """Per SM module: {"logic": µm² per instance, "macros": modelled macro µm² per instance}."""
     from ppa import config, synth

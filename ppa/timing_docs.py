@@ -1,16 +1,17 @@
 """docs/ppa.md's timing and power tables, written from a checked-in results file (issue 28).
 
-    python -m ppa.timing_docs --collect      # build/ppa/{sta,kernelpower,chaincheck,coldrun,cache} -> docs/ppa/timing.json
+    python -m ppa.timing_docs --collect      # build/ppa/{sta,kernelpower,chain,coldrun,cache} -> docs/ppa/timing.json
     python -m ppa.timing_docs --write        # docs/ppa/timing.json -> docs/ppa.md's generated tables
     python -m ppa.timing_docs --check        # exit 1 when docs/ppa.md's tables differ from docs/ppa/timing.json
 
 ``--collect`` gathers what the last `make ppa-timing` / `python -m ppa.coldrun` left under build/ppa: per SM
 configuration its Fmax, minimum period, critical path (start/end unit, units it passes, cells) and the
 worst path into each unit; cells, buffers and areas (logic from make ppa's synthesis, macros modelled by
-ppa/memory.py); the Liberty-vs-SPICE chain error; the power per kernel at Fmax; the cold run's per-part
-times; and the Table 5.2 row of the Tesla configuration (16 × the 8-lane SM) beside the seed's figures
-scaled by a cited rule. It merges into docs/ppa/timing.json (a configuration measured before and not now
-is kept, with its own date). ``--write`` renders every table between the ``<!-- timing-docs:NAME -->`` and
+ppa/memory.py); the Liberty-vs-SPICE chain error; the power per kernel at Fmax; the per-module energy
+model's comparison (ppa/modpower.py's modpower.json); the cold run's per-part times; and the Table 5.2
+row of the Tesla configuration (16 × the 8-lane SM) beside the seed's figures scaled by a cited rule.
+It merges into docs/ppa/timing.json (a configuration measured before and not now is kept, with its own
+date). ``--write`` renders every table between the ``<!-- timing-docs:NAME -->`` and
 ``<!-- /timing-docs:NAME -->`` markers of docs/ppa.md (sections without markers are added after the
 ``<!-- timing-results -->`` anchor); ``--check`` (a `make model` test) says which tables no longer match.
 """
@@ -197,6 +198,18 @@ def collect_power(kp_dir: Path) -> dict[str, dict]:
     return out
 
 
+def collect_modpower(kp_dir: Path) -> dict[str, dict]:
+    """Per SM name, ppa/modpower.py's comparison of the whole-SM and per-module models (its
+    ``modpower.json``, already rounded by ``modpower.summary``), dated."""
+    out = {}
+    for p in sorted(kp_dir.glob("L*/modpower.json")):
+        r = json.loads(p.read_text())
+        if "sm" not in r:  # written before modpower kept its SM's name: rerun python -m ppa.modpower
+            continue
+        out[r.pop("sm")] = {"when": time.strftime("%Y-%m-%d", time.gmtime(p.stat().st_mtime)), **r}
+    return out
+
+
 def table52(sms: dict, power: dict) -> dict | None:
     """The Tesla configuration (16 × the 8-lane SM; the GPU top's own logic not included) beside the seed."""
     sm = next((v for v in sms.values() if v["lanes"] == TESLA_LANES), None)
@@ -243,6 +256,9 @@ def collect(build: Path = BUILD, old: dict | None = None) -> dict:
     res["sms"] = {**res.get("sms", {}), **collect_sta(build / "sta", build / "cache")}
     res["power"] = {**res.get("power", {}), **collect_power(build / "kernelpower")}
     res["units_alone"] = {**res.get("units_alone", {}), **collect_units(build / "sta")}
+    res["modpower"] = {**res.get("modpower", {}), **collect_modpower(build / "kernelpower")}
+    if not res["modpower"]:
+        del res["modpower"]
     for cold in sorted(build.glob("coldrun*/coldrun.json")):
         res.setdefault("coldrun", {})[cold.parent.name] = json.loads(cold.read_text())
     t = table52(res["sms"], res["power"])
@@ -344,6 +360,10 @@ def render(res: dict) -> dict[str, str]:
                 f"| **geomean \\|error\\|** | **{fit['geomean_abs']:.1%}** (MAPE {fit['mape']:.1%}, worst {fit['worst']}) |"
             )
             out[f"refit-{name}"] = "\n".join(L)
+    for name, m in res.get("modpower", {}).items():
+        from ppa import modpower
+
+        out[f"modpower-{name}"] = "\n".join(modpower.report(m, m["lanes"]))
     t = res.get("table52")
     if t:
         sd, sc = t["seed"], t["seed_scaled"]

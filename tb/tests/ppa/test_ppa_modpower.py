@@ -119,3 +119,53 @@ def test_every_events_of_entry_names_known_events() -> None:
     assert not any(bad.values()), bad
     # planted fault: a misspelt event is caught by the same comparison
     assert [e for e in ("alu_threads",) if e not in EVENTS]
+
+
+def test_alu_events_column_and_the_summary_renders_like_the_fit() -> None:
+    """Rows with ``alu_events`` get the ALU-input model as a fifth column, fitted on those counts; the
+    rounded summary (what docs/ppa/timing.json keeps) renders the same table as the full result.
+    Planted: the ALU's energy made a function of alu_a_hd only; the ALU-input model recovers it, the
+    chosen events (which never see alu_a_hd) do not."""
+    from ppa.aluactivity import NAMES
+
+    rows = _rows()
+    rng = np.random.default_rng(3)
+    for r in rows:
+        r["alu_events"] = {e: float(rng.integers(1, 1000)) for e in NAMES}
+        alu = 9.0 * r["alu_events"]["alu_a_hd"]
+        old = modpower.module_energy(r)["simt_alu"]
+        r["by_module_pj"] = {
+            **{m: v for m, v in r["by_module_pj"].items() if "simt_alu" not in m},
+            "simt_alu": alu,
+        }
+        r["energy_pj"]["total"] += alu - old
+    ev = {**EVENTS_OF, "simt_alu": ("alu_a_hd", "alu_b_hd")}
+    res = modpower.fit(rows, ev)
+    assert res["modules"]["simt_alu"]["pj_per_event"]["alu_a_hd"] == pytest.approx(9.0, rel=1e-6)
+    assert res["geomean_abs"] < 1e-6
+    assert modpower.fit(rows, EVENTS_OF)["modules"]["simt_alu"]["train_geomean_abs"] > 0.05
+    full = {
+        "whole_sm": {"errors": res["errors"], "geomean_abs": 0.1, "mape": 0.1, "fitted_on": ["m0"]},
+        "all_events": res, "chosen": res, "chosen_module_relative": res, "alu_events": res,
+    }  # fmt: skip
+    assert modpower.report(modpower.summary(full), 8) == modpower.report(full, 8)
+    assert "per-module, ALU-input events" in modpower.report(full, 8)[2]
+    del full["alu_events"]
+    assert "ALU-input" not in "\n".join(modpower.report(full, 8))
+
+
+def test_events_of_alu_names_known_events() -> None:
+    from ppa.aluactivity import NAMES
+
+    known = set(EVENTS) | set(NAMES)
+    bad = {m: [e for e in evs if e not in known] for m, evs in modpower.EVENTS_OF_ALU.items()}
+    assert not any(bad.values()), bad
+    assert set(modpower.EVENTS_OF_ALU["simt_alu"]) <= set(NAMES)
+
+
+def test_recount_needs_a_retire_order() -> None:
+    from ppa import kernelpower
+
+    assert kernelpower.recount([{"name": "x", "alu_events": {}}], 8) == 0  # nothing to count
+    with pytest.raises(ValueError, match="nor a retire order"):
+        kernelpower.recount([{"name": "vecadd/256", "warp_instrs": 1}], 8)

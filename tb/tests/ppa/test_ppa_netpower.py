@@ -123,6 +123,12 @@ def test_activities_and_energy_by_hand() -> None:
     lib2 = {**LIB, f"{P}dfxtp_1": CellPower("ff", 1.0, 10.0, {"D": 0.0034, "CLK": 0.0018}, ["Q"], {}, 0.01)}
     e2 = netpower.energy_pj(netpower.coefficients(f, lib2, 1.8), a.act, 100, 100.0)
     assert e2["switching"] - e["switching"] == pytest.approx(0.2 * 100 * 0.5 * 0.0034 * 1.8**2)
+    # the module-mean registers named, and silenced (ppa/meanbias.py's E(mean) - E(0)): the nand's output
+    # keeps only its simulated input's share; planted: the rule at 1 is not silent
+    assert a.at_mean_nets == (q5,)
+    z = netpower.activities(f, FUNCS, bits, 100, mean_scale=0.0)
+    assert z.act[q5] == 0.0 and z.act[nand.outs["Y"]] == pytest.approx(0.5 * 0.4)
+    assert netpower.energy_pj(coef, z.act, 100, 100.0)["total"] < e["total"]
 
 
 def test_generate_copies_share_verilators_summed_point() -> None:

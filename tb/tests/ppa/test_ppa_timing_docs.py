@@ -163,3 +163,33 @@ def test_refit_is_collected_rendered_and_checked(tmp_path, monkeypatch) -> None:
     r["refit"] = {"error": "too few launches"}
     kp.write_text(json.dumps(r))
     assert "refit-L8-W16-R512-B8" not in timing_docs.render(timing_docs.collect(build))
+
+
+def test_modpower_table_is_collected_rendered_and_checked(tmp_path, monkeypatch) -> None:
+    """ppa/modpower.py's comparison (its modpower.json) becomes a generated, checked table of docs/ppa.md.
+    Planted: a stale table (the old run's numbers left in the docs after a new run) is named by --check."""
+    from ppa import modpower
+
+    build = _build(tmp_path, monkeypatch)
+    fit = {"errors": {"vecadd/256": -0.2, "matrixmul/32": 0.05}, "geomean_abs": 0.1, "mape": 0.125,
+           "fitted_on": 39}  # fmt: skip
+    mods = {"simt_alu": {"events": ["alu_a_hd"], "share_held_out": 0.6, "geomean_abs": 0.1,
+                         "train_geomean_abs": 0.2, "sum_error": -0.1, "pj_per_event": {"alu_a_hd": 1.0}}}  # fmt: skip
+    res_mp = {"sm": "L8-W16-R512-B8", "lanes": 8, "whole_sm": fit,
+              **{k: {**fit, "modules": mods} for k in ("all_events", "chosen", "chosen_module_relative", "alu_events")}}  # fmt: skip
+    mp = build / "kernelpower" / "L8" / "modpower.json"
+    mp.write_text(json.dumps(res_mp))
+    res = timing_docs.collect(build)
+    t = timing_docs.render(res)["modpower-L8-W16-R512-B8"]
+    assert t == "\n".join(modpower.report({k: v for k, v in res_mp.items() if k != "sm"}, 8))
+    assert "| vecadd/256 | -20.0% |" in t and "**10.0%**" in t
+    done = timing_docs.write(f"# d\n\n{timing_docs.ANCHOR}\n", res)
+    assert timing_docs.mismatches(done, res) == []
+    # planted stale table: a new run moves one error, the docs keep the old table
+    res_mp["alu_events"]["errors"]["vecadd/256"] = -0.05
+    mp.write_text(json.dumps(res_mp))
+    assert timing_docs.mismatches(done, timing_docs.collect(build)) == ["modpower-L8-W16-R512-B8"]
+    # a modpower.json from before it kept its SM's name is not collected (rerun python -m ppa.modpower)
+    del res_mp["sm"]
+    mp.write_text(json.dumps(res_mp))
+    assert "modpower" not in timing_docs.collect(build)
