@@ -86,6 +86,8 @@ ENTRY_POINTS: dict[str, tuple[str, list[list[str]]]] = {
     "ppa.modpower": ("main", [UNKNOWN, ["--lanes", "x"], ["--lanes", "3"]]),
     "ppa.coldrun": ("main", [UNKNOWN, ["--lanes", "x"], ["--lanes", "0"], ["--parts", "nosuch"]]),
     "ppa.timing_docs": ("main", [UNKNOWN, []]),
+    "ppa.aluactivity": ("main", [UNKNOWN, ["--lanes", "x"], ["--lanes", "0"], ["--kernels", "nosuch"]]),
+    "ppa.meanbias": ("main", [UNKNOWN, ["--lanes", "x"], ["--kernels", "nosuch"]]),
     "cudac.__main__": ("main", [UNKNOWN, [], ["missing.cu"], ["k.cu", "--regs", "0"]]),
     "cudac.fuzz": ("main", [UNKNOWN, ["--shard", "3/2"], ["-n", "x"]]),
     "tools.bench.cudac_bench": ("main", [UNKNOWN]),
