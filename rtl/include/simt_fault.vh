@@ -42,5 +42,6 @@
 `define SIMT_FAULT_ARB_HISTORY 25 // simt_mem_arbiter: the round-robin pointer survives from the previous launch
 `define SIMT_FAULT_POSTED_EARLY 26 // simt_gmem_unit (POST_STORES = 1): a store completes while its last transaction waits in the output stage
 `define SIMT_FAULT_ACKS_IGNORED 27 // simt_gpu (POST_STORES = 1): the launch ends (DONE, BUSY low) with posted stores' acknowledgements outstanding
+`define SIMT_FAULT_AHEAD_AT_RPC 28 // simt_warp_table (AHEAD_SSY = 1): a warp is released in a region although pc + 1 is the rpc
 
 `endif

@@ -65,6 +65,10 @@ module simt_commit #(
     // block initialisation empties the stacks of the block's warps
     input  wire                        clr_ds_req,
     input  wire [WID_W-1:0]            clr_ds_warp,
+    // DEC's warp: the innermost SYNC of its stack (issue ahead in a region, simt_warp_table)
+    input  wire [WID_W-1:0]            d_warp,
+    output wire                        d_sync,
+    output wire [PCX_W-1:0]            d_rpc,
     // barriers (simt_barrier): arrivals and finishes, registered
     output reg                         bar_arrive,
     output reg                         bar_exit,
@@ -147,7 +151,7 @@ module simt_commit #(
         .top_after_kind(ds_top_kind), .q_done(q_done), .q_next_pc(q_next_pc), .q_next_mask(q_next_mask),
         .q_warp_done(q_warp_done), .q_divergent(q_divergent), .q_pushes(q_pushes), .q_merged(q_merged),
         .q_depth(q_depth), .q_error(q_error), .q_err_kind(q_err_kind), .q_top_pc(q_top_pc),
-        .q_top_mask(q_top_mask), .q_top_kind(q_top_kind)
+        .q_top_mask(q_top_mask), .q_top_kind(q_top_kind), .rd_warp(d_warp), .rd_sync(d_sync), .rd_rpc(d_rpc)
     );
     // The stack unit's results: in the start cycle when no pop follows (quick), else with `done`.
     wire                 ds_quick  = ds_start && q_done;

@@ -87,7 +87,12 @@ module simt_div_stack #(
     output wire [3:0]           q_err_kind,
     output wire [PC_W-1:0]      q_top_pc,
     output wire [WARP_SIZE-1:0] q_top_mask,
-    output wire                 q_top_kind
+    output wire                 q_top_kind,
+    // innermost SYNC of warp rd_warp's whole stack, read straight from the storage (issue ahead in a
+    // region, simt_warp_table: DEC's instruction is released only when its pc + 1 is not this rpc)
+    input  wire [WID_W-1:0]     rd_warp,
+    output reg                  rd_sync,
+    output wire [PC_W-1:0]      rd_rpc
 );
 
     // ---- parameter checks (stop both simulators at time 0 with a readable message) ---------------
@@ -155,6 +160,21 @@ module simt_div_stack #(
         end
     end
     wire [PC_W-1:0] s_rpc = st_pc[base + EIDX_W'(s_idx)];
+
+    // The same search on a read port of its own (rd_warp), over the whole stack of that warp.
+    wire [DEPTH_W-1:0] rd_dep = st_dep[rd_warp];
+    reg  [SIDX_W-1:0]  rd_idx;
+    always @* begin
+        rd_sync = 1'b0;
+        rd_idx  = {SIDX_W{1'b0}};
+        for (int i = 0; i < STACK_DEPTH; i = i + 1) begin
+            if (DEPTH_W'(i) < rd_dep && st_sync[rd_warp][i]) begin
+                rd_sync = 1'b1;  // the topmost SYNC wins
+                rd_idx  = SIDX_W'(i);
+            end
+        end
+    end
+    assign rd_rpc = st_pc[EIDX_W'(rd_warp) * EIDX_W'(STACK_DEPTH) + EIDX_W'(rd_idx)];
 
     // ---- start cycle: rules 1, 2 and the EXIT step of rule 4 --------------------------------------
     wire [PC_W-1:0]      pc1      = pc + PC_W'(1);

@@ -38,7 +38,7 @@ module simt_issue #(
     output reg  [PCX_W-1:0]        dec_pc,        // pc of DEC's instruction (f_pc at its grant)
     // issue ahead (docs/sm.md "Issue ahead"): DEC's instruction continues at pc + 1 without the stack,
     // so its warp may be READY again while it is in flight (rel); the scoreboard holds DEC's token
-    input  wire                    d_can_rel,     // dec_warp's stack is empty and it may run ahead
+    input  wire                    d_can_rel,     // dec_warp may run ahead: no pop can follow (simt_warp_table)
     output wire                    rel,
     input  wire                    sb_hold,       // DEC's token must not enter EX (simt_scoreboard)
     output wire                    dec_sh_store,  // DEC's instruction is a shared store (for the scoreboard)
@@ -119,8 +119,9 @@ module simt_issue #(
     wire [WID_W-1:0] sched_grant;
     assign ex_take = dec_valid && ex_adv && !halt && !sb_hold;
     // Released in DEC's first cycle: an instruction after which the warp continues at pc + 1 and the
-    // stack has nothing to do (d_can_rel: the stack is empty), that cannot fault in CM, with no launch
-    // fault (reported from EX). Global accesses are not: their warp waits in MEM.
+    // stack has nothing to do (d_can_rel: the stack is empty, or with AHEAD_SSY pc + 1 is not the rpc of
+    // its innermost SYNC and it is no shared store), that cannot fault in CM, with no launch fault
+    // (reported from EX). Global accesses are not: their warp waits in MEM.
     reg  dec_first;
     wire dec_seq = dec_memwb || `SIMT_DEC_CLS(dd) == `SIMT_CLS_ALU || `SIMT_DEC_CLS(dd) == `SIMT_CLS_SREG ||
                    `SIMT_DEC_CLS(dd) == `SIMT_CLS_SHARED || `SIMT_DEC_CLS(dd) == `SIMT_CLS_CONST;

@@ -5,7 +5,7 @@
 //
 // With issue ahead (simt_sm's ISSUE_AHEAD > 0) a warp whose instruction in DEC continues at pc + 1
 // without touching the stack (an ALU, special-register, constant or shared instruction, or a completed
-// global access, of a warp whose divergence stack is empty) becomes READY again from DEC, so its next
+// global access, of a warp whose divergence stack is empty or, with AHEAD_SSY, does not pop after it) becomes READY again from DEC, so its next
 // instruction is fetched while this one is still in EX, the shared writeback (SWB) or CM. Everything
 // older than DEC's instruction then writes registers only in EX or the SWB, and this unit holds DEC's
 // token out of EX (`hold`) while:

@@ -12,7 +12,7 @@
 // Different warps occupy different stages in the same cycle and the rows of consecutive instructions
 // follow each other through the lanes. Without issue ahead (ISSUE_AHEAD = 0) a warp is never in the
 // pipeline twice, so there is no forwarding and no hazard logic (Lies 2019, seed 000, section 4.2.1);
-// with it, a warp whose instruction continues at pc + 1 without the stack is READY again from DEC
+// with it, a warp whose instruction continues at pc + 1 without a stack pop is READY again from DEC
 // and simt_scoreboard keeps its instructions' register writes and retires in program order
 // (docs/sm.md "Issue ahead"). A global access leaves the pipeline: the
 // warp waits in state MEM while other warps run, and re-enters once to write its loads and retire.
@@ -37,6 +37,12 @@ module simt_sm #(
     // idle-warp rule: while IDLE_MIN or more READY warps have nothing in flight, a warp with
     // instructions ahead is not granted; 0 off, 1..32 (docs/sm.md "Issue ahead")
     parameter integer IDLE_MIN     = 1,
+    // issue ahead in a divergence region: 1, an instruction of a warp with a non-empty stack is released
+    // too when its pc + 1 is not the innermost SYNC's rpc (no pop follows); 0, only with an empty stack
+    // (docs/sm.md "Issue ahead"). Default 1 at ROWS = 1 (32 lanes), else 0: at 8 and 16 lanes it made
+    // stencil3d slower (597,557 and 307,302 cycles against 597,542 and 307,009; docs/benchmarks.md
+    // "Issue 32, fourth round")
+    parameter integer AHEAD_SSY    = (WARP_SIZE / NUM_LANES == 1) ? 1 : 0,
     // register-file write port: 1 EX's row first, a landed shared row waits in the SWB's value buffer;
     // 0 the landed row first, EX's row waits (docs/sm.md "Pipeline"). Default 1 at ROWS = 1 (32 lanes),
     // else 0 (measured, docs/benchmarks.md "Issue 32, third round")
@@ -164,6 +170,9 @@ module simt_sm #(
         if (SWB_EX_FIRST < 0 || SWB_EX_FIRST > 1) begin : g_bad_exfirst
             `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter SWB_EX_FIRST=%0d (legal: 0, 1)", SWB_EX_FIRST);
         end
+        if (AHEAD_SSY < 0 || AHEAD_SSY > 1) begin : g_bad_ahead_ssy
+            `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter AHEAD_SSY=%0d (legal: 0, 1)", AHEAD_SSY);
+        end
         if (IDLE_MIN < 0 || IDLE_MIN > 32) begin : g_bad_idle
             `SIMT_AT_ELAB $fatal(1, "simt_sm: illegal parameter IDLE_MIN=%0d (legal: 0 off, 1..32 idle warps)", IDLE_MIN);
         end
@@ -217,6 +226,8 @@ module simt_sm #(
     wire [NUM_WARPS-1:0]   ready_vec;
     wire [5:0]             n_bar_waiting;
     wire                   grant, any_block, free_found, in_start, in_busy, rel, d_can_rel, sb_hold;
+    wire                   d_sync;        // DEC's warp's stack has a SYNC, with rpc d_rpc (simt_div_stack)
+    wire [PCX_W-1:0]       d_rpc;
     wire                   swb_alloc, swb_leave;
     wire                   dec_sh_store;  // DEC's instruction is a shared store
     wire [PCX_W-1:0]       tbl_d_pc, tbl_x_pc;  // the committed pc (DEC and EX carry their own)
@@ -273,12 +284,13 @@ module simt_sm #(
     wire [WARP_SIZE*32-1:0] cpl_rdata;
 
     simt_warp_table #(.WARP_SIZE(WARP_SIZE), .NUM_WARPS(NUM_WARPS), .NUM_BLOCKS(NUM_BLOCKS), .PCX_W(PCX_W),
-                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .IDLE_MIN(IDLE_MIN), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
+                      .DEPTH_W(DEPTH_W), .AHEAD(ISSUE_AHEAD), .IDLE_MIN(IDLE_MIN), .AHEAD_SSY(AHEAD_SSY), .WID_W(WID_W), .BID_W(BID_W), .WCNT_W(WCNT_W), .BCNT_W(BCNT_W)) u_warps (
         .clk(clk), .rst(rst), .cfg_threads(cfg_threads), .cfg_wpb(cfg_wpb), .cfg_slots(cfg_slots),
         .dispatch(blk_valid && blk_ready), .blk_id(blk_id), .blk_ctaid(blk_ctaid), .free_found(free_found),
         .free_slot(free_slot), .any_block(any_block), .blk_done(blk_done), .blk_done_id(blk_done_id),
         .start(in_start), .start_slot(in_slot), .start_warp(in_first_warp), .bar_release(bar_release),
-        .grant(grant), .grant_warp(f_warp), .rel(rel), .d_can_rel(d_can_rel), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
+        .grant(grant), .grant_warp(f_warp), .rel(rel), .d_can_rel(d_can_rel), .d_npc(dec_pc + 1'b1), .d_sync(d_sync), .d_rpc(d_rpc),
+        .d_keep(dec_sh_store), .cm_issued(cm_issued), .cm_retire(cm_retire), .cm_warp(cm_warp),
         .nx_pc(nx_pc), .nx_mask(nx_mask), .nx_exited(nx_exited), .nx_depth(nx_depth), .nx_done(nx_done),
         .nx_bar(nx_bar), .ready(ready_vec), .n_bar_waiting(n_bar_waiting), .f_warp(f_warp), .f_pc(f_pc),
         .d_warp(dec_warp), .d_pc(tbl_d_pc), .x_warp(ex_warp), .x_pc(tbl_x_pc), .x_mask(ex_mask), .x_slot(ex_slot),
@@ -356,7 +368,7 @@ module simt_sm #(
         .c_slot(cm_slot), .c_wib(cm_wib), .c_block(cm_block), .cm_issued(cm_issued), .cm_retire(cm_retire),
         .nx_pc(nx_pc), .nx_mask(nx_mask), .nx_exited(nx_exited), .nx_depth(nx_depth), .nx_done(nx_done),
         .nx_bar(nx_bar), .acc_valid(acc_valid), .acc_ready(acc_ready), .acc_store(acc_store),
-        .clr_ds_req(clr_ds_req), .clr_ds_warp(clr_ds_warp), .bar_arrive(bar_arrive), .bar_exit(bar_exit),
+        .clr_ds_req(clr_ds_req), .clr_ds_warp(clr_ds_warp), .d_warp(dec_warp), .d_sync(d_sync), .d_rpc(d_rpc), .bar_arrive(bar_arrive), .bar_exit(bar_exit),
         .bar_slot(bar_slot), .bar_release(bar_release), .bar_waiting(n_bar_waiting), .perf_clear(perf_clear),
         .perf_run(perf_run), .front_idle(f_idle && !ex_valid && !swb_busy), .perf_sel(perf_sel), .perf_value(perf_value),
         .rt_valid(rt_valid), .rt_rec(rt_rec), .err_valid(err_valid), .err_kind(err_kind),

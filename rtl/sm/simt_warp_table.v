@@ -16,6 +16,7 @@ module simt_warp_table #(
     parameter integer AHEAD      = 0,   // issue ahead: instructions a warp may have in flight past its
                                         // committed pc (0: none, the warp is BUSY until CM; 1..7)
     parameter integer IDLE_MIN   = 0,   // idle-warp rule (below): 0 off; 1..32 idle warps
+    parameter integer AHEAD_SSY  = 0,   // issue ahead also in a divergence region (below): 0 off, 1 on
     parameter integer WID_W      = (NUM_WARPS > 1) ? $clog2(NUM_WARPS) : 1,   // derived; not meant to be overridden
     parameter integer BID_W      = (NUM_BLOCKS > 1) ? $clog2(NUM_BLOCKS) : 1,   // derived; not meant to be overridden
     parameter integer WCNT_W     = $clog2(NUM_WARPS + 1),   // derived; not meant to be overridden
@@ -66,7 +67,13 @@ module simt_warp_table #(
     // instructions may be younger: simt_issue and simt_execute carry their own pc)
     input  wire [WID_W-1:0]      d_warp,
     output wire [PCX_W-1:0]      d_pc,
-    output wire                  d_can_rel,     // d_warp's stack is empty and it may have one more ahead
+    output wire                  d_can_rel,     // d_warp may have one more ahead and its stack is empty
+                                                // (AHEAD_SSY = 1: or DEC's pc + 1 is not its rpc)
+    input  wire [PCX_W-1:0]      d_npc,         // DEC's instruction's pc + 1
+    input  wire                  d_sync,        // d_warp's stack has a SYNC (simt_div_stack read port)
+    input  wire [PCX_W-1:0]      d_rpc,         // the innermost SYNC's rpc
+    input  wire                  d_keep,        // DEC's instruction is a shared store: never released
+                                                // in a region (below)
     // read port EX
     input  wire [WID_W-1:0]      x_warp,
     output wire [PCX_W-1:0]      x_pc,
@@ -271,7 +278,23 @@ module simt_warp_table #(
     // ---- read ports --------------------------------------------------------------------------------
     assign f_pc     = w_pc[f_warp] + {{(PCX_W-3){1'b0}}, w_ahead[f_warp]};
     assign d_pc     = w_pc[d_warp];
-    assign d_can_rel = AHEAD > 0 && w_depth[d_warp] == {DEPTH_W{1'b0}} && w_ahead[d_warp] < AHEAD;
+    // Issue ahead in a region (AHEAD_SSY = 1, docs/sm.md "Issue ahead"): with a non-empty stack an
+    // instruction after which the warp continues at pc + 1 changes the stack only when pc + 1 is the
+    // innermost SYNC's rpc (docs/isa.md 4.2 rule 3: the pop). Anything older of the warp still in flight
+    // was released too and pops nothing, and a warp's SSY or branch keeps it BUSY until CM has written
+    // the stack, so the stack DEC reads is the one CM will step. A shared store in a region is not
+    // released: the store after it (bitonic's swap pairs) would wait in DEC for its retire (simt_scoreboard)
+    // and block DEC for the other warps (bitonic at 32 lanes 2,684 cycles against 2,674 without the
+    // feature; 2,672 with this exception). Test-only fault 28 (SIMT_FAULTS builds): the rpc compare is
+    // left out (an instruction that reaches the rpc is released too).
+`ifdef SIMT_FAULTS
+    wire f_rpc_blind = simt_fault == `SIMT_FAULT_AHEAD_AT_RPC;
+`else
+    wire f_rpc_blind = 1'b0;
+`endif
+    wire d_pops = d_sync && d_npc == d_rpc && !f_rpc_blind;
+    assign d_can_rel = AHEAD > 0 && w_ahead[d_warp] < AHEAD &&
+                       (w_depth[d_warp] == {DEPTH_W{1'b0}} || (AHEAD_SSY > 0 && !d_pops && !d_keep));
     assign x_pc     = w_pc[x_warp];
     assign x_mask   = w_mask[x_warp];
     assign x_slot   = w_slot[x_warp];

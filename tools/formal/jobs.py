@@ -571,8 +571,8 @@ def all_jobs() -> list[Job]:
             ),
             Mutant(
                 "rtl/sm/simt_warp_table.v",
-                "w_ahead[d_warp] < AHEAD;",
-                "w_ahead[d_warp] <= AHEAD;",
+                "w_ahead[d_warp] < AHEAD &&",
+                "w_ahead[d_warp] <= AHEAD &&",
                 "a warp may be released with AHEAD instructions already ahead (one more in flight than "
                 "ISSUE_AHEAD allows)",
             ),

@@ -45,6 +45,13 @@ counters) run here too; this bench adds what only the pipeline has:
   warp must have no released instruction in flight (``w_ahead`` = 0); the run must meet that choice
   often enough to test it. A warp table without the rule (planted fault 23, SIMT_FAULT_NO_IDLE_FIRST)
   grants such a warp and must fail the check.
+- **Issue ahead in a region** (docs/sm.md "Issue ahead", `simt_sm` parameter AHEAD_SSY: default 1 at
+  ROWS = 1, else 0). One warp alone in if/else regions that diverge (``SSY_SRC``: the taken path runs
+  first and its last instruction reaches the rpc, whose pop sends the warp to the else path waiting in
+  a DIV; every retire checked): at 32 lanes instructions of the warp with a SYNC on its stack must be
+  released from DEC (at least four per round), and the one whose pc + 1 is the rpc must not be: a warp
+  table that releases it too (planted fault 28, SIMT_FAULT_AHEAD_AT_RPC) fetches the rpc instead of
+  the else path and must fail the lock-step check. At 8 lanes (AHEAD_SSY = 0) none may be released.
 """
 
 from __future__ import annotations
@@ -114,6 +121,28 @@ _IDLE_ROUND = """
         ADD  r7, r7, r6
 """
 IDLE_SRC = "        LDS  r1, %tid\n" + _IDLE_ROUND * 30 + "        EXIT\n"
+# One warp alone, divergent SSY regions (if/else): lanes with an even tid take the branch and run
+# first, the odd ones wait in a DIV; the taken path's last instruction (the XOR) reaches the rpc, so
+# its pop sends the warp to the else path with the odd lanes, which ends with a BRA to the rpc (the
+# SYNC's pop restores the full mask); every lane then adds what its path computed.
+_SSY_ROUND = """
+        SSY  j{n}
+        BEQ  r2, t{n}
+        ADDI r3, r3, 1
+        ADDI r4, r4, 3
+        SUB  r5, r4, r3
+        BRA  j{n}
+t{n}:   ADDI r3, r3, 2
+        ADDI r4, r4, 5
+        XOR  r5, r3, r4
+j{n}:   ADD  r6, r6, r5
+"""
+SSY_ROUNDS = 16
+SSY_SRC = (
+    "        LDS  r1, %tid\n        ANDI r2, r1, 1\n"
+    + "".join(_SSY_ROUND.format(n=n) for n in range(SSY_ROUNDS))
+    + "        EXIT\n"
+)
 # cycles per warp-instruction over ROWS allowed for one warp alone (middle half): measured 2.74 at 32
 # lanes (ROWS = 1; the shared store, load and use wait for the writeback); a warp that waits for its own
 # retire needs ROWS + 3 for every instruction, more for shared ones
@@ -149,6 +178,9 @@ def _image(cfg: GpuConfig, kernel: str = "alustream") -> LaunchImage:
     if kernel == "idle":
         img = assemble(IDLE_SRC, "<idle warps first>", cfg).image
         return replace(img, block=(threads, 1, 1))
+    if kernel == "ssy":
+        img = assemble(SSY_SRC, "<issue ahead in a region>", cfg).image
+        return replace(img, block=(cfg.warp_size, 1, 1))
     if kernel == "ahead":
         img = assemble(AHEAD_SRC, "<issue ahead>", cfg).image
         return replace(img, block=(cfg.warp_size, 1, 1), shared_words=cfg.warp_size)
@@ -232,6 +264,31 @@ async def sm_issue_ahead(dut) -> None:
     assert mean <= rows + AHEAD_SLACK, (
         f"{mean:.3f} cycles per warp-instruction, target <= {rows + AHEAD_SLACK}"
     )
+
+
+@cocotb.test()
+async def sm_ahead_ssy(dut) -> None:
+    cfg = benchenv.machine()
+    seen = {"in_region": 0}
+
+    async def watch() -> None:
+        while True:
+            await RisingEdge(dut.clk)
+            await ReadOnly()
+            if int(dut.rel.value) and int(dut.d_sync.value):
+                seen["in_region"] += 1  # released while its warp's stack holds a SYNC
+
+    mon = cocotb.start_soon(watch())
+    log = await run_planted(dut, "ssy", cfg, 28, "release-at-rpc")
+    mon.cancel()
+    if log is None:
+        return
+    dut._log.info(f"{len(log)} retires, {seen['in_region']} instructions released inside a region")
+    if cfg.warp_size // cfg.num_lanes > 1:  # simt_sm's default AHEAD_SSY = 0 there
+        assert seen["in_region"] == 0, f"released inside a region with AHEAD_SSY = 0: {seen}"
+        return
+    # per round the four ADDIs at least (the XOR reaches the rpc and must wait for its retire)
+    assert seen["in_region"] >= 4 * SSY_ROUNDS, f"too few releases inside a region: {seen}"
 
 
 @cocotb.test()
@@ -382,6 +439,17 @@ def test_shared_stream(machine: str, fault: int) -> None:
 def test_issue_ahead(machine: str, fault: int) -> None:
     """One warp issues its next instruction while the last is in flight; reads wait for their writes."""
     _run("sm_issue_ahead", machine, fault)
+
+
+@pytest.mark.parametrize(
+    "machine,fault",
+    [("l8", 0), ("l32", 0), ("l32", 28)],
+    ids=["l8-ahead-ssy", "l32-ahead-ssy", "l32-planted-ahead-at-rpc"],
+)
+def test_ahead_ssy(machine: str, fault: int) -> None:
+    """At 32 lanes a warp with a SYNC on its stack issues ahead, except past the instruction that reaches
+    the rpc; at 8 lanes (AHEAD_SSY = 0 by default) it does not."""
+    _run("sm_ahead_ssy", machine, fault)
 
 
 @pytest.mark.parametrize(
