@@ -25,7 +25,7 @@ from spec import cli
 from tools import simenv
 from tools.mutants import report
 from tools.mutants.generate import OPERATORS, RTL, Mutant, all_mutants
-from tools.mutants.runner import AXI, COMMON, FORMAL, Result, Runner, stages_for, unit_stage
+from tools.mutants.runner import AXI, COMMON, FORMAL, POST_STAGES, Result, Runner, stages_for, unit_stage
 
 # The default sample: fits ``make mutants`` in about 20 minutes on a 2-core machine (docs/verification.md).
 DEFAULT_COUNT = 240
@@ -139,7 +139,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "generated": len(mutants),
         "wall_seconds": round(wall, 1),
         "mean_seconds": round(sum(timed) / len(timed), 1) if timed else 0.0,
-        "stages": {s.name: list(s.nodes) for s in (*COMMON, AXI, FORMAL)},
+        "stages": {s.name: list(s.nodes) for s in (*COMMON, AXI, FORMAL)}
+        | {f"post {f}": list(s.nodes) for f, s in POST_STAGES.items()},
         "baseline_seconds": runner.baseline_seconds,
     }
     report.write_jsonl([report.result_row(r) for r in ran], JSONL)
