@@ -150,6 +150,47 @@ POST_STAGES = {
 FORMAL = Stage("formal", ("python -m tools.formal --mutant",), formal=True)
 
 
+# A generate branch elaborated only with POST_STORES = 1 (the gmem unit's g_post): its header line is
+# elaborated by every build (its condition is mutated like any other), its body only by the post stage.
+POST_BLOCK = re.compile(r"\bif\s*\(\s*POST_STORES\s*!=\s*0\s*\)\s*begin\b")
+BEGIN_END = re.compile(r"\b(begin|end)\b")
+
+
+def post_only_lines(text: str) -> set[int]:
+    """The 1-based lines strictly inside ``if (POST_STORES != 0) begin ... end`` generate branches (not
+    the header, not the line of the closing ``end``): no default-parameter build elaborates them."""
+    code = [line.split("//")[0] for line in text.splitlines()]
+    out: set[int] = set()
+    i = 0
+    while i < len(code):
+        head = POST_BLOCK.search(code[i])
+        if head is None:
+            i += 1
+            continue
+        depth, j, rest = 1, i, code[i][head.end() :]
+        while True:
+            for tok in BEGIN_END.finditer(rest):
+                depth += 1 if tok.group(1) == "begin" else -1
+                if depth == 0:
+                    break
+            if depth == 0 or j + 1 >= len(code):
+                break
+            j += 1
+            rest = code[j]
+        out.update(range(i + 2, j + 1))  # lines i+2 .. j (1-based): after the header, before the end
+        i = j + 1
+    return out
+
+
+def stages_for_mutant(m: Mutant) -> list[Stage]:
+    """The stages of one mutant: a mutant inside POST_STORES-only logic runs only the post stage (the
+    other stages, formal included, build POST_STORES = 0 and never elaborate it: they would pass it
+    unexercised, which is no verdict); every other mutant runs its file's stages."""
+    if m.file in POST_STAGES and m.line in post_only_lines((RTL / m.file).read_text()):
+        return [POST_STAGES[m.file]]
+    return stages_for(m.file)
+
+
 def stages_for(rel: str) -> list[Stage]:
     """The stages a mutant of ``rel`` runs, in order (cheapest and most specific first, formal last)."""
     if rel in AXI_FILES:
@@ -285,7 +326,7 @@ class Runner:
             if error is not None:
                 result.status, result.test = "did-not-compile", error
                 return result
-            for stage in stages if stages is not None else stages_for(mutant.file):
+            for stage in stages if stages is not None else stages_for_mutant(mutant):
                 log = rtl.parent / f"{stage.name}.log"
                 limit = None if stage.formal else self.limits.get((stage.name, stage.nodes[0]))
                 verdict, seconds = self._pytest(stage, rtl, build, log, limit, mutant.file)

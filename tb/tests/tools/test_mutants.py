@@ -31,7 +31,9 @@ from tools.mutants.runner import (
     POST_STAGES,
     _descendants,
     _kill_group,
+    post_only_lines,
     stages_for,
+    stages_for_mutant,
 )
 
 SNIPPET = """\
@@ -176,6 +178,35 @@ def test_post_stores_logic_runs_on_a_post_stores_build() -> None:
     assert test_gmem_unit.POSTED and hasattr(test_gmem_unit, "test_gmem_unit_posted")
     assert all(s.nodes[-1].endswith("test_kernels.py::test_posted_stores") for s in POST_STAGES.values())
     assert "post_stores=1" in Path(test_kernels.__file__).read_text()
+
+
+POST_SNIPPET = """\
+    generate
+        if (POST_STORES != 0) begin : g_post  // header: every build elaborates its condition
+            always @(posedge clk) begin
+                if (rst) q <= 1'b0;
+            end
+            assign a = q;
+        end else begin : g_wait
+            assign a = 1'b0;
+        end
+    endgenerate
+"""
+
+
+def test_post_only_mutants_run_only_the_post_stage() -> None:
+    """A mutant inside an ``if (POST_STORES != 0)`` generate branch runs only the post stage (no other
+    stage elaborates it); its header, the else branch and the rest of the file run every stage."""
+    assert post_only_lines(POST_SNIPPET) == {3, 4, 5, 6}
+    gmem = "sm/simt_gmem_unit.v"
+    inside = post_only_lines((RTL / gmem).read_text())
+    assert inside, "the gmem unit's g_post branch is not found"
+    seen = set()
+    for m in mutants_of(gmem, (RTL / gmem).read_text()):
+        names = [s.name for s in stages_for_mutant(m)]
+        seen.add(m.line in inside)
+        assert names == (["post"] if m.line in inside else [s.name for s in stages_for(gmem)]), (m.id, names)
+    assert seen == {True, False}
 
 
 def test_axi_stage_runs_every_broken_slave() -> None:
