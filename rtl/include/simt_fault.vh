@@ -42,5 +42,6 @@
 `define SIMT_FAULT_ARB_HISTORY 25 // simt_mem_arbiter: the round-robin pointer survives from the previous launch
 `define SIMT_FAULT_POSTED_EARLY 26 // simt_gmem_unit (POST_STORES = 1): a store completes while its last transaction waits in the output stage
 `define SIMT_FAULT_ACKS_IGNORED 27 // simt_gpu (POST_STORES = 1): the launch ends (DONE, BUSY low) with posted stores' acknowledgements outstanding
+`define SIMT_FAULT_IRQ_NO_DONE 28 // simt_gpu: irq rises only on an error, not when a launch ends DONE
 
 `endif

@@ -183,6 +183,13 @@ class HostBfm(BusDriver):
         while True:
             st = await self.status()
             if not st & (ST_BUSY | ST_LOADING):
+                # The wait above only sleeps on irq (polling STATUS finds the end regardless), so irq is
+                # checked here: idle, it must be high exactly when STATUS shows DONE or ERROR.
+                if irq is not None and bool(int(irq.value)) != bool(st & (ST_DONE | ST_ERROR)):
+                    raise AssertionError(
+                        f"irq is {int(irq.value)} at the launch end, but STATUS is 0x{st:x} (irq must be high "
+                        "exactly when DONE or ERROR is set and BUSY and LOADING are low)"
+                    )
                 return st
             waited = int((get_sim_time("ns") - start) // self.period_ns)
             if waited >= max_cycles:
