@@ -43,5 +43,6 @@
 `define SIMT_FAULT_POSTED_EARLY 26 // simt_gmem_unit (POST_STORES = 1): a store completes while its last transaction waits in the output stage
 `define SIMT_FAULT_ACKS_IGNORED 27 // simt_gpu (POST_STORES = 1): the launch ends (DONE, BUSY low) with posted stores' acknowledgements outstanding
 `define SIMT_FAULT_AHEAD_AT_RPC 28 // simt_warp_table (AHEAD_SSY = 1): a warp is released in a region although pc + 1 is the rpc
+`define SIMT_FAULT_IRQ_NO_DONE 29 // simt_gpu: irq rises only on an error, not when a launch ends DONE
 
 `endif

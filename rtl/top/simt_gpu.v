@@ -400,7 +400,13 @@ module simt_gpu #(
     // later), so a STATUS read right after the offending word never sees an idle GPU without ERROR.
     wire [31:0] status = {23'd0, ignored_q, ld_state, ld_busy, err_q || ld_error, done_q,
                           ((running || start_pending) && !err_q) || draining || acks_wait};
+`ifdef SIMT_FAULTS
+    // Fault 29: irq rises on an error only, not when a launch ends DONE. The host agent's wait would
+    // still find the end by polling STATUS; its check that irq matches STATUS at the launch end catches it.
+    assign irq = (status[1] && simt_fault != `SIMT_FAULT_IRQ_NO_DONE || status[2]) && !status[0] && !ld_busy;
+`else
     assign irq = (status[1] || status[2]) && !status[0] && !ld_busy;
+`endif
     always @(posedge clk) begin
         host_rvalid <= 1'b0;
         if (rst) begin

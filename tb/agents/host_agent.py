@@ -29,6 +29,7 @@ from tb.agents.host_bfm import (
     HostBfm,
     HostMonitor,
     Watchdog,
+    check_irq,
 )
 from tb.agents.image_driver import HdlImageDriver
 from tb.agents.trace_monitor import sync
@@ -283,6 +284,7 @@ class HostDriver(pyuvm.uvm_driver):
         await bfm.abort()
         st = await bfm.wait_idle()
         assert not st & ST_BUSY, f"after ABORT STATUS must not be busy, got 0x{st:x}"
+        check_irq(self.dut.irq, st)  # ABORT ended no launch: irq low
         # the drain took every owed response (docs/gpu.md: ABORT ... then it is idle), so no request of
         # the external port is left unanswered
         left = await bfm.read(REG_MEM_OUTSTANDING)

@@ -183,6 +183,10 @@ class HostBfm(BusDriver):
         while True:
             st = await self.status()
             if not st & (ST_BUSY | ST_LOADING):
+                # The wait above only sleeps on irq (polling STATUS finds the end regardless), so irq is
+                # checked here: idle, it must be high exactly when STATUS shows DONE or ERROR.
+                if irq is not None:
+                    check_irq(irq, st)
                 return st
             waited = int((get_sim_time("ns") - start) // self.period_ns)
             if waited >= max_cycles:
@@ -298,3 +302,14 @@ class HostMonitor(BusMonitor):
                 acc.data = int(b.rdata.value)
                 await RisingEdge(self.clock)
             self._recv(acc)
+
+
+def check_irq(irq: Any, st: int) -> None:
+    """With the GPU idle (STATUS ``st`` read without BUSY or LOADING), irq must be high exactly when DONE
+    or ERROR is set: the host's waits only sleep on irq (polling STATUS finds the end regardless), so
+    nothing else would notice an irq that is missing, or raised without a launch end (e.g. after ABORT)."""
+    if bool(int(irq.value)) != bool(st & (ST_DONE | ST_ERROR)):
+        raise AssertionError(
+            f"irq is {int(irq.value)} at the launch end, but STATUS is 0x{st:x} (irq must be high "
+            "exactly when DONE or ERROR is set and BUSY and LOADING are low)"
+        )

@@ -25,7 +25,16 @@ from spec import cli
 from tools import simenv
 from tools.mutants import report
 from tools.mutants.generate import OPERATORS, RTL, Mutant, all_mutants
-from tools.mutants.runner import AXI, COMMON, FORMAL, Result, Runner, stages_for, unit_stage
+from tools.mutants.runner import (
+    AXI,
+    COMMON,
+    FORMAL,
+    POST_STAGES,
+    Result,
+    Runner,
+    stages_for_mutant,
+    unit_stage,
+)
 
 # The default sample: fits ``make mutants`` in about 20 minutes on a 2-core machine (docs/verification.md).
 DEFAULT_COUNT = 240
@@ -139,7 +148,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "generated": len(mutants),
         "wall_seconds": round(wall, 1),
         "mean_seconds": round(sum(timed) / len(timed), 1) if timed else 0.0,
-        "stages": {s.name: list(s.nodes) for s in (*COMMON, AXI, FORMAL)},
+        "stages": {s.name: list(s.nodes) for s in (*COMMON, AXI, FORMAL)}
+        | {f"post {f}": list(s.nodes) for f, s in POST_STAGES.items()},
         "baseline_seconds": runner.baseline_seconds,
     }
     report.write_jsonl([report.result_row(r) for r in ran], JSONL)
@@ -193,7 +203,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             _say(f"error: no such mutant {i!r}; `python -m tools.mutants list` shows the ids")
             return 2
         before, after = m.lines((RTL / m.file).read_text())
-        stages = " → ".join(s.name for s in stages_for(m.file))
+        stages = " → ".join(s.name for s in stages_for_mutant(m))
         _say(f"{m.id}  (rtl/{m.file}, stages {stages})\n  - {before}\n  + {after}")
     return 0
 
@@ -214,7 +224,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
     _say(
         f"{m.id} applied in {dest / 'rtl'}; run a bench on it with e.g.\n"
         f"  SIM=icarus SIMT_RTL_ROOT={dest / 'rtl'} SIMT_BUILD_ROOT={dest / 'build'} "
-        f".venv/bin/python -m pytest -n0 -x {' '.join(stages_for(m.file)[0].nodes)}"
+        f".venv/bin/python -m pytest -n0 -x {' '.join(stages_for_mutant(m)[0].nodes)}"
     )
     return 0
 

@@ -16,7 +16,11 @@ verdict is the first stage that fails:
 4. ``random``  two constrained-random kernels on sm2-l8
 5. ``pipeline`` the SM pipeline bench's cadence checks on w32l8 (ALU cadence, shared stream, issue
                ahead): a mutant that only makes issue slower passes every lock-step stage
-6. ``formal``  last, only for a mutant every simulation stage passed: the property jobs of make formal
+6. ``post``    only for the files with POST_STORES logic (``POST_FILES``: the gmem unit, the SM, the
+               GPU): the same machines built with POST_STORES = 1 (the gmem unit's posted bench, the
+               posted-stores kernels on sm2-l8), so a mutant inside that logic, which no default build
+               elaborates, is judged on a build that runs it instead of surviving unexercised
+7. ``formal``  last, only for a mutant every simulation stage passed: the property jobs of make formal
                that read the mutated file (``python -m tools.formal --mutant``), each a BMC from reset;
                a counterexample kills the mutant (files no proof reads pass it at once)
 
@@ -67,6 +71,12 @@ PIPELINE_NODES = (
     "test_issue_ahead[l8-ahead]",
 )
 RANDOM_SEEDS = "20,21"
+# POST_STORES = 1 (docs/gpu.md "Posted stores"): every default-parameter stage above builds POST_STORES = 0,
+# where the posted logic (the gmem unit's g_post block, the launch end's wait for acks_out) is not
+# elaborated or always idle. These files' mutants also run the POST_STORES = 1 benches.
+POST_FILES = ("sm/simt_gmem_unit.v", "sm/simt_sm.v", "top/simt_gpu.v")
+POST_KERNELS = "tb/tests/system/test_kernels.py::test_posted_stores"
+POST_UNIT = "tb/tests/unit/test_gmem_unit.py::test_gmem_unit_posted"
 # The AXI top (docs/gpu.md "AXI option"): its files are read only by the AXI benches.
 AXI_FILES = ("top/simt_axi_mem_bridge.v", "top/simt_axil_host.v", "top/simt_gpu_axi.v")
 AXI_TESTS = "tb/tests/system/test_axi.py"
@@ -132,7 +142,53 @@ AXI = Stage(
         *(f"{AXI_TESTS}::test_axi_fault_is_caught[{f}]" for f in AXI_SLAVE_FAULTS),
     ),
 )
+# after the common stages, so a run's "killed only by post" count is what the runner missed without it
+POST_STAGES = {
+    f: Stage("post", ((POST_UNIT,) if f == "sm/simt_gmem_unit.v" else ()) + (POST_KERNELS,))
+    for f in POST_FILES
+}
 FORMAL = Stage("formal", ("python -m tools.formal --mutant",), formal=True)
+
+
+# A generate branch elaborated only with POST_STORES = 1 (the gmem unit's g_post): its header line is
+# elaborated by every build (its condition is mutated like any other), its body only by the post stage.
+POST_BLOCK = re.compile(r"\bif\s*\(\s*POST_STORES\s*!=\s*0\s*\)\s*begin\b")
+BEGIN_END = re.compile(r"\b(begin|end)\b")
+
+
+def post_only_lines(text: str) -> set[int]:
+    """The 1-based lines strictly inside ``if (POST_STORES != 0) begin ... end`` generate branches (not
+    the header, not the line of the closing ``end``): no default-parameter build elaborates them."""
+    code = [line.split("//")[0] for line in text.splitlines()]
+    out: set[int] = set()
+    i = 0
+    while i < len(code):
+        head = POST_BLOCK.search(code[i])
+        if head is None:
+            i += 1
+            continue
+        depth, j, rest = 1, i, code[i][head.end() :]
+        while True:
+            for tok in BEGIN_END.finditer(rest):
+                depth += 1 if tok.group(1) == "begin" else -1
+                if depth == 0:
+                    break
+            if depth == 0 or j + 1 >= len(code):
+                break
+            j += 1
+            rest = code[j]
+        out.update(range(i + 2, j + 1))  # lines i+2 .. j (1-based): after the header, before the end
+        i = j + 1
+    return out
+
+
+def stages_for_mutant(m: Mutant) -> list[Stage]:
+    """The stages of one mutant: a mutant inside POST_STORES-only logic runs only the post stage (the
+    other stages, formal included, build POST_STORES = 0 and never elaborate it: they would pass it
+    unexercised, which is no verdict); every other mutant runs its file's stages."""
+    if m.file in POST_STAGES and m.line in post_only_lines((RTL / m.file).read_text()):
+        return [POST_STAGES[m.file]]
+    return stages_for(m.file)
 
 
 def stages_for(rel: str) -> list[Stage]:
@@ -140,7 +196,8 @@ def stages_for(rel: str) -> list[Stage]:
     if rel in AXI_FILES:
         return [AXI, FORMAL]
     unit = unit_stage(rel)
-    return ([unit] if unit else []) + list(COMMON) + [FORMAL]
+    post = [POST_STAGES[rel]] if rel in POST_STAGES else []
+    return ([unit] if unit else []) + list(COMMON) + post + [FORMAL]
 
 
 @dataclass
@@ -269,7 +326,7 @@ class Runner:
             if error is not None:
                 result.status, result.test = "did-not-compile", error
                 return result
-            for stage in stages if stages is not None else stages_for(mutant.file):
+            for stage in stages if stages is not None else stages_for_mutant(mutant):
                 log = rtl.parent / f"{stage.name}.log"
                 limit = None if stage.formal else self.limits.get((stage.name, stage.nodes[0]))
                 verdict, seconds = self._pytest(stage, rtl, build, log, limit, mutant.file)
@@ -308,7 +365,13 @@ class Runner:
         units = sorted({s for s in needed if s.name == "unit"}, key=lambda s: s.nodes)
         # the slow ones first, so two workers finish together; the formal stage's baseline is one cheap
         # job on the unmutated copy (the tools run, and read the copy): make formal checks the rest
-        stages = [s for s in (AXI, *COMMON) if s in needed] + units + ([FORMAL] if FORMAL in needed else [])
+        posts = sorted({s for s in needed if s.name == "post"}, key=lambda s: s.nodes)
+        stages = (
+            [s for s in (AXI, *COMMON) if s in needed]
+            + posts
+            + units
+            + ([FORMAL] if FORMAL in needed else [])
+        )
 
         def one(n: int) -> tuple[Stage, str, float, Path]:
             log = rtl.parent / f"{stages[n].name}-{n}.log"

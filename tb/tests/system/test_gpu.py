@@ -137,6 +137,18 @@ def test_ignored_fault_is_caught() -> None:
     )
 
 
+def test_irq_fault_is_caught() -> None:
+    """Meta-test of the launch-end interrupt (docs/gpu.md): with fault 29 planted (irq rises on an error
+    only, not on DONE) SmokeTest must fail in the host's check that irq matches STATUS at the launch end
+    (host_bfm.wait_idle; the wait itself would still end by polling STATUS)."""
+    with pytest.raises(rtlsim.CocotbTestsFailed) as failed:
+        run_gpu(FAULT_CONFIG, ["SmokeTest"], SIMT_FAULT="29")
+    want = "irq is 0 at the launch end, but STATUS is 0x2"
+    assert any(want in m for m in failed.value.messages), (
+        f"SmokeTest failed, but not with {want!r}: {failed.value.messages}"
+    )
+
+
 @pytest.mark.parametrize("fault", [None, 24], ids=["clean", "planted-sched-history"])
 def test_launch_history(fault: int | None) -> None:
     """A launch's cycles do not depend on the launches before it (HistoryTest). Meta-test: with fault 24

@@ -24,7 +24,17 @@ from tools.mutants.__main__ import SELF_CHECK, select, self_check_mutant
 from tools.mutants.generate import OPERATORS, RTL, all_mutants, mutants_of, rtl_files
 from tools.mutants.lexer import Source, tokenize
 from tools.mutants.report import load_equivalents
-from tools.mutants.runner import AXI_FILES, AXI_SLAVE_FAULTS, _descendants, _kill_group, stages_for
+from tools.mutants.runner import (
+    AXI_FILES,
+    AXI_SLAVE_FAULTS,
+    POST_FILES,
+    POST_STAGES,
+    _descendants,
+    _kill_group,
+    post_only_lines,
+    stages_for,
+    stages_for_mutant,
+)
 
 SNIPPET = """\
 `include "simt_check.vh"
@@ -147,6 +157,56 @@ def test_axi_files_have_their_stage_and_formal_comes_last() -> None:
             assert "INVARIANTS" not in job.defines, (f, job.name)
     assert [j.name for j in mutant_jobs("sm/simt_alu.v")] == ["alu"]
     assert [j.name for j in mutant_jobs("sm/simt_commit.v")] == list(MUTANT_WHOLE_SM)
+
+
+def test_post_stores_logic_runs_on_a_post_stores_build() -> None:
+    """Every mutated file with POST_STORES logic (a POST_STORES parameter of its own, not only passed on)
+    runs the post stage after the default-parameter stages and before formal, so its posted logic is
+    judged on a POST_STORES = 1 build; the stage's nodes are benches that build POST_STORES = 1."""
+    from tb.tests.system import test_kernels
+    from tb.tests.unit import test_gmem_unit
+
+    mutated = {m.file for m in all_mutants()}
+    with_param = {f for f in rtl_files() if "parameter integer POST_STORES" in (RTL / f).read_text()}
+    assert set(POST_FILES) == with_param & mutated, sorted(with_param & mutated)
+    for f in rtl_files():
+        names = [s.name for s in stages_for(f)]
+        assert ("post" in names) == (f in POST_FILES), (f, names)
+        if f in POST_FILES:
+            assert names[-2:] == ["post", "formal"], (f, names)
+    assert POST_STAGES["sm/simt_gmem_unit.v"].nodes[0].endswith("::test_gmem_unit_posted")
+    assert test_gmem_unit.POSTED and hasattr(test_gmem_unit, "test_gmem_unit_posted")
+    assert all(s.nodes[-1].endswith("test_kernels.py::test_posted_stores") for s in POST_STAGES.values())
+    assert "post_stores=1" in Path(test_kernels.__file__).read_text()
+
+
+POST_SNIPPET = """\
+    generate
+        if (POST_STORES != 0) begin : g_post  // header: every build elaborates its condition
+            always @(posedge clk) begin
+                if (rst) q <= 1'b0;
+            end
+            assign a = q;
+        end else begin : g_wait
+            assign a = 1'b0;
+        end
+    endgenerate
+"""
+
+
+def test_post_only_mutants_run_only_the_post_stage() -> None:
+    """A mutant inside an ``if (POST_STORES != 0)`` generate branch runs only the post stage (no other
+    stage elaborates it); its header, the else branch and the rest of the file run every stage."""
+    assert post_only_lines(POST_SNIPPET) == {3, 4, 5, 6}
+    gmem = "sm/simt_gmem_unit.v"
+    inside = post_only_lines((RTL / gmem).read_text())
+    assert inside, "the gmem unit's g_post branch is not found"
+    seen = set()
+    for m in mutants_of(gmem, (RTL / gmem).read_text()):
+        names = [s.name for s in stages_for_mutant(m)]
+        seen.add(m.line in inside)
+        assert names == (["post"] if m.line in inside else [s.name for s in stages_for(gmem)]), (m.id, names)
+    assert seen == {True, False}
 
 
 def test_axi_stage_runs_every_broken_slave() -> None:
